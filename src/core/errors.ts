@@ -1,0 +1,60 @@
+/**
+ * Errors thrown by flowgauge. Only programmer and configuration mistakes throw; failures met
+ * while measuring a service are data (see `ErrorCode` in `codes.ts`).
+ *
+ * Every error has a stable `code` that callers may branch on; messages may change.
+ */
+
+/** Stable codes of thrown errors. */
+export type FlowgaugeErrorCode =
+  | 'FG_CONFIG_INVALID'
+  | 'FG_INVALID_ARGUMENT'
+  | 'FG_FILE_NOT_FOUND'
+  | 'FG_TARGET_UNREACHABLE'
+  | 'FG_REPORT_INVALID'
+  | 'FG_INTERNAL';
+
+/** Base class: `code` is stable, `message` is for people. */
+export class FlowgaugeError extends Error {
+  readonly code: FlowgaugeErrorCode;
+
+  constructor(code: FlowgaugeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'FlowgaugeError';
+    this.code = code;
+  }
+}
+
+/** One problem found in a configuration, named by its path (`mix[2].weight`). */
+export interface ConfigIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * A configuration (scenario, flags, options object) is invalid. Carries every problem found,
+ * not just the first, so a user fixes them all in one go.
+ */
+export class ConfigError extends FlowgaugeError {
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: readonly ConfigIssue[], subject = 'configuration') {
+    super('FG_CONFIG_INVALID', formatIssues(subject, issues));
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+/** A single bad argument to a function or constructor (a programmer error). */
+export class InvalidArgumentError extends FlowgaugeError {
+  constructor(message: string) {
+    super('FG_INVALID_ARGUMENT', message);
+    this.name = 'InvalidArgumentError';
+  }
+}
+
+function formatIssues(subject: string, issues: readonly ConfigIssue[]): string {
+  const lines = issues.map((i) => `  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`);
+  const n = issues.length;
+  return `invalid ${subject} (${n} problem${n === 1 ? '' : 's'}):\n${lines.join('\n')}`;
+}

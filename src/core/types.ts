@@ -1,0 +1,111 @@
+/**
+ * Shared data shapes that flow between parts: what the client observed about one request,
+ * and how the collectors judged it. Pure data, no behaviour.
+ */
+import type { ErrorCode } from './codes.js';
+import type { OpName } from './ops.js';
+
+/**
+ * The `X-RateLimit-*` headers of one response, parsed. Raw header values are kept, because
+ * the interface leaves the unit of Reset unsaid and the analyser decides it from many responses.
+ */
+export interface RateLimitInfo {
+  /** Parsed integer, or undefined when absent or not an integer. */
+  readonly limit: number | undefined;
+  readonly remaining: number | undefined;
+  readonly reset: number | undefined;
+  /** Header values as received (undefined when absent). */
+  readonly raw: {
+    readonly limit: string | undefined;
+    readonly remaining: string | undefined;
+    readonly reset: string | undefined;
+    readonly retryAfter: string | undefined;
+  };
+}
+
+/** A response that broke the interface's stated contract, reported as data. */
+export interface ContractViolation {
+  readonly op: OpName;
+  /** Path in the body, e.g. `usage.total_tokens` or `flows[3].endpoint`. */
+  readonly path: string;
+  /** What the interface states, e.g. `integer`, `one of running|completed|failed`, `present`. */
+  readonly expected: string;
+  /** What arrived, e.g. `string`, `"done"`, `missing`. */
+  readonly got: string;
+}
+
+/** Timing of one server-sent-events stream, taken when bytes arrived (before JSON parsing). */
+export interface StreamTiming {
+  /** Monotonic ns at which the first body byte arrived. */
+  readonly firstByteNs: number | undefined;
+  /** Arrival of the `start` event. */
+  readonly startEventNs: number | undefined;
+  /** Arrival of the first `token` event (TTFT is measured to this). */
+  readonly firstTokenNs: number | undefined;
+  /** Arrival of the last `token` event. */
+  readonly lastTokenNs: number | undefined;
+  /** Arrival of the `end` event. */
+  readonly endEventNs: number | undefined;
+  /** Number of `token` events. */
+  readonly tokens: number;
+  /** Gaps between consecutive token arrivals, in ns (length `tokens - 1`). */
+  readonly itlNs: readonly number[];
+  /** `usage.completion_tokens` of the `end` event, when present. */
+  readonly usageCompletionTokens: number | undefined;
+  /** True when an `end` event arrived. */
+  readonly complete: boolean;
+  /** Events with a `type` the interface does not define (kept, not fatal). */
+  readonly unknownEvents: number;
+  /** Events whose `data` was not a JSON object with a string `type`. */
+  readonly malformedEvents: number;
+}
+
+/** Status values of a run (spec §3). */
+export type RunStatus = 'running' | 'completed' | 'failed';
+
+/**
+ * What the client observed about one request. The engine may reuse one object for many
+ * requests, so a consumer must copy what it keeps beyond the call it was given in.
+ */
+export interface RequestSample {
+  op: OpName;
+  /** Flow the request addressed, when it addressed one (a bounded label). */
+  flowId: string | undefined;
+  /**
+   * Intended start on the schedule. Latency is measured from here, so a stalled service
+   * shows in the percentiles (no coordinated omission). Equals `startNs` in closed models.
+   */
+  intendedNs: number;
+  /** When the request was actually handed to the client. */
+  startNs: number;
+  /** When response headers arrived; undefined when none did. */
+  headersNs: number | undefined;
+  /** When the body ended, or the failure was seen. */
+  endNs: number;
+  /** HTTP status; 0 when no response arrived. */
+  status: number;
+  /** Error classification; undefined for a success. */
+  errorCode: ErrorCode | undefined;
+  /** Rate-limit headers of the response; undefined when no response arrived. */
+  rateLimit: RateLimitInfo | undefined;
+  /** Contract violations found in the body (empty when none). */
+  violations: readonly ContractViolation[];
+  /** True when the request was sent to provoke an error on purpose (negative test). */
+  negative: boolean;
+  /** For `run` and `getRun`: the run's status in the body. */
+  runStatus: RunStatus | undefined;
+  /** For `stream`: its timing. */
+  stream: StreamTiming | undefined;
+}
+
+/** How a request counts against the 99.9 % objective (DESIGN "SLI definitions"). */
+export type SliClass = 'good' | 'bad' | 'excluded';
+
+/** What a 429 meant: none, expected (client over the advertised limit), or premature. */
+export type ThrottleClass = 'none' | 'expected' | 'premature';
+
+/** The collectors' judgement of one sample, passed on to exporters. */
+export interface Verdict {
+  readonly sli: SliClass;
+  readonly throttle: ThrottleClass;
+}
