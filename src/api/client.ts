@@ -1,0 +1,167 @@
+/**
+ * `createClient`: the typed client on undici pools. The token lives only in this closure
+ * (inside prebuilt header objects); the returned object shows `baseUrl` and `webhookHost`
+ * to `util.inspect` and `JSON.stringify`, nothing else.
+ *
+ * Hot-path choices: one `Pool` per origin with `dispatcher.request()`, header objects built
+ * once, paths built by concatenation, no per-request closures beyond the awaits.
+ */
+import { inspect } from 'node:util';
+import { Pool, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { InvalidArgumentError } from '../core/errors.js';
+import type { OpName } from '../core/ops.js';
+import type { Client, CallOptions, StreamCallOptions } from './client-types.js';
+import { resolveClientOptions, USER_AGENT, type ClientOptions, type ResolvedClientOptions } from './options.js';
+import { createRedactor } from './redact.js';
+import { queryString, requestJson, withCallHeaders, type RequestHeaders } from './request.js';
+import type { ResponseContext } from './response.js';
+import type { ApiResult } from './result.js';
+import {
+  flowListSchema,
+  flowSchema,
+  historySchema,
+  runCompletionViolations,
+  runSchema,
+  runStatusBodySchema,
+  sessionSchema,
+  triggerAckSchema,
+  usageStatsSchema,
+} from './schemas.js';
+import { runStream } from './sse-stream.js';
+import { streamEvents } from './stream-events.js';
+import type { FlowList, ListAllFlowsQuery } from './types.js';
+
+const JSON_TYPE = 'application/json';
+const MAX_PAGE_SIZE = 100;
+
+function createPool(origin: string, o: ResolvedClientOptions): Pool {
+  return new Pool(origin, {
+    connections: o.connections,
+    pipelining: o.pipelining,
+    connect: { timeout: o.connectMs },
+    headersTimeout: o.headersMs,
+    bodyTimeout: o.bodyMs,
+  });
+}
+
+function freezeHeaders(h: Record<string, string>): RequestHeaders {
+  return Object.freeze(h);
+}
+
+/** Creates a client. Throws `ConfigError` for invalid options (never quoting the token). */
+export function createClient(options: ClientOptions): Client {
+  const o = resolveClientOptions(options);
+  const token = options.token;
+  const ctx: ResponseContext = { clock: o.clock, validate: o.validate, redact: createRedactor(token) };
+  const auth = `Bearer ${token}`;
+  const getHeaders = freezeHeaders({ authorization: auth, accept: JSON_TYPE, 'user-agent': USER_AGENT });
+  const postHeaders = freezeHeaders({ ...getHeaders, 'content-type': JSON_TYPE });
+  const streamHeaders = freezeHeaders({ ...postHeaders, accept: 'text/event-stream' });
+  const triggerHeaders = freezeHeaders(
+    o.triggerAuth ? { ...postHeaders } : { accept: JSON_TYPE, 'content-type': JSON_TYPE, 'user-agent': USER_AGENT },
+  );
+
+  const apiPool = createPool(o.origin, o);
+  let hookPool: Pool | undefined = o.webhookOrigin === o.origin ? apiPool : undefined;
+  const hookDispatcher = (): Dispatcher => (hookPool ??= createPool(o.webhookOrigin, o));
+
+  const base = o.basePath;
+  const get = <T>(op: OpName, path: string, schema: z.ZodType, opts: CallOptions | undefined): Promise<ApiResult<T>> =>
+    requestJson<T>(ctx, op, apiPool, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal);
+
+  const client: Client = {
+    baseUrl: o.baseUrl,
+    webhookHost: o.webhookHost,
+
+    run(flowId, body, opts) {
+      const path = `${base}/flows/${encodeURIComponent(flowId)}/run`;
+      const headers = withCallHeaders(postHeaders, opts?.headers);
+      return requestJson(ctx, 'run', apiPool, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal);
+    },
+
+    stream(flowId, body, opts?: StreamCallOptions) {
+      const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
+      const headers = withCallHeaders(streamHeaders, opts?.headers);
+      return runStream(ctx, apiPool, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent);
+    },
+
+    streamEvents(flowId, body, opts) {
+      const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
+      const headers = withCallHeaders(streamHeaders, opts?.headers);
+      const json = JSON.stringify(body);
+      return streamEvents((signal, sink) => runStream(ctx, apiPool, path, json, headers, signal, sink), opts?.signal);
+    },
+
+    getRun(runId, opts) {
+      return get('getRun', `${base}/runs/${encodeURIComponent(runId)}`, runStatusBodySchema, opts);
+    },
+
+    listFlows(query, opts) {
+      const q = query === undefined ? '' : queryString({ limit: query.limit, offset: query.offset, status: query.status });
+      return get('listFlows', `${base}/flows${q}`, flowListSchema, opts);
+    },
+
+    listAllFlows(query, opts) {
+      return allPages(client, query ?? {}, opts);
+    },
+
+    getFlow(flowId, opts) {
+      return get('getFlow', `${base}/flows/${encodeURIComponent(flowId)}`, flowSchema, opts);
+    },
+
+    createSession(body, opts) {
+      const headers = withCallHeaders(postHeaders, opts?.headers);
+      return requestJson(ctx, 'createSession', apiPool, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal);
+    },
+
+    getHistory(sessionId, opts) {
+      return get('getHistory', `${base}/sessions/${encodeURIComponent(sessionId)}/history`, historySchema, opts);
+    },
+
+    getUsage(query, opts) {
+      const q =
+        query === undefined
+          ? ''
+          : queryString({ start_date: query.start_date, end_date: query.end_date, flow_id: query.flow_id, granularity: query.granularity });
+      return get('getUsage', `${base}/analytics/usage${q}`, usageStatsSchema, opts);
+    },
+
+    trigger(flowId, payload, opts) {
+      const path = `${o.webhookPath}/api/v1/webhook/${encodeURIComponent(flowId)}`;
+      const headers = withCallHeaders(triggerHeaders, opts?.headers);
+      return requestJson(ctx, 'trigger', hookDispatcher(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal);
+    },
+
+    async close() {
+      const pools = hookPool !== undefined && hookPool !== apiPool ? [apiPool, hookPool] : [apiPool];
+      await Promise.all(pools.map((p) => (p.closed ? undefined : p.close())));
+    },
+  };
+
+  // Only the addresses are shown; the token stays in this closure.
+  const shown = (): { baseUrl: string; webhookHost: string } => ({ baseUrl: o.baseUrl, webhookHost: o.webhookHost });
+  Object.defineProperty(client, inspect.custom, {
+    value: (_depth: number, opts: object, show: typeof inspect) => `Client ${show(shown(), opts)}`,
+  });
+  Object.defineProperty(client, 'toJSON', { value: shown });
+  return Object.freeze(client);
+}
+
+async function* allPages(client: Client, query: ListAllFlowsQuery, opts: CallOptions | undefined): AsyncGenerator<ApiResult<FlowList>> {
+  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new InvalidArgumentError('listAllFlows: pageSize must be a positive integer');
+  let offset = 0;
+  for (;;) {
+    const page = await client.listFlows({ limit: pageSize, offset, status: query.status }, opts);
+    yield page;
+    if (!page.ok) return;
+    const flows = page.value.flows;
+    const n = Array.isArray(flows) ? flows.length : 0;
+    // An empty page ends the walk even if `total` says otherwise, so a lying total cannot loop forever.
+    if (n === 0) return;
+    offset += n;
+    const total = page.value.total;
+    if (Number.isInteger(total) ? offset >= total : n < pageSize) return;
+  }
+}

@@ -1,0 +1,20 @@
+/** The typed client of the Workflow Execution Service interface. */
+export { createClient } from './client.js';
+export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
+export { ApiError, TransportError, classifyTransportError } from './errors.js';
+export { USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions } from './options.js';
+export { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
+export {
+  EMPTY_STREAM_TIMING,
+  errorCodeOf,
+  type ApiResult,
+  type ResponseMeta,
+  type StreamEventType,
+  type StreamResult,
+  type StreamSummary,
+  type TimedStreamEvent,
+} from './result.js';
+export * from './schemas.js';
+export { createSseDecoder, toTimedEvent, type SseDecoder } from './sse-decoder.js';
+export { StreamState } from './stream-state.js';
+export type * from './types.js';

@@ -1,0 +1,157 @@
+/**
+ * Client options, resolved once at construction. Every problem is collected into one
+ * `ConfigError`; messages never quote the token.
+ */
+import { createSystemClock, type Clock } from '../core/clock.js';
+import { ConfigError, InvalidArgumentError, type ConfigIssue } from '../core/errors.js';
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** API address ending in the version segment, e.g. `http://127.0.0.1:4000/v1`. */
+  baseUrl: string;
+  /** Bearer token. Never exposed by the client (inspect, JSON, messages). */
+  token: string;
+  /** Origin (and optional path prefix) of the trigger address; default: origin of `baseUrl`. */
+  webhookHost?: string;
+  /** Connections per origin; default 64. */
+  connections?: number;
+  /** Requests in flight per connection; default 1. */
+  pipelining?: number;
+  /** Timeouts in ms; defaults 10 s / 30 s / 60 s. 0 disables one. */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** Time source of every timing; default the system clock. */
+  clock?: Clock;
+  /** Check bodies against the interface's schemas; default true. */
+  validate?: boolean;
+  /** Send the bearer to the trigger address too; default false (its authentication is not stated). */
+  triggerAuth?: boolean;
+}
+
+/** Options with every default filled. The token is deliberately not part of it. */
+export interface ResolvedClientOptions {
+  /** `baseUrl` without a trailing slash. */
+  readonly baseUrl: string;
+  readonly origin: string;
+  /** Path of `baseUrl`, e.g. `/v1`. */
+  readonly basePath: string;
+  /** `webhookHost` without a trailing slash. */
+  readonly webhookHost: string;
+  readonly webhookOrigin: string;
+  /** Path prefix of `webhookHost` ('' for none). */
+  readonly webhookPath: string;
+  readonly connections: number;
+  readonly pipelining: number;
+  readonly connectMs: number;
+  readonly headersMs: number;
+  readonly bodyMs: number;
+  readonly clock: Clock;
+  readonly validate: boolean;
+  readonly triggerAuth: boolean;
+}
+
+/** `user-agent` of every request. */
+export const USER_AGENT = 'flowgauge/0.1.0';
+
+const VERSION_SEGMENT_RE = /\/v\d+$/;
+// Header values may not carry control characters; a token with one could split headers.
+const BAD_TOKEN_RE = /[\u0000-\u001f\u007f]/;
+
+interface ParsedAddress {
+  readonly normalized: string;
+  readonly origin: string;
+  readonly path: string;
+}
+
+function parseAddress(value: unknown, path: string, issues: ConfigIssue[]): ParsedAddress | undefined {
+  if (typeof value !== 'string' || value === '') {
+    issues.push({ path, message: 'must be a URL string' });
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    issues.push({ path, message: 'is not a valid URL' });
+    return undefined;
+  }
+  const before = issues.length;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') issues.push({ path, message: 'must use http or https' });
+  if (url.username !== '' || url.password !== '') issues.push({ path, message: 'must not carry credentials; use token' });
+  if (url.search !== '' || url.hash !== '') issues.push({ path, message: 'must not have a query or fragment' });
+  if (issues.length > before) return undefined;
+  const pathname = url.pathname.replace(/\/+$/, '');
+  return { normalized: url.origin + pathname, origin: url.origin, path: pathname };
+}
+
+function intOption(value: unknown, fallback: number, min: number, path: string, issues: ConfigIssue[]): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    issues.push({ path, message: `must be an integer >= ${min}` });
+    return fallback;
+  }
+  return value;
+}
+
+function msOption(value: unknown, fallback: number, path: string, issues: ConfigIssue[]): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    issues.push({ path, message: 'must be a number of milliseconds >= 0' });
+    return fallback;
+  }
+  return value;
+}
+
+function boolOption(value: unknown, fallback: boolean, path: string, issues: ConfigIssue[]): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') {
+    issues.push({ path, message: 'must be a boolean' });
+    return fallback;
+  }
+  return value;
+}
+
+/** Checks the token without ever quoting it. */
+function checkToken(token: unknown, issues: ConfigIssue[]): void {
+  if (typeof token !== 'string' || token.trim() === '') issues.push({ path: 'token', message: 'must be a non-empty string' });
+  else if (BAD_TOKEN_RE.test(token)) issues.push({ path: 'token', message: 'must not contain control characters' });
+}
+
+/** Validates options and fills defaults; throws `ConfigError` listing every problem. */
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('createClient: options must be an object');
+  }
+  const issues: ConfigIssue[] = [];
+  const base = parseAddress(options.baseUrl, 'baseUrl', issues);
+  if (base !== undefined && !VERSION_SEGMENT_RE.test(base.path)) {
+    issues.push({ path: 'baseUrl', message: 'must end with the version segment, e.g. /v1' });
+  }
+  checkToken(options.token, issues);
+  const hook = options.webhookHost === undefined ? base : parseAddress(options.webhookHost, 'webhookHost', issues);
+  const t = options.timeouts ?? {};
+  if (typeof t !== 'object' || t === null) issues.push({ path: 'timeouts', message: 'must be an object' });
+  const clock = options.clock ?? createSystemClock();
+  if (typeof clock !== 'object' || clock === null || typeof clock.nowNs !== 'function') {
+    issues.push({ path: 'clock', message: 'must be a Clock' });
+  }
+  const resolved = {
+    connections: intOption(options.connections, 64, 1, 'connections', issues),
+    pipelining: intOption(options.pipelining, 1, 0, 'pipelining', issues),
+    connectMs: msOption(t.connectMs, 10_000, 'timeouts.connectMs', issues),
+    headersMs: msOption(t.headersMs, 30_000, 'timeouts.headersMs', issues),
+    bodyMs: msOption(t.bodyMs, 60_000, 'timeouts.bodyMs', issues),
+    validate: boolOption(options.validate, true, 'validate', issues),
+    triggerAuth: boolOption(options.triggerAuth, false, 'triggerAuth', issues),
+  };
+  if (issues.length > 0 || base === undefined || hook === undefined) throw new ConfigError(issues, 'client options');
+  return Object.freeze({
+    baseUrl: base.normalized,
+    origin: base.origin,
+    basePath: base.path,
+    webhookHost: options.webhookHost === undefined ? base.origin : hook.normalized,
+    webhookOrigin: hook.origin,
+    webhookPath: options.webhookHost === undefined ? '' : hook.path,
+    clock,
+    ...resolved,
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * Parsing of the `X-RateLimit-*` and `Retry-After` headers (spec §8). Runs on every response,
+ * so it does four lookups and no allocation when none of the headers is present.
+ */
+import type { RateLimitInfo } from '../core/types.js';
+
+/** Response headers as undici gives them: lower-cased names, repeated headers as arrays. */
+export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+const PLAIN_INTEGER_RE = /^-?\d+$/;
+
+function rawValue(headers: ResponseHeaders, name: string): string | undefined {
+  const v = headers[name];
+  if (v === undefined) return undefined;
+  // A repeated header keeps every value, so the analyser can see the inconsistency.
+  return typeof v === 'string' ? v : v.join(', ');
+}
+
+function toInteger(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const s = raw.trim();
+  if (!PLAIN_INTEGER_RE.test(s)) return undefined;
+  const n = Number(s);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/**
+ * Reads the rate-limit headers of one response. Values that are not plain integers parse
+ * to undefined but keep their raw text. Returns undefined only when none of
+ * `X-RateLimit-Limit`, `-Remaining`, `-Reset` and `Retry-After` is present.
+ */
+export function parseRateLimitHeaders(headers: ResponseHeaders): RateLimitInfo | undefined {
+  const limit = rawValue(headers, 'x-ratelimit-limit');
+  const remaining = rawValue(headers, 'x-ratelimit-remaining');
+  const reset = rawValue(headers, 'x-ratelimit-reset');
+  const retryAfter = rawValue(headers, 'retry-after');
+  if (limit === undefined && remaining === undefined && reset === undefined && retryAfter === undefined) {
+    return undefined;
+  }
+  return {
+    limit: toInteger(limit),
+    remaining: toInteger(remaining),
+    reset: toInteger(reset),
+    raw: { limit, remaining, reset, retryAfter },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * One JSON request on an undici dispatcher, timed with the client's clock. Never rejects:
+ * every outcome becomes an `ApiResult` (see `response.ts`).
+ */
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import type { OpName } from '../core/ops.js';
+import type { ResponseHeaders } from './rate-limit-headers.js';
+import {
+  errorResult,
+  isSuccessStatus,
+  successResult,
+  transportResult,
+  type ExtraCheck,
+  type ResponseContext,
+} from './response.js';
+import type { ApiResult } from './result.js';
+
+/** Request headers as the client sends them (lower-case names). */
+export type RequestHeaders = Readonly<Record<string, string>>;
+
+/**
+ * Returns `base` with the caller's headers laid over it (names lower-cased, so a caller's
+ * `Authorization` replaces ours instead of doubling it). An empty value removes a header,
+ * which lets negative tests send a request without a token.
+ */
+export function withCallHeaders(base: RequestHeaders, extra: Readonly<Record<string, string>> | undefined): RequestHeaders {
+  if (extra === undefined) return base;
+  const out: Record<string, string> = { ...base };
+  for (const name of Object.keys(extra)) {
+    const value = extra[name];
+    const key = name.toLowerCase();
+    if (value === undefined || value === '') delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Builds `?a=1&b=x` from the defined entries of `query` ('' when none). */
+export function queryString(query: Readonly<Record<string, string | number | undefined>> | undefined): string {
+  if (query === undefined) return '';
+  let out = '';
+  for (const key of Object.keys(query)) {
+    const value = query[key];
+    if (value === undefined) continue;
+    out += `${out === '' ? '?' : '&'}${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`;
+  }
+  return out;
+}
+
+/**
+ * Sends one request and interprets the answer. `body` is already JSON text. `headersNs` is
+ * taken when undici hands over the response head, `endNs` when the body has been read.
+ */
+export async function requestJson<T>(
+  ctx: ResponseContext,
+  op: OpName,
+  dispatcher: Dispatcher,
+  method: 'GET' | 'POST',
+  path: string,
+  body: string | undefined,
+  headers: RequestHeaders,
+  schema: z.ZodType,
+  extra: ExtraCheck | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ApiResult<T>> {
+  const clock = ctx.clock;
+  const startNs = clock.nowNs();
+  let headersNs: number | undefined;
+  let status = 0;
+  let resHeaders: ResponseHeaders | undefined;
+  let text: string;
+  try {
+    const res = await dispatcher.request({ path, method, headers, body, signal });
+    headersNs = clock.nowNs();
+    status = res.statusCode;
+    resHeaders = res.headers;
+    text = await res.body.text();
+  } catch (err) {
+    return transportResult(op, err, signal, status, resHeaders, startNs, headersNs, clock.nowNs());
+  }
+  const endNs = clock.nowNs();
+  return isSuccessStatus(status)
+    ? successResult<T>(ctx, op, schema, extra, status, resHeaders, text, startNs, headersNs, endNs)
+    : errorResult<T>(ctx, op, status, resHeaders, text, startNs, headersNs, endNs);
+}

@@ -1,0 +1,162 @@
+/**
+ * Interpretation of one HTTP exchange into an `ApiResult`: the 2xx body checked against its
+ * schema, the error body into an `ApiError`, a failure into a `TransportError`. Pure: the
+ * I/O lives in `request.ts` and `sse-stream.ts`.
+ */
+import type { z } from 'zod';
+import { API_ERROR_CODES, API_ERROR_STATUS, isApiErrorCode, type ApiErrorCode } from '../core/codes.js';
+import type { Clock } from '../core/clock.js';
+import type { OpName } from '../core/ops.js';
+import type { ContractViolation } from '../core/types.js';
+import { causeCodeOf, classifyTransportError, createApiError, createTransportError } from './errors.js';
+import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
+import { redactDeep } from './redact.js';
+import type { ApiResult, ResponseMeta } from './result.js';
+import { errorBodySchema } from './schemas.js';
+import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type Redact } from './validate.js';
+
+/** What interpreting needs from the client: its clock, redactor and validation switch. */
+export interface ResponseContext {
+  readonly clock: Clock;
+  readonly validate: boolean;
+  readonly redact: Redact;
+}
+
+/** An extra check beyond the schema (e.g. fields required once a run completed). */
+export type ExtraCheck = (op: OpName, value: Record<string, unknown>, out: ContractViolation[]) => void;
+
+const MESSAGE_MAX = 200;
+const STATUS_TO_CODE: ReadonlyMap<number, ApiErrorCode> = new Map(API_ERROR_CODES.map((c) => [API_ERROR_STATUS[c], c]));
+
+/** True for a 2xx status. */
+export function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** The `x-request-id` header, when present. */
+export function headerRequestId(headers: ResponseHeaders | undefined): string | undefined {
+  const v = headers?.['x-request-id'];
+  return v === undefined ? undefined : typeof v === 'string' ? v : v.join(', ');
+}
+
+function meta(
+  status: number,
+  requestId: string | undefined,
+  headers: ResponseHeaders | undefined,
+  startNs: number,
+  headersNs: number | undefined,
+  endNs: number,
+): ResponseMeta {
+  const rateLimit = headers === undefined ? undefined : parseRateLimitHeaders(headers);
+  return { status, requestId, rateLimit, startNs, headersNs, endNs };
+}
+
+/** Stands for text that is not JSON (a sentinel rather than a wrapper object per body). */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+function bodyShape(text: string, parsed: unknown): string {
+  if (text === '') return 'empty';
+  return parsed === NOT_JSON ? 'non-JSON text' : describeType(parsed);
+}
+
+/** Result of a 2xx answer whose body is `text`. */
+export function successResult<T>(
+  ctx: ResponseContext,
+  op: OpName,
+  schema: z.ZodType,
+  extra: ExtraCheck | undefined,
+  status: number,
+  headers: ResponseHeaders,
+  text: string,
+  startNs: number,
+  headersNs: number,
+  endNs: number,
+): ApiResult<T> {
+  const m = meta(status, headerRequestId(headers), headers, startNs, headersNs, endNs);
+  const parsed = parseJson(text);
+  if (!isJsonObject(parsed)) {
+    const got = bodyShape(text, parsed);
+    const violations = [{ op, path: '(root)', expected: parsed === NOT_JSON ? 'JSON' : 'object', got }];
+    const error = createTransportError('MALFORMED_BODY', `${op}: HTTP ${status} body is ${got}, not a JSON object`);
+    return { ok: false, error, meta: m, violations };
+  }
+  const value = parsed;
+  let violations = NO_VIOLATIONS;
+  if (ctx.validate) {
+    violations = violationsOf(op, schema, value, ctx.redact);
+    if (extra !== undefined) {
+      const out = violations === NO_VIOLATIONS ? [] : (violations as ContractViolation[]);
+      extra(op, value, out);
+      if (out.length > 0) violations = out;
+    }
+  }
+  return { ok: true, value: value as T, meta: m, violations };
+}
+
+/** Result of a non-2xx answer whose body is `text`. */
+export function errorResult<T>(
+  ctx: ResponseContext,
+  op: OpName,
+  status: number,
+  headers: ResponseHeaders,
+  text: string,
+  startNs: number,
+  headersNs: number,
+  endNs: number,
+): ApiResult<T> {
+  const parsed = parseJson(text);
+  const body = isJsonObject(parsed) ? parsed : undefined;
+  const err = body !== undefined && isJsonObject(body.error) ? body.error : undefined;
+  const statusCode = STATUS_TO_CODE.get(status) ?? 'UNKNOWN';
+  let violations: ContractViolation[] | readonly ContractViolation[] = NO_VIOLATIONS;
+  let code: ApiErrorCode | 'UNKNOWN' = statusCode;
+  let message = `HTTP ${status}`;
+  let details: Record<string, unknown> | undefined;
+  let requestId = headerRequestId(headers);
+  if (err === undefined || typeof err.code !== 'string') {
+    const got = body === undefined ? bodyShape(text, parsed) : err === undefined ? `error: ${describeType(body.error)}` : `error.code: ${describeType(err.code)}`;
+    violations = [{ op, path: 'error', expected: 'error body', got }];
+  } else {
+    code = isApiErrorCode(err.code) ? err.code : 'UNKNOWN';
+    if (typeof err.message === 'string') message = ctx.redact(err.message.slice(0, MESSAGE_MAX));
+    if (isJsonObject(err.details)) details = redactDeep(err.details, ctx.redact);
+    if (typeof body?.request_id === 'string') requestId = body.request_id;
+    if (ctx.validate) {
+      violations = violationsOf(op, errorBodySchema, body, ctx.redact);
+      // The table of spec §7 pairs each code with one status; a 429 saying INTERNAL_ERROR breaks it.
+      if (code !== 'UNKNOWN' && statusCode !== 'UNKNOWN' && statusCode !== code) {
+        const out = violations === NO_VIOLATIONS ? [] : (violations as ContractViolation[]);
+        out.push({ op, path: 'error.code', expected: `${statusCode} for HTTP ${status}`, got: ctx.redact(JSON.stringify(err.code)) });
+        violations = out;
+      }
+    }
+  }
+  if (requestId !== undefined) requestId = ctx.redact(requestId);
+  const error = createApiError(code, status, `${code} (HTTP ${status}): ${message}`, details, requestId);
+  return { ok: false, error, meta: meta(status, requestId, headers, startNs, headersNs, endNs), violations };
+}
+
+/** Result of a failure below HTTP, or while reading a body. */
+export function transportResult<T>(
+  op: OpName,
+  err: unknown,
+  signal: AbortSignal | undefined,
+  status: number,
+  headers: ResponseHeaders | undefined,
+  startNs: number,
+  headersNs: number | undefined,
+  endNs: number,
+): ApiResult<T> {
+  const code = classifyTransportError(err, signal);
+  const cause = causeCodeOf(err);
+  const error = createTransportError(code, `${op}: ${code}${cause === undefined ? '' : ` (${cause})`}`, cause);
+  return { ok: false, error, meta: meta(status, headerRequestId(headers), headers, startNs, headersNs, endNs), violations: NO_VIOLATIONS };
+}

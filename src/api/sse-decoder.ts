@@ -1,0 +1,74 @@
+/**
+ * Bytes of a server-sent-events body to timed events. Pure: the caller stamps each chunk
+ * when it arrives and feeds it here; every event is stamped with the arrival time of the
+ * chunk that completed it.
+ *
+ * Bytes go through a streaming `TextDecoder`, so a multi-byte character split across chunks
+ * decodes whole; lines go through eventsource-parser, which handles CR, LF and CRLF (also
+ * split across chunks), comments and multi-line `data`. An event left without its closing
+ * blank line when the body ends is dropped, as the SSE standard says.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { TimedStreamEvent } from './result.js';
+import { isJsonObject } from './validate.js';
+
+/** Feeds chunks of one body. */
+export interface SseDecoder {
+  /** Decodes one chunk that arrived at `atNs`, calling `onEvent` for each event it completes. */
+  push(chunk: Uint8Array, atNs: number): void;
+  /** Flushes the decoder at the end of the body. */
+  end(atNs: number): void;
+}
+
+const CR = 13;
+const STREAM_OPTS = { stream: true } as const;
+
+/**
+ * Classifies the `data` of one event: `start`/`token`/`end` when it is a JSON object with
+ * that `type`; `unknown` for another string `type` (`error` included); `malformed` when it is
+ * not a JSON object with a string `type` (then `data` is the raw text).
+ */
+export function toTimedEvent(data: string, atNs: number): TimedStreamEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { type: 'malformed', atNs, data };
+  }
+  if (!isJsonObject(parsed) || typeof parsed.type !== 'string') return { type: 'malformed', atNs, data };
+  const t = parsed.type;
+  if (t === 'start' || t === 'token' || t === 'end') return { type: t, atNs, data: parsed };
+  return { type: 'unknown', atNs, data: parsed, rawType: t };
+}
+
+/** A decoder for one body. */
+export function createSseDecoder(onEvent: (event: TimedStreamEvent) => void): SseDecoder {
+  const text = new TextDecoder('utf-8');
+  let currentNs = 0;
+  // The parser holds back a CR that ends its input, waiting to see whether an LF follows.
+  // At the end of the body that CR is a complete line end, so it is then followed by an LF.
+  let endsWithCr = false;
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      onEvent(toTimedEvent(message.data, currentNs));
+    },
+  });
+  return {
+    push(chunk, atNs) {
+      currentNs = atNs;
+      const s = text.decode(chunk, STREAM_OPTS);
+      if (s === '') return;
+      endsWithCr = s.charCodeAt(s.length - 1) === CR;
+      parser.feed(s);
+    },
+    end(atNs) {
+      currentNs = atNs;
+      const s = text.decode();
+      if (s !== '') {
+        endsWithCr = s.charCodeAt(s.length - 1) === CR;
+        parser.feed(s);
+      }
+      if (endsWithCr) parser.feed('\n');
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { inspect } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, TransportError, createClient, type Client } from '../../src/api/index.js';
+import * as fx from './fixtures.js';
+import { closedPort, sendJson, startServer, type TestServer } from './test-server.js';
+
+let server: TestServer;
+let client: Client;
+
+beforeEach(async () => {
+  server = await startServer();
+  client = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN });
+});
+
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+function renderings(x: unknown): string[] {
+  const e = x as Error;
+  return [String(e), e.stack ?? '', inspect(e, { depth: 10, showHidden: true }), JSON.stringify(e), e.message];
+}
+
+describe('token redaction', () => {
+  it('the client shows its addresses, never the token', () => {
+    const shown = [inspect(client, { depth: 10, showHidden: true }), JSON.stringify(client), String(client), `${JSON.stringify({ client })}`];
+    for (const s of shown) expect(s).not.toContain(fx.TOKEN);
+    expect(inspect(client)).toContain(client.baseUrl);
+    expect(JSON.parse(JSON.stringify(client))).toEqual({ baseUrl: client.baseUrl, webhookHost: client.webhookHost });
+  });
+
+  it('an ApiError whose server echoes the token does not carry it', async () => {
+    server.handler = (_req, res) =>
+      sendJson(res, 401, {
+        error: { code: 'UNAUTHORIZED', message: `token ${fx.TOKEN} is revoked`, details: { token: fx.TOKEN, nested: [{ [fx.TOKEN]: 1 }] } },
+        request_id: 'req_1',
+      });
+    const r = await client.run('f', { input: 'x' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error).toBeInstanceOf(ApiError);
+    expect(r.error.message).toContain('[redacted]');
+    for (const s of renderings(r.error)) expect(s).not.toContain(fx.TOKEN);
+    expect(JSON.stringify(r)).not.toContain(fx.TOKEN);
+  });
+
+  it('violations quoting an echoed token do not carry it', async () => {
+    server.handler = (_req, res) => sendJson(res, 200, { ...fx.runStatus, status: fx.TOKEN });
+    const r = await client.getRun('r');
+    expect(r.violations).toHaveLength(1);
+    expect(JSON.stringify(r.violations)).not.toContain(fx.TOKEN);
+  });
+
+  it('a TransportError does not carry the token', async () => {
+    const port = await closedPort();
+    const c = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: fx.TOKEN });
+    try {
+      const r = await c.getRun('r');
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.error).toBeInstanceOf(TransportError);
+      for (const s of renderings(r.error)) expect(s).not.toContain(fx.TOKEN);
+      expect(inspect(r, { depth: 10 })).not.toContain(fx.TOKEN);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('configuration errors do not quote the token', () => {
+    let thrown: unknown;
+    try {
+      createClient({ baseUrl: 'ftp://x/v1', token: `${fx.TOKEN}\n` });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    for (const s of renderings(thrown)) expect(s).not.toContain(fx.TOKEN);
+  });
+});
