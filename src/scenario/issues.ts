@@ -1,0 +1,78 @@
+/**
+ * Turns zod issues into `ConfigIssue`s: paths written as `mix[2].weight`, messages that say
+ * what is allowed, one issue per unknown field.
+ */
+import type { z } from 'zod';
+import type { ConfigIssue } from '../core/errors.js';
+import { show } from './schema.js';
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Formats a path: `load.stages[0].target`, `thresholds["run.latency.p99"]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && IDENT.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+const ARTICLE: Readonly<Record<string, string>> = {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  int: 'an integer',
+};
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${show(v)}`;
+}
+
+/**
+ * A per-parse error map for zod: a missing field says "is required", a wrong type says what
+ * was expected and what came. Messages set on a schema take precedence over this.
+ */
+export function zodErrorMap(iss: z.core.$ZodRawIssue): string | undefined {
+  if (iss.code === 'invalid_type') {
+    if (iss.input === undefined) return 'is required';
+    const expected = ARTICLE[String(iss.expected)] ?? String(iss.expected);
+    return `must be ${expected}, got ${kindOf(iss.input)}`;
+  }
+  if (iss.code === 'too_small') {
+    if (iss.origin === 'string') return 'must not be empty';
+    if (iss.origin === 'array') return `needs at least ${String(iss.minimum)} entries`;
+    return `must be ${iss.inclusive ? '>=' : '>'} ${String(iss.minimum)}`;
+  }
+  if (iss.code === 'too_big') {
+    if (iss.origin === 'array') return `takes at most ${String(iss.maximum)} entries`;
+    return `must be ${iss.inclusive ? '<=' : '<'} ${String(iss.maximum)}`;
+  }
+  if (iss.code === 'invalid_value') {
+    return `${show(iss.input)} is not allowed; one of ${iss.values.map((v) => show(v)).join(', ')}`;
+  }
+  if (iss.code === 'invalid_union') return `${show(iss.input)} has the wrong type`;
+  return undefined;
+}
+
+/** Maps zod's issues, splitting an unknown-fields issue into one issue per field. */
+export function toConfigIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const iss of issues) {
+    const path = [...prefix, ...iss.path];
+    if (iss.code === 'unrecognized_keys') {
+      for (const key of iss.keys) {
+        out.push({ path: formatPath([...path, key]), message: `unknown field (a typo?); ${iss.message}` });
+      }
+    } else {
+      out.push({ path: formatPath(path), message: iss.message });
+    }
+  }
+  return out;
+}

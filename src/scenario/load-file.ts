@@ -1,0 +1,112 @@
+/**
+ * Reading a scenario file of any supported kind into a raw value for `resolveScenario`.
+ * TypeScript goes through tsx, so users need no build step.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { register, type NamespacedUnregister } from 'tsx/esm/api';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { resolveScenario } from './resolve.js';
+import type { ResolvedScenario, ScenarioOverrides } from './types.js';
+
+/** File extensions `loadScenarioFile` reads. */
+export const SCENARIO_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.yaml', '.yml'] as const;
+
+/**
+ * Reads a scenario file: `.ts`/`.mts`/`.cts` (via tsx) and `.js`/`.mjs`/`.cjs` modules (the
+ * default export, or a named `scenario` export), `.json`, `.yaml`/`.yml`. A missing file throws
+ * `FlowgaugeError` `FG_FILE_NOT_FOUND` naming the path; a file that cannot be parsed or run
+ * throws `ConfigError` carrying the parser's message.
+ */
+export async function loadScenarioFile(path: string): Promise<unknown> {
+  const abs = resolve(path);
+  const info = await stat(abs).catch(() => undefined);
+  if (info === undefined) throw new FlowgaugeError('FG_FILE_NOT_FOUND', `scenario file not found: ${path}`);
+  if (!info.isFile()) throw new FlowgaugeError('FG_FILE_NOT_FOUND', `scenario path is not a file: ${path}`);
+  const ext = extname(abs).toLowerCase();
+  const fail = (message: string, cause?: unknown): ConfigError => {
+    const err = new ConfigError([{ path, message }], 'scenario file');
+    if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
+    return err;
+  };
+  switch (ext) {
+    case '.ts':
+    case '.mts':
+    case '.cts':
+    case '.js':
+    case '.mjs':
+    case '.cjs': {
+      const url = pathToFileURL(abs).href;
+      let mod: unknown;
+      try {
+        mod = ext.endsWith('ts') ? await importTypeScript(url) : await import(url);
+      } catch (err) {
+        if (err instanceof FlowgaugeError) throw err;
+        throw fail(`could not load: ${messageOf(err)}`, err);
+      }
+      return pickExport(mod, fail);
+    }
+    case '.json': {
+      const text = await readFile(abs, 'utf8');
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (err) {
+        throw fail(`invalid JSON: ${messageOf(err)}`, err);
+      }
+    }
+    case '.yaml':
+    case '.yml': {
+      const text = await readFile(abs, 'utf8');
+      try {
+        return parseYaml(text) as unknown;
+      } catch (err) {
+        throw fail(`invalid YAML: ${messageOf(err)}`, err);
+      }
+    }
+    default:
+      throw fail(`unsupported file type "${ext}"; use one of ${SCENARIO_EXTENSIONS.join(', ')}`);
+  }
+}
+
+/** Loads and resolves a scenario file; the result's `source` is `path`. */
+export async function loadScenario(path: string, overrides: ScenarioOverrides = {}): Promise<ResolvedScenario> {
+  const raw = await loadScenarioFile(path);
+  return resolveScenario(raw, overrides, { source: path });
+}
+
+let tsLoader: NamespacedUnregister | undefined;
+let tsLoads = 0;
+
+/**
+ * Imports a TypeScript module through one tsx loader registered for the process (a fresh one
+ * per file would compile and evaluate zod and the scenario part again: ~300 ms each). The query
+ * makes each load evaluate the scenario file anew; modules it imports are shared between loads.
+ */
+function importTypeScript(url: string): Promise<unknown> {
+  tsLoader ??= register({ namespace: 'flowgauge-scenarios' });
+  tsLoads++;
+  return tsLoader.import(`${url}?load=${tsLoads}`, import.meta.url) as Promise<unknown>;
+}
+
+function pickExport(mod: unknown, fail: (message: string) => ConfigError): unknown {
+  const ns = mod as Record<string, unknown>;
+  let value = ns.default ?? ns.scenario;
+  // A module compiled to CommonJS arrives as { default: { __esModule, default, … } }.
+  for (let i = 0; i < 2 && isObject(value) && '__esModule' in value; i++) {
+    value = value.default ?? value.scenario;
+  }
+  if (value === undefined) {
+    throw fail('exports no scenario; write `export default defineScenario({ ... })` or export `scenario`');
+  }
+  return value;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object';
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,138 @@
+/**
+ * `resolveScenario`: validates a raw scenario (from any file format) and fills every default.
+ * Every problem, with its path, goes into one `ConfigError`.
+ */
+import { ConfigError, type ConfigIssue } from '../core/errors.js';
+import { type Tier, tierLimitPerMinute } from '../core/tiers.js';
+import { parsePercent, parseRatePerS } from '../core/units.js';
+import { DEFAULT_SEED } from '../load/create-executor.js';
+import { toConfigIssues, zodErrorMap } from './issues.js';
+import { resolveLoad, type CheckedOverrides } from './resolve-load.js';
+import { MAX_DURATION_MS, RATE_FORMS, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
+import type { ResolvedMixEntry, ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
+
+/** SLO objective when the scenario sets none (99.9 %). */
+export const DEFAULT_OBJECTIVE = 0.999;
+
+/** Options of `resolveScenario` that are not about the scenario's content. */
+export interface ResolveOptions {
+  /** Where the scenario came from, kept in the result and named in the error. */
+  readonly source?: string;
+}
+
+/**
+ * Validates `raw` and resolves it with `overrides` applied. Throws `ConfigError` listing every
+ * problem (paths like `mix[2].weight`, overrides as `overrides.rate`); throws nothing else.
+ */
+export function resolveScenario(
+  raw: unknown,
+  overrides: ScenarioOverrides = {},
+  options: ResolveOptions = {},
+): ResolvedScenario {
+  const issues: ConfigIssue[] = [];
+  const checked = checkOverrides(overrides, issues);
+  const input = checked.tier !== undefined && isPlainObject(raw) ? { ...raw, tier: checked.tier } : raw;
+  const parsed = scenarioSchema.safeParse(input, { error: zodErrorMap, reportInput: true });
+  if (!parsed.success) {
+    if (!isPlainObject(raw)) {
+      issues.unshift({
+        path: '',
+        message: `a scenario must be an object such as defineScenario({ name, tier, load, mix }), got ${show(raw)}`,
+      });
+    } else {
+      issues.unshift(...toConfigIssues(parsed.error.issues));
+    }
+    throw new ConfigError(issues, subject(raw, options.source));
+  }
+  const s = parsed.data;
+  const tier: Tier = s.tier;
+  const limit = tierLimitPerMinute(tier);
+  const load = resolveLoad(s.load, limit, checked, issues);
+  if (issues.length > 0) throw new ConfigError(issues, subject(raw, options.source));
+
+  const total = s.mix.reduce((sum, e) => sum + e.weight, 0);
+  const mix: ResolvedMixEntry[] = s.mix.map((e) =>
+    Object.freeze({
+      op: e.op,
+      weight: e.weight / total,
+      flowId: e.flowId,
+      input: e.input,
+      sessionId: e.sessionId,
+      query: e.query,
+      negative: e.negative,
+    }),
+  );
+  const thresholds: ResolvedThreshold[] = Object.entries(s.thresholds ?? {}).map(([key, t]) =>
+    Object.freeze({ key, expr: t.expr, abortOnFail: t.abortOnFail ?? false }),
+  );
+  const resolved: ResolvedScenario = {
+    name: s.name,
+    description: s.description ?? '',
+    tier,
+    tierLimitPerMinute: limit,
+    load: deepFreezeLoad(load),
+    mix: Object.freeze(mix),
+    thresholds: Object.freeze(thresholds),
+    seed: s.seed ?? DEFAULT_SEED,
+    objective: s.slo?.objective ?? DEFAULT_OBJECTIVE,
+    ...(options.source === undefined ? {} : { source: options.source }),
+  };
+  return Object.freeze(resolved);
+}
+
+function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): CheckedOverrides & { tier: Tier | undefined } {
+  let tier: Tier | undefined;
+  let durationMs: number | undefined;
+  let rate: RateSpec | undefined;
+  let maxInFlight: number | undefined;
+  if (!isPlainObject(overrides)) {
+    issues.push({ path: 'overrides', message: 'must be an object' });
+    return { durationMs, rate, maxInFlight, tier };
+  }
+  // Overrides come from flags or other code: check them as unknown values.
+  const o: Record<string, unknown> = overrides;
+  if (o.durationMs !== undefined) {
+    if (typeof o.durationMs !== 'number' || !(o.durationMs > 0) || o.durationMs > MAX_DURATION_MS) {
+      issues.push({
+        path: 'overrides.durationMs',
+        message: `must be a number of ms > 0 and at most 90d, got ${show(o.durationMs)}`,
+      });
+    } else durationMs = o.durationMs;
+  }
+  if (o.rate !== undefined) {
+    const perS = parseRatePerS(o.rate);
+    const fraction = perS === undefined ? parsePercent(o.rate) : undefined;
+    const value = perS ?? fraction;
+    if (value === undefined || !(value > 0) || !Number.isFinite(value)) {
+      issues.push({ path: 'overrides.rate', message: `${show(o.rate)} is not a rate > 0; use ${RATE_FORMS}` });
+    } else rate = perS !== undefined ? { perS } : { fraction: value };
+  }
+  if (o.maxInFlight !== undefined) {
+    if (typeof o.maxInFlight !== 'number' || !Number.isInteger(o.maxInFlight) || o.maxInFlight < 1) {
+      issues.push({ path: 'overrides.maxInFlight', message: `must be an integer >= 1, got ${show(o.maxInFlight)}` });
+    } else maxInFlight = o.maxInFlight;
+  }
+  if (o.tier !== undefined) {
+    const t = tierSchema.safeParse(o.tier, { error: zodErrorMap, reportInput: true });
+    if (t.success) tier = t.data;
+    else issues.push(...toConfigIssues(t.error.issues, ['overrides', 'tier']));
+  }
+  return { durationMs, rate, maxInFlight, tier };
+}
+
+function subject(raw: unknown, source: string | undefined): string {
+  const name = isPlainObject(raw) && typeof raw.name === 'string' ? ` "${raw.name.slice(0, 60)}"` : '';
+  return `scenario${name}${source === undefined ? '' : ` (${source})`}`;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function deepFreezeLoad<T extends object>(load: T): T {
+  if ('stages' in load && Array.isArray(load.stages)) {
+    for (const s of load.stages) Object.freeze(s);
+    Object.freeze(load.stages);
+  }
+  return Object.freeze(load);
+}

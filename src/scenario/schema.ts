@@ -1,0 +1,241 @@
+/**
+ * The zod schema of a scenario file. It checks shapes and units and converts durations; rates
+ * stay as specs (absolute, or a share of the tier) because "120%" needs the tier, which is
+ * resolved afterwards. Every message names what is allowed; `issues.ts` turns zod's issues
+ * into `ConfigIssue`s.
+ */
+import { z } from 'zod';
+import { OPS } from '../core/ops.js';
+import { DURATION_HELP, parseDurationMs, parsePercent, parseRatePerS, RATE_HELP } from '../core/units.js';
+import { EXECUTORS } from '../load/types.js';
+
+/** A rate before the tier is known. */
+export type RateSpec =
+  | { readonly perS: number; readonly fraction?: undefined }
+  | { readonly fraction: number; readonly perS?: undefined };
+
+/** Longest schedule: the monotonic clock holds integer ns exactly for 104 days. */
+export const MAX_DURATION_MS = 90 * 86_400_000;
+
+const RATE_FORMS = `${RATE_HELP}, or a share of the tier limit such as "100%" or "120%"`;
+
+/** Formats any input for a message without throwing (bigint, symbols, cycles). */
+export function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' || v === null || v === undefined) {
+    return String(v);
+  }
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** A strict object whose unknown-field issue lists the allowed fields. */
+function strict<S extends z.core.$ZodLooseShape>(shape: S, what = 'allowed') {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `${what}: ${allowed}` : undefined),
+  });
+}
+
+function rate(min: 'positive' | 'non-negative') {
+  return z
+    .union([z.number(), z.string()], { error: (iss) => `${show(iss.input)} is not a rate; use ${RATE_FORMS}` })
+    .transform((v, ctx): RateSpec => {
+      const perS = parseRatePerS(v);
+      const fraction = perS === undefined ? parsePercent(v) : undefined;
+      const value = perS ?? fraction;
+      if (value === undefined || !Number.isFinite(value)) {
+        ctx.addIssue({ code: 'custom', message: `${show(v)} is not a rate; use ${RATE_FORMS}` });
+        return z.NEVER;
+      }
+      if (min === 'positive' && value === 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be > 0' });
+        return z.NEVER;
+      }
+      return perS !== undefined ? { perS } : { fraction: value };
+    });
+}
+
+function duration(min: 'positive' | 'non-negative') {
+  return z
+    .union([z.number(), z.string()], { error: (iss) => `${show(iss.input)} is not a duration; use ${DURATION_HELP}` })
+    .transform((v, ctx): number => {
+      const ms = parseDurationMs(v);
+      if (ms === undefined || !Number.isFinite(ms)) {
+        ctx.addIssue({ code: 'custom', message: `${show(v)} is not a duration; use ${DURATION_HELP}` });
+        return z.NEVER;
+      }
+      if (min === 'positive' && ms === 0) ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
+      else if (ms > MAX_DURATION_MS) ctx.addIssue({ code: 'custom', message: 'must be at most 90d' });
+      return ms;
+    });
+}
+
+const COUNT = 'must be an integer >= 1';
+const count = () => z.number().int({ error: COUNT }).min(1, { error: COUNT });
+
+const maxInFlight = count().optional();
+const gracefulStop = duration('non-negative').optional();
+
+const constantLoad = strict(
+  {
+    executor: z.literal('constant-arrival-rate'),
+    rate: rate('positive'),
+    duration: duration('positive'),
+    maxInFlight,
+    gracefulStop,
+  },
+  'allowed for constant-arrival-rate',
+);
+
+const totalMs = (stages: readonly { duration: number }[]): number => stages.reduce((sum, s) => sum + s.duration, 0);
+
+const rampingLoad = strict(
+  {
+    executor: z.literal('ramping-arrival-rate'),
+    startRate: rate('non-negative').optional(),
+    stages: z
+      .array(strict({ duration: duration('non-negative'), target: rate('non-negative') }))
+      .min(1, { error: 'needs at least one stage' })
+      .refine((stages) => totalMs(stages) > 0, { error: 'stages must last longer than 0 in total' })
+      .refine((stages) => totalMs(stages) <= MAX_DURATION_MS, { error: 'stages must last at most 90d in total' }),
+    maxInFlight,
+    gracefulStop,
+  },
+  'allowed for ramping-arrival-rate',
+);
+
+const poissonLoad = strict(
+  {
+    executor: z.literal('poisson'),
+    rate: rate('positive'),
+    duration: duration('positive'),
+    burstiness: z
+      .number()
+      .min(0.1, { error: 'must be a number >= 0.1 (1 = Poisson; below 1 burstier, above 1 steadier)' })
+      .optional(),
+    maxInFlight,
+    gracefulStop,
+  },
+  'allowed for poisson',
+);
+
+const closedLoad = strict(
+  {
+    executor: z.literal('constant-concurrency'),
+    concurrency: count(),
+    duration: duration('positive'),
+    gracefulStop,
+  },
+  'allowed for constant-concurrency',
+);
+
+const loadSchema = z.preprocess(
+  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && (v as { executor?: unknown }).executor === undefined
+    ? { ...v, executor: 'constant-arrival-rate' }
+    : v),
+  z.discriminatedUnion('executor', [constantLoad, rampingLoad, poissonLoad, closedLoad], {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? `${show((iss.input as { executor?: unknown } | undefined)?.executor)} is not an executor; ` +
+          `one of ${EXECUTORS.join(', ')}`
+        : 'must be an object such as { rate: "100/min", duration: "1m" }',
+  }),
+);
+
+/** Ops whose requests carry each optional mix field. */
+export const MIX_FIELD_OPS = {
+  flowId: ['run', 'stream', 'getFlow', 'createSession', 'trigger'],
+  input: ['run', 'stream', 'trigger'],
+  sessionId: ['run', 'stream', 'getHistory'],
+  query: ['listFlows', 'getUsage'],
+} as const satisfies Record<string, readonly (typeof OPS)[number][]>;
+
+const NON_EMPTY = 'must not be empty';
+
+const mixEntry = strict({
+  op: z.enum(OPS, { error: (iss) => `${show(iss.input)} is not an operation; one of ${OPS.join(', ')}` }),
+  weight: z.number().positive({ error: 'must be > 0' }).default(1),
+  flowId: z.string().min(1, { error: NON_EMPTY }).optional(),
+  input: z
+    .union([z.string(), z.record(z.string(), z.unknown())], { error: 'must be a string (run, stream) or an object (trigger)' })
+    .optional(),
+  sessionId: z.string().min(1, { error: NON_EMPTY }).optional(),
+  query: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: 'must be an object of strings, numbers or booleans' })
+    .optional(),
+  negative: z.boolean().default(false),
+}).superRefine((entry, ctx) => {
+  for (const [field, ops] of Object.entries(MIX_FIELD_OPS)) {
+    if (entry[field as keyof typeof MIX_FIELD_OPS] !== undefined && !(ops as readonly string[]).includes(entry.op)) {
+      ctx.addIssue({ code: 'custom', path: [field], message: `${entry.op} takes no ${field}; only ${ops.join(', ')} do` });
+    }
+  }
+  if (entry.negative) return;
+  if ((entry.op === 'run' || entry.op === 'stream') && entry.input !== undefined && typeof entry.input !== 'string') {
+    const message = `${entry.op} input must be a string (set negative: true to send another on purpose)`;
+    ctx.addIssue({ code: 'custom', path: ['input'], message });
+  }
+  if (entry.op === 'trigger' && typeof entry.input === 'string') {
+    ctx.addIssue({ code: 'custom', path: ['input'], message: 'trigger input must be a JSON object' });
+  }
+});
+
+/** A tier: "free", "pro", or { limitPerMinute: N }. */
+/** A tier: "free", "pro", or { limitPerMinute: N }. */
+const customTier = strict({ limitPerMinute: z.number().positive({ error: 'must be a number > 0 (requests per minute)' }) });
+export const tierSchema = z.union([z.enum(['free', 'pro']), customTier], {
+  error: (iss) =>
+    iss.input !== null && typeof iss.input === 'object'
+      ? 'must be { limitPerMinute: N } with N > 0 requests per minute'
+      : `${show(iss.input)} is not a tier; use "free", "pro" or { limitPerMinute: N }`,
+});
+
+const THRESHOLD_FORMS = 'must be an expression such as "<2s", ">=99.9%" or "==0", or { expr, abortOnFail }';
+const threshold = z.preprocess(
+  (v) => (typeof v === 'string' ? { expr: v } : v),
+  z.strictObject(
+    {
+      expr: z.string().trim().min(1, { error: 'must be a non-empty expression such as "<2s", ">=99.9%" or "==0"' }),
+      abortOnFail: z.boolean().optional(),
+    },
+    {
+      error: (iss) => {
+        if (iss.code === 'unrecognized_keys') return 'allowed: expr, abortOnFail';
+        return iss.code === 'invalid_type' ? THRESHOLD_FORMS : undefined;
+      },
+    },
+  ),
+);
+
+const SEED_RANGE = 'must be an integer from 0 to 4294967295';
+const OBJECTIVE_RANGE = 'must be between 0 and 1, exclusive (0.999 for 99.9%)';
+
+/** The whole scenario file. */
+export const scenarioSchema = strict(
+  {
+    name: z.string().regex(/^[a-z0-9-]+$/, { error: 'must use only lower-case letters, digits and dashes' }),
+    description: z.string().optional(),
+    tier: tierSchema,
+    load: loadSchema,
+    mix: z.array(mixEntry).min(1, { error: 'needs at least one entry' }),
+    thresholds: z.record(z.string().min(1, { error: 'threshold names must not be empty' }), threshold).optional(),
+    seed: z
+      .number()
+      .int({ error: SEED_RANGE })
+      .min(0, { error: SEED_RANGE })
+      .max(0xffffffff, { error: SEED_RANGE })
+      .optional(),
+    slo: strict({
+      objective: z.number().gt(0, { error: OBJECTIVE_RANGE }).lt(1, { error: OBJECTIVE_RANGE }).optional(),
+    }).optional(),
+  },
+  'allowed fields',
+);
+
+/** What a successful parse gives. */
+export type ParsedScenario = z.output<typeof scenarioSchema>;
+/** A parsed load, rates still specs. */
+export type ParsedLoad = ParsedScenario['load'];
+/** Rate forms, for messages elsewhere. */
+export { RATE_FORMS };

@@ -1,0 +1,148 @@
+/**
+ * The scenario format: what a user writes (`ScenarioInput`) and what the run engine gets
+ * (`ResolvedScenario`: every default filled, every unit converted, weights normalised).
+ */
+import type { OpName } from '../core/ops.js';
+import type { Tier } from '../core/tiers.js';
+import type { ResolvedLoad } from '../load/types.js';
+
+/**
+ * A rate: `"100/min"`, `"16.7/s"`, `"5000/h"`, a number per second, or a share of the tier's
+ * limit: `"100%"` is the limit, `"120%"` is over it.
+ */
+export type RateInput = number | string;
+
+/** A duration: `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or a number of milliseconds. */
+export type DurationInput = number | string;
+
+/** Fields every executor takes. */
+interface LoadCommonInput {
+  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
+  readonly gracefulStop?: DurationInput;
+}
+
+/** Fields of the open-model executors. */
+interface OpenLoadInput extends LoadCommonInput {
+  /** Arrivals that find this many requests in flight are dropped and counted (default 1000). */
+  readonly maxInFlight?: number;
+}
+
+/** Evenly spaced arrivals at one rate (the default executor). */
+export interface ConstantArrivalRateInput extends OpenLoadInput {
+  readonly executor?: 'constant-arrival-rate';
+  readonly rate: RateInput;
+  readonly duration: DurationInput;
+}
+
+/** Linear ramps between rates; the run lasts the sum of the stages. */
+export interface RampingArrivalRateInput extends OpenLoadInput {
+  readonly executor: 'ramping-arrival-rate';
+  /** Rate at the start of the first stage (default 0). */
+  readonly startRate?: RateInput;
+  readonly stages: readonly { readonly duration: DurationInput; readonly target: RateInput }[];
+}
+
+/** Random (gamma) gaps with a mean rate; `burstiness` 1 is Poisson, below 1 burstier. */
+export interface PoissonInput extends OpenLoadInput {
+  readonly executor: 'poisson';
+  readonly rate: RateInput;
+  readonly duration: DurationInput;
+  /** Gamma shape k ≥ 0.1 (default 1); the gaps' coefficient of variation is 1/√k. */
+  readonly burstiness?: number;
+}
+
+/** Closed model: a fixed number of workers, each sending its next request when one returns. */
+export interface ConstantConcurrencyInput extends LoadCommonInput {
+  readonly executor: 'constant-concurrency';
+  readonly concurrency: number;
+  readonly duration: DurationInput;
+}
+
+/** The `load` section of a scenario. */
+export type LoadInput = ConstantArrivalRateInput | RampingArrivalRateInput | PoissonInput | ConstantConcurrencyInput;
+
+/** JSON-like input of a run, stream or trigger. */
+export type MixInputValue = string | { readonly [key: string]: unknown };
+
+/** Query parameters of `listFlows` or `getUsage`. */
+export type MixQuery = { readonly [key: string]: string | number | boolean };
+
+/** One kind of request in the traffic mix. */
+export interface MixEntryInput {
+  readonly op: OpName;
+  /** Relative share of the traffic (> 0, default 1); weights need not add up to anything. */
+  readonly weight?: number;
+  /** Flow addressed by run, stream, getFlow, createSession or trigger (default: the engine picks). */
+  readonly flowId?: string;
+  /** Input of run/stream (a string) or the JSON body of trigger (an object). */
+  readonly input?: MixInputValue;
+  /** Session of run, stream or getHistory. */
+  readonly sessionId?: string;
+  /** Query of listFlows (`limit`, `offset`, `status`) or getUsage (`start_date`, …). */
+  readonly query?: MixQuery;
+  /** The request is meant to fail (negative test): its 4xx are excluded from the SLO. */
+  readonly negative?: boolean;
+}
+
+/** A threshold's expression (`"<2s"`), or the expression with options. */
+export type ThresholdInput = string | { readonly expr: string; readonly abortOnFail?: boolean };
+
+/** A scenario as written in a `.ts`, `.js`, `.json` or `.yaml` file. */
+export interface ScenarioInput {
+  /** Lower-case letters, digits and dashes; names the report directory and metrics. */
+  readonly name: string;
+  readonly description?: string;
+  readonly tier: Tier;
+  readonly load: LoadInput;
+  readonly mix: readonly MixEntryInput[];
+  /** `"run.latency.p99": "<2s"`, `"availability": ">=99.9%"`, … (checked by the run engine). */
+  readonly thresholds?: { readonly [key: string]: ThresholdInput };
+  /** Seed of random gaps and of the mix order (default 1). */
+  readonly seed?: number;
+  readonly slo?: { readonly objective?: number };
+}
+
+/** Changes to a scenario from the command line. */
+export interface ScenarioOverrides {
+  /** New schedule length; a ramp's stages are scaled to it. */
+  readonly durationMs?: number;
+  /** New rate (same forms as `load.rate`); a ramp's rates are scaled so its peak equals it. */
+  readonly rate?: string;
+  readonly tier?: Tier;
+  readonly maxInFlight?: number;
+}
+
+/** One mix entry with its weight normalised (all weights add up to 1). */
+export interface ResolvedMixEntry {
+  readonly op: OpName;
+  readonly weight: number;
+  readonly flowId: string | undefined;
+  readonly input: MixInputValue | undefined;
+  readonly sessionId: string | undefined;
+  readonly query: MixQuery | undefined;
+  readonly negative: boolean;
+}
+
+/** A threshold as written, not yet parsed (the run engine parses it with the slo grammar). */
+export interface ResolvedThreshold {
+  readonly key: string;
+  readonly expr: string;
+  readonly abortOnFail: boolean;
+}
+
+/** A validated scenario, every default filled. Frozen. */
+export interface ResolvedScenario {
+  readonly name: string;
+  /** Empty when the scenario has none. */
+  readonly description: string;
+  readonly tier: Tier;
+  readonly tierLimitPerMinute: number;
+  readonly load: ResolvedLoad;
+  readonly mix: readonly ResolvedMixEntry[];
+  readonly thresholds: readonly ResolvedThreshold[];
+  readonly seed: number;
+  /** SLO objective, 0–1 (default 0.999). */
+  readonly objective: number;
+  /** Where the scenario came from (a file path), when known. */
+  readonly source?: string;
+}

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, FlowgaugeError } from '../../src/core/errors.js';
+import { loadScenario, loadScenarioFile } from '../../src/scenario/index.js';
+
+const scenario = {
+  name: 'from-file',
+  tier: 'free',
+  load: { rate: '100%', duration: '10s' },
+  mix: [{ op: 'run', input: 'hello' }],
+};
+
+let dir = '';
+const file = (name: string, text: string): string => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'flowgauge-scenario-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('loadScenarioFile', () => {
+  it('reads a .ts file through tsx, type annotations and all', async () => {
+    const path = file(
+      'typed.ts',
+      `interface S { name: string }\nconst s: S & Record<string, unknown> = ${JSON.stringify(scenario)};\nexport default s;\n`,
+    );
+    expect(await loadScenarioFile(path)).toEqual(scenario);
+  });
+
+  it('reads a .mts file that imports defineScenario from the source tree', async () => {
+    const index = pathToFileURL(resolve('src/scenario/index.ts')).href;
+    const path = file(
+      'defined.mts',
+      `import { defineScenario } from ${JSON.stringify(index)};\nexport default defineScenario(${JSON.stringify(scenario)});\n`,
+    );
+    const s = await loadScenario(path);
+    expect(s.name).toBe('from-file');
+    expect(s.source).toBe(path);
+    expect(s.load).toMatchObject({ ratePerS: 100 / 60, durationMs: 10_000 });
+  });
+
+  it('reads a .ts file anew after it changed', async () => {
+    const path = file('changing.ts', `export default ${JSON.stringify({ ...scenario, name: 'first' })};\n`);
+    expect(await loadScenarioFile(path)).toMatchObject({ name: 'first' });
+    writeFileSync(path, `export default ${JSON.stringify({ ...scenario, name: 'second' })};\n`);
+    expect(await loadScenarioFile(path)).toMatchObject({ name: 'second' });
+  });
+
+  it('reads a named `scenario` export from .mjs and a .js default export', async () => {
+    const named = file('named.mjs', `export const scenario = ${JSON.stringify(scenario)};\n`);
+    expect(await loadScenarioFile(named)).toEqual(scenario);
+    const dflt = file('plain.mjs', `export default ${JSON.stringify({ ...scenario, name: 'js' })};\n`);
+    expect(await loadScenarioFile(dflt)).toMatchObject({ name: 'js' });
+  });
+
+  it('reads .json and .yaml files', async () => {
+    expect(await loadScenarioFile(file('s.json', JSON.stringify(scenario)))).toEqual(scenario);
+    const yaml = [
+      'name: from-file',
+      'tier: free',
+      'load:',
+      '  rate: 100%',
+      '  duration: 10s',
+      'mix:',
+      '  - op: run',
+      '    input: hello',
+      '',
+    ].join('\n');
+    expect(await loadScenarioFile(file('s.yaml', yaml))).toEqual(scenario);
+    expect(await loadScenarioFile(file('s.yml', yaml))).toEqual(scenario);
+  });
+
+  it('names the path of a missing file with FG_FILE_NOT_FOUND', async () => {
+    const path = join(dir, 'nope.ts');
+    const err = await rejection(loadScenarioFile(path));
+    expect(err).toBeInstanceOf(FlowgaugeError);
+    expect((err as FlowgaugeError).code).toBe('FG_FILE_NOT_FOUND');
+    expect((err as Error).message).toContain(path);
+    const dirErr = await rejection(loadScenarioFile(dir));
+    expect((dirErr as FlowgaugeError).code).toBe('FG_FILE_NOT_FOUND');
+  });
+
+  it('turns syntax errors into a ConfigError carrying the parser message', async () => {
+    const ts = await rejection(loadScenarioFile(file('broken.ts', 'export default { name: "x", \n')));
+    expect(ts).toBeInstanceOf(ConfigError);
+    expect((ts as ConfigError).issues[0]?.path).toContain('broken.ts');
+    expect((ts as ConfigError).message).toMatch(/could not load/);
+
+    const json = await rejection(loadScenarioFile(file('broken.json', '{ "name": ')));
+    expect(json).toBeInstanceOf(ConfigError);
+    expect((json as ConfigError).message).toMatch(/invalid JSON/);
+
+    const yaml = await rejection(loadScenarioFile(file('broken.yaml', 'name: [unclosed\n')));
+    expect(yaml).toBeInstanceOf(ConfigError);
+    expect((yaml as ConfigError).message).toMatch(/invalid YAML/);
+  });
+
+  it('rejects modules without a scenario export and unsupported extensions', async () => {
+    const none = await rejection(loadScenarioFile(file('none.mjs', 'export const other = 1;\n')));
+    expect(none).toBeInstanceOf(ConfigError);
+    expect((none as Error).message).toMatch(/export default defineScenario/);
+    const txt = await rejection(loadScenarioFile(file('s.txt', 'hello')));
+    expect(txt).toBeInstanceOf(ConfigError);
+    expect((txt as Error).message).toMatch(/unsupported file type ".txt"/);
+  });
+
+  it('passes a file that loads but is invalid on to resolve, which names the source', async () => {
+    const path = file('invalid.json', JSON.stringify({ ...scenario, tier: 'gold' }));
+    const err = await rejection(loadScenario(path));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues.map((i) => i.path)).toEqual(['tier']);
+    expect((err as Error).message).toContain('invalid.json');
+  });
+});

@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/core/errors.js';
+import {
+  DEFAULT_GRACEFUL_STOP_MS,
+  DEFAULT_MAX_IN_FLIGHT,
+  resolveScenario,
+  type ScenarioOverrides,
+} from '../../src/scenario/index.js';
+
+const base = {
+  name: 'demo',
+  tier: 'pro',
+  load: { rate: '600/min', duration: '30s' },
+  mix: [{ op: 'run', input: 'hi' }],
+};
+
+function issuesOf(raw: unknown, overrides?: ScenarioOverrides): { path: string; message: string }[] {
+  try {
+    resolveScenario(raw, overrides);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return [...(err as ConfigError).issues];
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function issueAt(raw: unknown, path: string, overrides?: ScenarioOverrides): string {
+  const found = issuesOf(raw, overrides).find((i) => i.path === path);
+  expect(found, `no issue at ${path}`).toBeDefined();
+  return (found as { message: string }).message;
+}
+
+describe('resolveScenario', () => {
+  it('fills every default and converts units', () => {
+    const s = resolveScenario(base);
+    expect(s).toEqual({
+      name: 'demo',
+      description: '',
+      tier: 'pro',
+      tierLimitPerMinute: 1000,
+      load: {
+        executor: 'constant-arrival-rate',
+        ratePerS: 10,
+        durationMs: 30_000,
+        maxInFlight: DEFAULT_MAX_IN_FLIGHT,
+        gracefulStopMs: DEFAULT_GRACEFUL_STOP_MS,
+      },
+      mix: [{ op: 'run', weight: 1, flowId: undefined, input: 'hi', sessionId: undefined, query: undefined, negative: false }],
+      thresholds: [],
+      seed: 1,
+      objective: 0.999,
+    });
+    expect(Object.isFrozen(s)).toBe(true);
+    expect(Object.isFrozen(s.load)).toBe(true);
+    expect(Object.isFrozen(s.mix[0])).toBe(true);
+  });
+
+  it('resolves rates relative to the tier limit', () => {
+    const at = (rate: unknown, tier: unknown = 'free'): number => {
+      const s = resolveScenario({ ...base, tier, load: { rate, duration: '1m' } });
+      return s.load.executor === 'constant-arrival-rate' ? s.load.ratePerS : Number.NaN;
+    };
+    expect(at('100%')).toBeCloseTo(100 / 60, 12);
+    expect(at('120%')).toBeCloseTo(2, 12);
+    expect(at('50%', 'pro')).toBeCloseTo(1000 / 120, 12);
+    expect(at('100%', { limitPerMinute: 6000 })).toBe(100);
+    expect(at('16.7/s')).toBe(16.7);
+    expect(at(3)).toBe(3);
+    expect(at('5000/h')).toBeCloseTo(5000 / 3600, 12);
+  });
+
+  it('resolves each executor with its own fields', () => {
+    const ramp = resolveScenario({
+      ...base,
+      tier: 'free',
+      load: { executor: 'ramping-arrival-rate', startRate: '1/s', stages: [{ duration: '10s', target: '100%' }, { duration: '5s', target: 0 }], maxInFlight: 7 },
+    });
+    expect(ramp.load).toEqual({
+      executor: 'ramping-arrival-rate',
+      startRatePerS: 1,
+      stages: [
+        { durationMs: 10_000, targetRatePerS: 100 / 60 },
+        { durationMs: 5000, targetRatePerS: 0 },
+      ],
+      maxInFlight: 7,
+      gracefulStopMs: 5000,
+    });
+    const poisson = resolveScenario({ ...base, load: { executor: 'poisson', rate: 2, duration: '1m', burstiness: 0.5, gracefulStop: '1s' } });
+    expect(poisson.load).toMatchObject({ executor: 'poisson', ratePerS: 2, burstiness: 0.5, gracefulStopMs: 1000 });
+    const poissonDefault = resolveScenario({ ...base, load: { executor: 'poisson', rate: 2, duration: '1m' } });
+    expect(poissonDefault.load).toMatchObject({ burstiness: 1 });
+    const closed = resolveScenario({ ...base, load: { executor: 'constant-concurrency', concurrency: 8, duration: '2m' } });
+    expect(closed.load).toEqual({ executor: 'constant-concurrency', concurrency: 8, durationMs: 120_000, gracefulStopMs: 5000 });
+  });
+
+  it('normalises mix weights to sum 1 and keeps entry fields', () => {
+    const s = resolveScenario({
+      ...base,
+      mix: [
+        { op: 'run', weight: 3, flowId: 'f1', input: 'x', sessionId: 's1' },
+        { op: 'listFlows', weight: 1, query: { limit: 5, offset: 10 } },
+        { op: 'getFlow', weight: 4, flowId: 'nope', negative: true },
+        { op: 'trigger', input: { a: 1 } },
+      ],
+    });
+    expect(s.mix.map((e) => e.weight)).toEqual([3 / 9, 1 / 9, 4 / 9, 1 / 9]);
+    expect(s.mix[0]).toMatchObject({ flowId: 'f1', input: 'x', sessionId: 's1', negative: false });
+    expect(s.mix[1]?.query).toEqual({ limit: 5, offset: 10 });
+    expect(s.mix[2]?.negative).toBe(true);
+    expect(s.mix[3]?.input).toEqual({ a: 1 });
+  });
+
+  it('keeps thresholds in order, unparsed, with abortOnFail', () => {
+    const s = resolveScenario({
+      ...base,
+      thresholds: { 'run.latency.p99': '<2s', availability: { expr: '>=99.9%', abortOnFail: true }, 'errors.rate': { expr: ' <1% ' } },
+      seed: 77,
+      slo: { objective: 0.99 },
+      description: 'about',
+    });
+    expect(s.thresholds).toEqual([
+      { key: 'run.latency.p99', expr: '<2s', abortOnFail: false },
+      { key: 'availability', expr: '>=99.9%', abortOnFail: true },
+      { key: 'errors.rate', expr: '<1%', abortOnFail: false },
+    ]);
+    expect(s.seed).toBe(77);
+    expect(s.objective).toBe(0.99);
+    expect(s.description).toBe('about');
+  });
+
+  it('names each kind of problem with its path and what is allowed', () => {
+    expect(issueAt({ ...base, name: 'My Test' }, 'name')).toMatch(/lower-case letters, digits and dashes/);
+    expect(issueAt({ ...base, name: undefined }, 'name')).toBe('is required');
+    expect(issueAt({ ...base, tier: 'gold' }, 'tier')).toMatch(/"gold" is not a tier; use "free", "pro"/);
+    expect(issueAt({ ...base, tier: { limitPerMinute: 0 } }, 'tier.limitPerMinute')).toMatch(/> 0/);
+    expect(issueAt({ ...base, load: { rate: 'fast', duration: '1m' } }, 'load.rate')).toMatch(/^"fast" is not a rate; use a rate such as "100\/min"/);
+    expect(issueAt({ ...base, load: { rate: '0/s', duration: '1m' } }, 'load.rate')).toBe('must be > 0');
+    expect(issueAt({ ...base, load: { rate: 1, duration: 'forever' } }, 'load.duration')).toMatch(/is not a duration; use a duration such as "500ms"/);
+    expect(issueAt({ ...base, load: { rate: 1, duration: '100d' } }, 'load.duration')).toMatch(/at most 90d/);
+    expect(issueAt({ ...base, load: { executor: 'ramp', rate: 1 } }, 'load.executor')).toMatch(/"ramp" is not an executor; one of constant-arrival-rate, ramping-arrival-rate/);
+    expect(issueAt({ ...base, load: { rate: 1, duration: 1, maxInFlight: 0 } }, 'load.maxInFlight')).toMatch(/integer >= 1/);
+    expect(issueAt({ ...base, load: { executor: 'poisson', rate: 1, duration: 1, burstiness: 0 } }, 'load.burstiness')).toMatch(/>= 0.1/);
+    expect(issueAt({ ...base, load: { executor: 'ramping-arrival-rate', stages: [] } }, 'load.stages')).toMatch(/at least one stage/);
+    expect(issueAt({ ...base, load: { executor: 'ramping-arrival-rate', stages: [{ duration: '1s', target: 'x' }] } }, 'load.stages[0].target')).toMatch(/not a rate/);
+    expect(issueAt({ ...base, mix: [] }, 'mix')).toMatch(/at least one entry/);
+    expect(issueAt({ ...base, mix: [{ op: 'run' }, { op: 'run' }, { op: 'run', weight: -2 }] }, 'mix[2].weight')).toBe('must be > 0');
+    expect(issueAt({ ...base, mix: [{ op: 'runn' }] }, 'mix[0].op')).toMatch(/^"runn" is not an operation; one of run, stream, getRun/);
+    expect(issueAt({ ...base, mix: [{ op: 'listFlows', sessionId: 's' }] }, 'mix[0].sessionId')).toMatch(/listFlows takes no sessionId; only run, stream, getHistory do/);
+    expect(issueAt({ ...base, mix: [{ op: 'run', input: { a: 1 } }] }, 'mix[0].input')).toMatch(/must be a string/);
+    expect(issueAt({ ...base, mix: [{ op: 'trigger', input: 'text' }] }, 'mix[0].input')).toMatch(/JSON object/);
+    expect(issueAt({ ...base, thresholds: { 'run.latency.p99': 5 } }, 'thresholds["run.latency.p99"]')).toMatch(/expression such as "<2s"/);
+    expect(issueAt({ ...base, thresholds: { x: { expr: '<1s', abortOnFail: 'yes' } } }, 'thresholds.x.abortOnFail')).toMatch(/true or false/);
+    expect(issueAt({ ...base, seed: 1.5 }, 'seed')).toMatch(/integer from 0/);
+    expect(issueAt({ ...base, slo: { objective: 99.9 } }, 'slo.objective')).toMatch(/between 0 and 1/);
+    expect(issueAt({ ...base, mix: 'run' }, 'mix')).toMatch(/must be an array, got string "run"/);
+    expect(issueAt(42, '')).toMatch(/must be an object/);
+  });
+
+  it('reports unknown fields anywhere, listing the allowed ones', () => {
+    expect(issueAt({ ...base, thresholdz: {} }, 'thresholdz')).toMatch(/unknown field.*allowed fields: name, description, tier, load, mix/);
+    expect(issueAt({ ...base, load: { rate: 1, duration: 1, maxInFlght: 3 } }, 'load.maxInFlght')).toMatch(/allowed for constant-arrival-rate: executor, rate, duration, maxInFlight/);
+    expect(issueAt({ ...base, load: { executor: 'constant-concurrency', concurrency: 2, duration: 1, rate: 1 } }, 'load.rate')).toMatch(
+      /allowed for constant-concurrency/,
+    );
+    expect(issueAt({ ...base, mix: [{ op: 'run', wieght: 2 }] }, 'mix[0].wieght')).toMatch(/unknown field/);
+    expect(issueAt({ ...base, slo: { target: 0.9 } }, 'slo.target')).toMatch(/allowed: objective/);
+  });
+
+  it('reports every problem at once', () => {
+    const issues = issuesOf(
+      {
+        name: 'Bad',
+        tier: 'gold',
+        load: { rate: 'fast', duration: 'never' },
+        mix: [{ op: 'runn' }, { op: 'run', weight: 0 }],
+        typo: true,
+      },
+      { maxInFlight: -1 },
+    );
+    expect(issues.map((i) => i.path)).toEqual([
+      'name',
+      'tier',
+      'load.rate',
+      'load.duration',
+      'mix[0].op',
+      'mix[1].weight',
+      'typo',
+      'overrides.maxInFlight',
+    ]);
+    const err = (() => {
+      try {
+        resolveScenario({ ...base, name: 'Bad' }, {}, { source: 'scenarios/x.ts' });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      return undefined;
+    })();
+    expect(err?.code).toBe('FG_CONFIG_INVALID');
+    expect(err?.message).toMatch(/invalid scenario "Bad" \(scenarios\/x.ts\) \(1 problem\):\n {2}- name: /);
+  });
+
+  it('applies overrides of duration, rate, tier and maxInFlight', () => {
+    const s = resolveScenario({ ...base, load: { rate: '100%', duration: '1m' } }, { durationMs: 5000, rate: '50%', tier: 'free', maxInFlight: 9 });
+    expect(s.tier).toBe('free');
+    expect(s.tierLimitPerMinute).toBe(100);
+    expect(s.load).toMatchObject({ ratePerS: 50 / 60, durationMs: 5000, maxInFlight: 9 });
+    const abs = resolveScenario(base, { rate: '2/s' });
+    expect(abs.load).toMatchObject({ ratePerS: 2 });
+    // A tier override stands in for a missing tier.
+    const noTier = resolveScenario({ ...base, tier: undefined }, { tier: { limitPerMinute: 60 } });
+    expect(noTier.tierLimitPerMinute).toBe(60);
+  });
+
+  it('scales a ramp to an overridden duration and peak rate', () => {
+    const s = resolveScenario(
+      {
+        ...base,
+        load: {
+          executor: 'ramping-arrival-rate',
+          startRate: 2,
+          stages: [
+            { duration: '30s', target: 10 },
+            { duration: '10s', target: 4 },
+          ],
+        },
+      },
+      { durationMs: 20_000, rate: '5/s' },
+    );
+    expect(s.load).toMatchObject({
+      startRatePerS: 1,
+      stages: [
+        { durationMs: 15_000, targetRatePerS: 5 },
+        { durationMs: 5000, targetRatePerS: 2 },
+      ],
+    });
+  });
+
+  it('rejects overrides that do not fit the scenario or are malformed', () => {
+    const closed = { ...base, load: { executor: 'constant-concurrency', concurrency: 2, duration: '1m' } };
+    expect(issueAt(closed, 'overrides.rate', { rate: '5/s' })).toMatch(/constant-concurrency has no rate/);
+    expect(issueAt(closed, 'overrides.maxInFlight', { maxInFlight: 5 })).toMatch(/no maxInFlight/);
+    expect(resolveScenario(closed, { durationMs: 1000 }).load).toMatchObject({ durationMs: 1000 });
+    expect(issueAt(base, 'overrides.rate', { rate: 'lots' })).toMatch(/"lots" is not a rate/);
+    expect(issueAt(base, 'overrides.durationMs', { durationMs: -1 })).toMatch(/> 0/);
+    expect(issueAt(base, 'overrides.tier', { tier: 'gold' as never })).toMatch(/not a tier/);
+    // An invalid tier override is reported once, not also as the scenario's tier.
+    expect(issuesOf(base, { tier: 'gold' as never }).map((i) => i.path)).toEqual(['overrides.tier']);
+  });
+});
