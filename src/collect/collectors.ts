@@ -1,0 +1,229 @@
+/**
+ * The collectors of a run: every sample goes through `observe`, which judges it (throttle and
+ * SLI class) and records it everywhere it counts. `snapshot` returns everything the report
+ * needs; `live` is the cheap view for once-a-second progress.
+ */
+import type { OpName } from '../core/ops.js';
+import type { RequestSample, Verdict } from '../core/types.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { assertObjective, DEFAULT_OBJECTIVE } from '../slo/budget.js';
+import { classifySli } from '../slo/sli.js';
+import { createContractViolationTable } from './contract-violations.js';
+import type { ContractViolationEntry, ContractViolationTotals } from './contract-violations.js';
+import { createLatencyHistogram, recordNs, toPct } from './histogram.js';
+import type { Pct } from './histogram.js';
+import { createOpStats } from './op-stats.js';
+import type { OpSnapshot, OpStats } from './op-stats.js';
+import { createRateLimitAnalyser } from './rate-limit-analyser.js';
+import type { RateLimitSnapshot } from './rate-limit-analyser.js';
+import { createSliceTable } from './slices.js';
+import type { SliceEntry } from './slices.js';
+import { createStreamCollector } from './stream-collector.js';
+import type { StreamSnapshot } from './stream-collector.js';
+
+/** Options of `createCollectors`. */
+export interface CollectorsOptions {
+  /** Monotonic ns of the run's start: slices and positions are relative to it. */
+  readonly runStartNs: number;
+  /** Slice length in ms (default 1000). */
+  readonly sliceMs?: number;
+  /** Availability objective, 0–1 exclusive (default 0.999). */
+  readonly objective?: number;
+  /** Wall-clock ms at `runStartNs`; lets epoch Reset values time the recovery after throttling. */
+  readonly runStartWallMs?: number;
+  /** How long after a slice ends its histograms stay live before being serialised (default 10 000 ms). */
+  readonly sliceCloseLagMs?: number;
+  /** See `RateLimitAnalyserOptions.prematureSlack` (default 0.05). */
+  readonly prematureSlack?: number;
+  /** Distinct contract violations kept (default 200). */
+  readonly maxContractViolations?: number;
+}
+
+/** Options with every default filled. */
+export interface ResolvedCollectorsOptions {
+  readonly runStartNs: number;
+  readonly sliceMs: number;
+  readonly objective: number;
+  readonly runStartWallMs: number | undefined;
+  readonly sliceCloseLagMs: number;
+  readonly prematureSlack: number;
+  readonly maxContractViolations: number;
+}
+
+/** Everything report/ needs, at one instant. */
+export interface CollectorSnapshot {
+  readonly runStartNs: number;
+  readonly nowNs: number;
+  readonly sliceMs: number;
+  readonly objective: number;
+  readonly totals: { readonly requests: number; readonly good: number; readonly bad: number; readonly excluded: number };
+  /** Operations that saw at least one sample. */
+  readonly ops: Partial<Record<OpName, OpSnapshot>>;
+  readonly stream: StreamSnapshot;
+  readonly rateLimit: RateLimitSnapshot;
+  readonly contractViolations: ContractViolationEntry[];
+  readonly contractViolationTotals: ContractViolationTotals;
+  readonly slices: SliceEntry[];
+  /** Serialised histograms: `<op>.latency` for each op seen, `stream.<timing>` when streams were seen. */
+  readonly histograms: Record<string, string>;
+}
+
+/** The cheap live view: no serialisation, no per-op detail. */
+export interface LiveStats {
+  /** ms from the run's start to `nowNs`. */
+  readonly elapsedMs: number;
+  readonly requests: number;
+  readonly good: number;
+  readonly bad: number;
+  readonly excluded: number;
+  /** Samples that carried an error code. */
+  readonly errors: number;
+  readonly responses429: number;
+  /** Completed requests per second over the run so far. */
+  readonly ratePerS: number;
+  /** Completed requests per second over the last `recentWindowS` whole seconds. */
+  readonly recentRatePerS: number;
+  readonly recentWindowS: number;
+  /** Latency of all operations together (ms). */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** good / (good + bad); null before any. */
+  readonly availability: number | null;
+}
+
+/** The collectors. */
+export interface Collectors {
+  readonly options: ResolvedCollectorsOptions;
+  /** Judges and records one sample; copies what it keeps (the engine may reuse the object). */
+  observe(sample: RequestSample): Verdict;
+  snapshot(nowNs: number): CollectorSnapshot;
+  live(nowNs: number): LiveStats;
+}
+
+const RECENT_S = 5;
+
+/** Resolves options, throwing `InvalidArgumentError` on nonsense. */
+export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCollectorsOptions {
+  const resolved: ResolvedCollectorsOptions = {
+    runStartNs: options.runStartNs,
+    sliceMs: options.sliceMs ?? 1000,
+    objective: options.objective ?? DEFAULT_OBJECTIVE,
+    runStartWallMs: options.runStartWallMs,
+    sliceCloseLagMs: options.sliceCloseLagMs ?? 10_000,
+    prematureSlack: options.prematureSlack ?? 0.05,
+    maxContractViolations: options.maxContractViolations ?? 200,
+  };
+  if (!Number.isFinite(resolved.runStartNs)) throw new InvalidArgumentError('runStartNs must be a finite number');
+  if (!(Number.isFinite(resolved.sliceMs) && resolved.sliceMs > 0)) {
+    throw new InvalidArgumentError('sliceMs must be a positive number');
+  }
+  if (!(resolved.sliceCloseLagMs >= 0)) throw new InvalidArgumentError('sliceCloseLagMs must be ≥ 0');
+  if (!(Number.isInteger(resolved.maxContractViolations) && resolved.maxContractViolations >= 0)) {
+    throw new InvalidArgumentError('maxContractViolations must be a non-negative integer');
+  }
+  assertObjective(resolved.objective);
+  return resolved;
+}
+
+/** Creates the collectors of one run. */
+export function createCollectors(options: CollectorsOptions): Collectors {
+  const o = resolveCollectorsOptions(options);
+  const ops = new Map<OpName, OpStats>();
+  const all = createLatencyHistogram();
+  const stream = createStreamCollector();
+  const rateLimit = createRateLimitAnalyser({
+    runStartNs: o.runStartNs,
+    prematureSlack: o.prematureSlack,
+    ...(o.runStartWallMs === undefined ? {} : { runStartWallMs: o.runStartWallMs }),
+  });
+  const violations = createContractViolationTable(o.maxContractViolations);
+  const slices = createSliceTable({ runStartNs: o.runStartNs, sliceMs: o.sliceMs, closeLagMs: o.sliceCloseLagMs });
+  const totals = { requests: 0, good: 0, bad: 0, excluded: 0 };
+  let errors = 0;
+  let responses429 = 0;
+  // Completions per whole second (by end time) for the recent rate: a small ring.
+  const recent = new Float64Array(RECENT_S + 2);
+  let recentSecond = -1;
+
+  const countCompletion = (endNs: number): void => {
+    const sec = Math.floor((endNs - o.runStartNs) / 1e9);
+    if (sec > recentSecond) {
+      for (let s = Math.max(recentSecond + 1, sec - recent.length + 1); s <= sec; s++) recent[s % recent.length] = 0;
+      recentSecond = sec;
+    }
+    if (sec >= 0 && sec > recentSecond - recent.length) recent[sec % recent.length] = (recent[sec % recent.length] as number) + 1;
+  };
+
+  return {
+    options: o,
+    observe(sample) {
+      const throttle = rateLimit.observe(sample);
+      const sli = classifySli(sample, throttle);
+      let op = ops.get(sample.op);
+      if (op === undefined) ops.set(sample.op, (op = createOpStats()));
+      op.observe(sample, sli);
+      recordNs(all, sample.endNs - sample.intendedNs);
+      stream.observe(sample);
+      if (sample.violations.length > 0) violations.add(sample.violations);
+      slices.observe(sample, sli);
+      totals.requests++;
+      totals[sli]++;
+      if (sample.errorCode !== undefined) errors++;
+      if (sample.status === 429) responses429++;
+      countCompletion(sample.endNs);
+      return { sli, throttle };
+    },
+
+    snapshot(nowNs) {
+      slices.advance(nowNs);
+      const opSnapshots: Partial<Record<OpName, OpSnapshot>> = {};
+      const histograms: Record<string, string> = {};
+      for (const [name, stats] of ops) {
+        opSnapshots[name] = stats.snapshot();
+        histograms[`${name}.latency`] = stats.encoded();
+      }
+      const streamSnapshot = stream.snapshot();
+      if (streamSnapshot.count > 0) Object.assign(histograms, streamSnapshot.histograms);
+      return {
+        runStartNs: o.runStartNs,
+        nowNs,
+        sliceMs: o.sliceMs,
+        objective: o.objective,
+        totals: { ...totals },
+        ops: opSnapshots,
+        stream: streamSnapshot,
+        rateLimit: rateLimit.snapshot(),
+        contractViolations: violations.entries(),
+        contractViolationTotals: violations.totals(),
+        slices: slices.entries(),
+        histograms,
+      };
+    },
+
+    live(nowNs) {
+      const elapsedMs = Math.max(0, (nowNs - o.runStartNs) / 1e6);
+      const nowSec = Math.floor((nowNs - o.runStartNs) / 1e9);
+      // Whole seconds before the current one, that the ring still holds.
+      let recentCount = 0;
+      let windowS = 0;
+      for (let s = nowSec - 1; s >= Math.max(0, nowSec - RECENT_S); s--) {
+        windowS++;
+        if (s <= recentSecond && s > recentSecond - recent.length) recentCount += recent[s % recent.length] as number;
+      }
+      const pct: Pct = toPct(all);
+      const judged = totals.good + totals.bad;
+      return {
+        elapsedMs,
+        ...totals,
+        errors,
+        responses429,
+        ratePerS: elapsedMs > 0 ? totals.requests / (elapsedMs / 1000) : 0,
+        recentRatePerS: windowS > 0 ? recentCount / windowS : 0,
+        recentWindowS: windowS,
+        p50Ms: pct.p50,
+        p99Ms: pct.p99,
+        availability: judged > 0 ? totals.good / judged : null,
+      };
+    },
+  };
+}

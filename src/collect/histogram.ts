@@ -1,0 +1,122 @@
+/**
+ * HDR latency histograms: a thin wrapper over hdr-histogram-js so the rest of the code never
+ * touches its options. Values are recorded in microseconds (1 µs to 1 h, 3 significant digits)
+ * with the default JS implementation (32-bit counts, ~95 KB each), not WebAssembly (nothing to
+ * initialise) and not the packed one: packed is 4× smaller but 20× slower to summarise and
+ * serialise, and the collectors serialise open slices on every snapshot.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { JsHistogram } from 'hdr-histogram-js';
+import type { PctStat } from '../slo/threshold-grammar.js';
+
+/** A histogram of microsecond values (or of any unit recorded ×1000, see `recordScaled`). */
+export type LatencyHistogram = JsHistogram;
+
+/** A percentile summary in milliseconds (report.json `Pct`). All zero when `count` is 0. */
+export type Pct = { readonly [K in PctStat]: number };
+
+/** Highest value kept: one hour in µs. Larger values are clamped to it (and still counted). */
+export const HIGHEST_TRACKABLE_US = 3_600_000_000;
+
+const BUILD: hdr.BuildRequest = {
+  bitBucketSize: 32,
+  lowestDiscernibleValue: 1,
+  highestTrackableValue: HIGHEST_TRACKABLE_US,
+  numberOfSignificantValueDigits: 3,
+  autoResize: false,
+  useWebAssembly: false,
+};
+
+/** An empty histogram with the toolkit's settings. */
+export function createLatencyHistogram(): LatencyHistogram {
+  return hdr.build(BUILD) as LatencyHistogram;
+}
+
+/** Records a raw value (already in the histogram's unit), rounded and clamped into range. */
+export function recordScaled(h: LatencyHistogram, value: number): void {
+  if (Number.isNaN(value)) return;
+  const v = Math.round(value);
+  h.recordValue(v < 0 ? 0 : v > HIGHEST_TRACKABLE_US ? HIGHEST_TRACKABLE_US : v);
+}
+
+/**
+ * Records a duration given in nanoseconds (as µs). Negative durations (clock skew between
+ * readings, never expected) are recorded as 0 rather than dropped, so counts stay exact.
+ */
+export function recordNs(h: LatencyHistogram, ns: number): void {
+  recordScaled(h, ns / 1000);
+}
+
+const ZERO_PCT: Pct = Object.freeze({ p50: 0, p90: 0, p95: 0, p99: 0, p999: 0, max: 0, mean: 0, count: 0 });
+
+/** Rounds to 1 ns of precision in ms, removing float noise from the ÷1000 conversion. */
+const ms = (us: number): number => Math.round(us * 1000) / 1e6;
+
+const PERCENTILES = [50, 90, 95, 99, 99.9, 100] as const;
+
+/** Unit in the last place of `x`, as hdr-histogram-js computes it (its rounding rule needs it). */
+const ulp = (x: number): number => 2 ** (Math.floor(Math.log2(x)) - 52);
+
+/**
+ * Percentile summary in milliseconds (µs ÷ 1000), computed in one pass over the buckets with
+ * exactly `getValueAtPercentile`'s rule (the library walks the buckets once per percentile, and
+ * its `mean` walks them again through a slow iterator). `max` is the highest value equivalent
+ * to the largest recorded one, like the percentiles, so a merged histogram gives the same `max`
+ * as one that saw every sample. For a histogram recorded ×1000 in another unit (tokens/s), the
+ * result is in that unit.
+ */
+export function toPct(h: LatencyHistogram): Pct {
+  const total = h.totalCount;
+  if (total === 0) return ZERO_PCT;
+  const targets = PERCENTILES.map((p) => {
+    const fp = (p / 100) * total;
+    return Math.max(Math.ceil(fp - ulp(fp)), 1);
+  });
+  const values: number[] = [];
+  let running = 0;
+  let sum = 0;
+  for (let i = 0; i < h.countsArrayLength && running < total; i++) {
+    const c = h.getCountAtIndex(i);
+    if (c === 0) continue;
+    running += c;
+    const v = h.valueFromIndex(i);
+    sum += h.medianEquivalentValue(v) * c;
+    while (values.length < targets.length && running >= (targets[values.length] as number)) {
+      values.push(h.highestEquivalentValue(v));
+    }
+  }
+  const [p50 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0, max = 0] = values;
+  return {
+    p50: ms(p50),
+    p90: ms(p90),
+    p95: ms(p95),
+    p99: ms(p99),
+    p999: ms(p999),
+    max: ms(max),
+    mean: ms(sum / total),
+    count: total,
+  };
+}
+
+/** The empty summary. */
+export function emptyPct(): Pct {
+  return ZERO_PCT;
+}
+
+/** HdrHistogram's compressed base64 form (`HISTFAAA…`), readable by every HdrHistogram port. */
+export function encodeHistogram(h: LatencyHistogram): string {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+/**
+ * Reads a histogram written by `encodeHistogram`. Throws on malformed input: callers decoding
+ * untrusted files (report merge) catch it and report the file.
+ */
+export function decodeHistogram(s: string): LatencyHistogram {
+  return hdr.decodeFromCompressedBase64(s, 32, false) as LatencyHistogram;
+}
+
+/** Adds every count of `source` into `target` (exact: bucket by bucket). */
+export function mergeInto(target: LatencyHistogram, source: LatencyHistogram): void {
+  target.add(source);
+}

@@ -1,0 +1,142 @@
+/**
+ * Per-slice (default one second) counts and latency histograms, by *intended* start, so a
+ * slice shows what the schedule asked for in that second and how it fared.
+ *
+ * Memory stays flat: a slice keeps live histograms only while samples for it may still
+ * arrive. Once the newest time seen is `closeLagMs` past a slice's end, its histograms are
+ * serialised and dropped. A sample that arrives later still (a very slow request) is merged
+ * into the serialised form (decode, record, encode): rare, exact, and no live objects kept.
+ */
+import type { OpName } from '../core/ops.js';
+import type { RequestSample, SliClass } from '../core/types.js';
+import { createLatencyHistogram, decodeHistogram, encodeHistogram, recordNs } from './histogram.js';
+import type { LatencyHistogram } from './histogram.js';
+
+/** One slice as report.json `slices[]` shows it. */
+export interface SliceEntry {
+  /** Start of the slice in seconds since the run's start. */
+  readonly t: number;
+  /** Requests intended to start in the slice (and observed so far). */
+  readonly requests: number;
+  readonly good: number;
+  readonly bad: number;
+  readonly excluded: number;
+  readonly responses429: number;
+  /** Per operation: count and serialised latency histogram (µs, HdrHistogram compressed base64). */
+  readonly ops: Partial<Record<OpName, { readonly count: number; readonly latency: string }>>;
+}
+
+interface Slice {
+  requests: number;
+  good: number;
+  bad: number;
+  excluded: number;
+  responses429: number;
+  live: Map<OpName, { count: number; h: LatencyHistogram }> | undefined;
+  closed: Map<OpName, { count: number; latency: string }> | undefined;
+}
+
+/** The slice table. */
+export interface SliceTable {
+  observe(sample: RequestSample, sli: SliClass): void;
+  /** Serialises slices that can no longer receive samples in the normal course, as of `nowNs`. */
+  advance(nowNs: number): void;
+  /** Every slice from 0 to the last one with data (empty seconds included, so charts have no gaps). */
+  entries(): SliceEntry[];
+  /** Number of slices still holding live histograms. */
+  openCount(): number;
+}
+
+/** Options of `createSliceTable`. */
+export interface SliceTableOptions {
+  readonly runStartNs: number;
+  readonly sliceMs: number;
+  readonly closeLagMs: number;
+}
+
+/** Creates a slice table. */
+export function createSliceTable(options: SliceTableOptions): SliceTable {
+  const { runStartNs } = options;
+  const sliceNs = options.sliceMs * 1e6;
+  const lagNs = options.closeLagMs * 1e6;
+  const slices: (Slice | undefined)[] = [];
+  /** Every slice below this index is closed. */
+  let firstOpen = 0;
+  let watermarkNs = -Infinity;
+
+  const close = (s: Slice): void => {
+    if (s.live === undefined) return;
+    s.closed = new Map([...s.live].map(([op, v]) => [op, { count: v.count, latency: encodeHistogram(v.h) }]));
+    s.live = undefined;
+  };
+
+  const advance = (nowNs: number): void => {
+    if (nowNs <= watermarkNs) return;
+    watermarkNs = nowNs;
+    while (firstOpen < slices.length && runStartNs + (firstOpen + 1) * sliceNs + lagNs <= watermarkNs) {
+      const s = slices[firstOpen];
+      if (s !== undefined) close(s);
+      firstOpen++;
+    }
+  };
+
+  const record = (s: Slice, sample: RequestSample): void => {
+    const ns = sample.endNs - sample.intendedNs;
+    if (s.live !== undefined) {
+      let v = s.live.get(sample.op);
+      if (v === undefined) s.live.set(sample.op, (v = { count: 0, h: createLatencyHistogram() }));
+      v.count++;
+      recordNs(v.h, ns);
+      return;
+    }
+    const closed = s.closed as Map<OpName, { count: number; latency: string }>;
+    const prev = closed.get(sample.op);
+    const h = prev === undefined ? createLatencyHistogram() : decodeHistogram(prev.latency);
+    recordNs(h, ns);
+    closed.set(sample.op, { count: (prev?.count ?? 0) + 1, latency: encodeHistogram(h) });
+  };
+
+  return {
+    observe(sample, sli) {
+      const index = Math.max(0, Math.floor((sample.intendedNs - runStartNs) / sliceNs));
+      let s = slices[index];
+      if (s === undefined) {
+        const isClosed = index < firstOpen;
+        s = {
+          requests: 0,
+          good: 0,
+          bad: 0,
+          excluded: 0,
+          responses429: 0,
+          live: isClosed ? undefined : new Map(),
+          closed: isClosed ? new Map() : undefined,
+        };
+        slices[index] = s;
+      }
+      s.requests++;
+      s[sli]++;
+      if (sample.status === 429) s.responses429++;
+      record(s, sample);
+      advance(sample.endNs);
+    },
+    advance,
+    entries() {
+      const sliceS = options.sliceMs / 1000;
+      const out: SliceEntry[] = [];
+      for (let i = 0; i < slices.length; i++) {
+        const s = slices[i];
+        const t = Math.round(i * sliceS * 1e6) / 1e6;
+        if (s === undefined) {
+          out.push({ t, requests: 0, good: 0, bad: 0, excluded: 0, responses429: 0, ops: {} });
+          continue;
+        }
+        const ops: Partial<Record<OpName, { count: number; latency: string }>> = {};
+        if (s.live !== undefined) for (const [op, v] of s.live) ops[op] = { count: v.count, latency: encodeHistogram(v.h) };
+        else if (s.closed !== undefined) for (const [op, v] of s.closed) ops[op] = { ...v };
+        out.push({ t, requests: s.requests, good: s.good, bad: s.bad, excluded: s.excluded, responses429: s.responses429, ops });
+      }
+      return out;
+    },
+    openCount: () => slices.slice(firstOpen).filter((s) => s?.live !== undefined).length,
+  };
+}

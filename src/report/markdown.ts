@@ -1,0 +1,185 @@
+/**
+ * The Markdown report: verdict first (what a reader needs to decide), details after.
+ * Returns a string; writing it is the CLI's job.
+ */
+import { OPS } from '../core/ops.js';
+import type { Pct } from '../collect/histogram.js';
+import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import type { Report, StreamReport } from './model.js';
+
+/** Escapes text for a Markdown table cell (user data: paths, values, names). */
+function cell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[], right: readonly number[] = []): string {
+  const align = head.map((_, i) => (right.includes(i) ? '---:' : '---'));
+  return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+const STREAM_ROWS: readonly [string, keyof StreamReport][] = [
+  ['time to first byte', 'ttfbMs'],
+  ['time to `start`', 'timeToStartMs'],
+  ['time to first token (TTFT)', 'ttftMs'],
+  ['inter-token latency (ITL)', 'itlMs'],
+  ['time per output token (TPOT)', 'tpotMs'],
+  ['time to `end`', 'timeToEndMs'],
+];
+
+function verdict(r: Report): string[] {
+  const passedN = r.thresholds.filter((t) => t.passed).length;
+  const head = r.passed ? '## ✅ PASS' : '## ❌ FAIL';
+  const out = [head, ''];
+  out.push(
+    r.thresholds.length === 0
+      ? 'No thresholds were set.'
+      : `${passedN} of ${r.thresholds.length} thresholds passed.`,
+  );
+  if (r.interrupted) out.push('', '> ⚠️ The run was interrupted; this report covers only the part that ran.');
+  if (r.thresholds.length > 0) {
+    out.push(
+      '',
+      table(
+        ['threshold', 'limit', 'observed', 'result'],
+        r.thresholds.map((t) => [
+          `\`${cell(t.metric)}\``,
+          `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
+          fmtThresholdValue(t.metric, t.observed),
+          t.passed ? '✅ pass' : '❌ fail',
+        ]),
+      ),
+    );
+  }
+  const s = r.slo;
+  const met = s.availability !== null && s.availability >= s.objective;
+  out.push(
+    '',
+    `**Availability ${fmtRatio(s.availability)}** against an objective of ${fmtRatio(s.objective)} ` +
+      `(${s.availability === null ? 'nothing to judge' : met ? 'met' : 'missed'}); ` +
+      `error budget consumed ${fmtShare(s.errorBudgetConsumed)}, burn rate ${fmtNumber(s.burnRate)}. ` +
+      `Events: ${s.good} good, ${s.bad} bad, ${s.excluded} excluded (${s.allowedBadEvents} bad allowed).`,
+  );
+  return out;
+}
+
+function pctRow(name: string, p: Pct, fmt: (n: number) => string = fmtDuration): string[] {
+  return [name, String(p.count), fmt(p.p50), fmt(p.p90), fmt(p.p95), fmt(p.p99), fmt(p.p999), fmt(p.max), fmt(p.mean)];
+}
+
+function runSection(r: Report): string[] {
+  const l = r.load;
+  return [
+    '## Run',
+    '',
+    `- Target: ${cell(r.target.baseUrl)}${r.target.embedded ? ' (embedded reference service)' : ''}`,
+    `- From ${r.startedAt} to ${r.endedAt} (${fmtNumber(r.durationS)} s)`,
+    `- Executor \`${cell(l.executor)}\`: target ${l.targetRatePerS === null ? '—' : `${fmtNumber(l.targetRatePerS)}/s`}, ` +
+      `achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped`,
+    `- Schedule lag: p50 ${fmtDuration(l.scheduleLagMs.p50)}, p99 ${fmtDuration(l.scheduleLagMs.p99)}, max ${fmtDuration(l.scheduleLagMs.max)}`,
+  ];
+}
+
+function opsSection(r: Report): string[] {
+  const rows = OPS.flatMap((name) => {
+    const o = r.ops[name];
+    if (o === undefined) return [];
+    return [[`\`${name}\``, String(o.count), fmtOk(o.good, o.bad), String(o.bad), String(o.excluded), ...pctRow('', o.latencyMs).slice(2)]];
+  });
+  if (rows.length === 0) return ['## Latency by operation', '', 'No requests completed.'];
+  return [
+    '## Latency by operation',
+    '',
+    'Measured from the intended start of each request (no coordinated omission).',
+    '',
+    table(
+      ['op', 'count', 'ok', 'bad', 'excluded', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'],
+      rows,
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+    ),
+  ];
+}
+
+function streamSection(r: Report): string[] {
+  const s = r.stream;
+  if (s.count === 0) return [];
+  const rows = STREAM_ROWS.filter(([, k]) => (s[k] as Pct).count > 0).map(([name, k]) => pctRow(name, s[k] as Pct));
+  if (s.tokensPerS.count > 0) rows.push(pctRow('tokens per second', s.tokensPerS, (n) => fmtNumber(n)));
+  return [
+    '## Stream timing',
+    '',
+    `${s.count} streams: ${s.completed} completed, ${s.incomplete} incomplete; ${s.tokens} tokens, ` +
+      `${s.tokenCountMismatches} token-count mismatches with \`usage.completion_tokens\`.`,
+    '',
+    table(['timing', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'], rows, [1, 2, 3, 4, 5, 6, 7, 8]),
+  ];
+}
+
+function rateLimitSection(r: Report): string[] {
+  const rl = r.rateLimit;
+  const out = [
+    '## Rate limits',
+    '',
+    `- Advertised limit: ${rl.advertisedLimit ?? 'none seen'}; Reset semantics: \`${rl.resetSemantics}\``,
+    `- 429 responses: ${rl.responses429} (${rl.expected429} expected, ${rl.premature429} premature)`,
+  ];
+  if (rl.first429 !== null) out.push(`- First 429: request #${rl.first429.index}, sent ${fmtDuration(rl.first429.atMs)} after the start`);
+  if (rl.recoveryMs !== null) out.push(`- Recovery after the first rejected window reset: ${fmtDuration(rl.recoveryMs)}`);
+  const hv = Object.entries(rl.headerViolations).sort((a, b) => b[1] - a[1]);
+  if (hv.length > 0) out.push('', table(['header finding', 'responses'], hv.map(([k, n]) => [cell(k), String(n)]), [1]));
+  const shown = rl.windows.slice(-10);
+  if (shown.length > 0) {
+    out.push(
+      '',
+      `Last ${shown.length} of ${rl.windows.length + rl.windowsDropped} windows:`,
+      '',
+      table(
+        ['reset', 'limit', 'accepted', 'rejected', 'lowest remaining'],
+        shown.map((w) => [cell(w.reset ?? '—'), fmtNumber(w.limit), String(w.accepted), String(w.rejected), fmtNumber(w.minRemaining)]),
+        [1, 2, 3, 4],
+      ),
+    );
+  }
+  return out;
+}
+
+function errorsSection(r: Report): string[] {
+  const rows = OPS.flatMap((name) =>
+    Object.entries(r.ops[name]?.errors ?? {})
+      .sort((a, b) => b[1] - a[1])
+      .map(([code, n]) => [`\`${name}\``, `\`${cell(code)}\``, String(n)]),
+  );
+  return ['## Errors by code', '', rows.length === 0 ? 'No errors.' : table(['op', 'code', 'count'], rows, [2])];
+}
+
+function violationsSection(r: Report): string[] {
+  const t = r.contractViolationTotals;
+  if (t.total === 0) return ['## Contract violations', '', 'None.'];
+  const out = [
+    '## Contract violations',
+    '',
+    table(
+      ['op', 'path', 'expected', 'got', 'count'],
+      r.contractViolations.map((v) => [`\`${v.op}\``, `\`${cell(v.path)}\``, cell(v.expected), cell(v.got), String(v.count)]),
+      [4],
+    ),
+  ];
+  if (t.droppedDistinct > 0) {
+    out.push('', `${t.droppedDistinct} more distinct violations (${t.droppedCount} occurrences) were not listed.`);
+  }
+  return out;
+}
+
+/** Renders the report as Markdown. */
+export function renderMarkdown(report: Report): string {
+  const sections = [
+    [`# flowgauge report: ${cell(report.scenario)}`],
+    verdict(report),
+    runSection(report),
+    opsSection(report),
+    streamSection(report),
+    rateLimitSection(report),
+    errorsSection(report),
+    violationsSection(report),
+  ].filter((s) => s.length > 0);
+  return `${sections.map((s) => s.join('\n')).join('\n\n')}\n`;
+}

@@ -1,0 +1,201 @@
+/**
+ * The report model, `flowgauge/report@1`: a contract other tools read (DESIGN "Contracts").
+ * Field names here are fixed; fields may be added, never renamed. Times in ms, rates per
+ * second, ratios 0–1. Pure: wall-clock times come in as arguments.
+ */
+import type { OpName } from '../core/ops.js';
+import type { CollectorSnapshot } from '../collect/collectors.js';
+import type { ContractViolationEntry, ContractViolationTotals } from '../collect/contract-violations.js';
+import type { Pct } from '../collect/histogram.js';
+import type { OpSnapshot } from '../collect/op-stats.js';
+import type { RateLimitSnapshot } from '../collect/rate-limit-analyser.js';
+import type { SliceEntry } from '../collect/slices.js';
+import type { StreamSnapshot } from '../collect/stream-collector.js';
+import { errorBudget } from '../slo/budget.js';
+import type { ThresholdResult } from '../slo/thresholds.js';
+
+/** The schema identifier of this version. */
+export const REPORT_SCHEMA = 'flowgauge/report@1';
+
+/** `ops.<op>`: counts, statuses, errors and latency from the intended start. */
+export type OpReport = OpSnapshot;
+
+/** `stream`: stream timings (the serialised histograms are under `histograms`). */
+export type StreamReport = Omit<StreamSnapshot, 'histograms'>;
+
+/** `rateLimit`: what the rate-limit analyser found. */
+export type RateLimitReport = RateLimitSnapshot;
+
+/** `slo`: events against the objective. */
+export interface SloReport {
+  readonly objective: number;
+  readonly good: number;
+  readonly bad: number;
+  readonly excluded: number;
+  /** good / (good + bad); null when there were neither (nothing to judge). */
+  readonly availability: number | null;
+  /** bad / (good + bad); 0 with no events. */
+  readonly errorRatio: number;
+  /** errorRatio / (1 − objective): 1.0 = this run spent exactly its share of budget. */
+  readonly errorBudgetConsumed: number;
+  /** Observed error ratio / (1 − objective); over one run the same number as `errorBudgetConsumed`. */
+  readonly burnRate: number;
+  /** Whole bad events the objective allows for this many events. */
+  readonly allowedBadEvents: number;
+}
+
+/** `load`: what the executor was asked to do and did. */
+export interface LoadReport {
+  readonly executor: string;
+  /** Requested arrival rate; null for closed-model executors, which have none. */
+  readonly targetRatePerS: number | null;
+  /** started / durationS. */
+  readonly achievedRatePerS: number;
+  readonly started: number;
+  /** Starts skipped because `maxInFlight` was reached (never silently delayed). */
+  readonly dropped: number;
+  /** Actual start − intended start. */
+  readonly scheduleLagMs: Pct;
+  /**
+   * Requests still in flight when the grace period of a stop ran out, aborted by flowgauge:
+   * they say nothing about the service, so they are in no other count.
+   */
+  readonly cancelled?: number;
+}
+
+/** The whole report, `flowgauge/report@1`. */
+export interface Report {
+  readonly schema: typeof REPORT_SCHEMA;
+  readonly scenario: string;
+  /** True when the run was stopped early (signal, fatal error) and the report covers part of it. */
+  readonly interrupted: boolean;
+  /** The target; its URL never carries credentials or a query string. */
+  readonly target: { readonly baseUrl: string; readonly embedded: boolean };
+  /** ISO 8601 UTC timestamps. */
+  readonly startedAt: string;
+  readonly endedAt: string;
+  readonly durationS: number;
+  readonly load: LoadReport;
+  /** Operations that saw at least one request. */
+  readonly ops: Partial<Record<OpName, OpReport>>;
+  readonly stream: StreamReport;
+  readonly rateLimit: RateLimitReport;
+  readonly slo: SloReport;
+  readonly thresholds: readonly ThresholdResult[];
+  /** Added in @1: true when every threshold passed (true with no thresholds). */
+  readonly passed: boolean;
+  /** Added in @1: the abort-on-fail threshold metric that ended the run early, if one did. */
+  readonly abortedBy?: string;
+  /** Distinct violations, most frequent first (at most a few hundred; see `contractViolationTotals`). */
+  readonly contractViolations: readonly ContractViolationEntry[];
+  /** Added in @1: every violation seen, and what the bounded list dropped. */
+  readonly contractViolationTotals: ContractViolationTotals;
+  /** Added in @1: length of a slice in ms (1000 by default). */
+  readonly sliceMs: number;
+  /**
+   * One entry per slice from the run's start, by intended start time: `{ t (s since start),
+   * requests, good, bad, excluded, responses429, ops: { <op>: { count, latency } } }` where
+   * `latency` is a serialised HDR histogram like those of `histograms`.
+   */
+  readonly slices: readonly SliceEntry[];
+  /**
+   * Serialised HdrHistograms (compressed base64, values in µs; `stream.tokensPerS` in
+   * milli-tokens per second) keyed `<op>.latency` and `stream.<timing>`. Merging the histograms
+   * of several shards gives exact percentiles of the whole.
+   */
+  readonly histograms: Readonly<Record<string, string>>;
+}
+
+/** What `buildReport` needs. */
+export interface BuildReportInput {
+  readonly scenario: string;
+  readonly interrupted: boolean;
+  readonly target: { readonly baseUrl: string; readonly embedded: boolean };
+  /** Wall-clock ms since the Unix epoch. */
+  readonly startedAtMs: number;
+  readonly endedAtMs: number;
+  readonly load: {
+    readonly executor: string;
+    readonly targetRatePerS: number | null;
+    readonly started: number;
+    readonly dropped: number;
+    readonly scheduleLagMs: Pct;
+  };
+  readonly snapshot: CollectorSnapshot;
+  /** Results to embed; evaluate them against this report with `evaluateReportThresholds`. */
+  readonly thresholds: readonly ThresholdResult[];
+  /** Defaults to the snapshot's objective. */
+  readonly objective?: number;
+}
+
+const round = (x: number, digits: number): number => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+/**
+ * Removes credentials and the query string from a URL (a token pasted into a URL must not
+ * reach a report). Unparseable input is cut at the first `?` and stripped of `user:pass@`.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    const out = u.toString();
+    // URL adds a `/` to a bare origin; keep the user's spelling.
+    const path = url.split(/[?#]/)[0] ?? '';
+    return !path.endsWith('/') && out.endsWith('/') ? out.slice(0, -1) : out;
+  } catch {
+    return (url.split(/[?#]/)[0] ?? '').replace(/\/\/[^/@]*@/, '//');
+  }
+}
+
+/** Builds the report from a collector snapshot and what the run knows. */
+export function buildReport(input: BuildReportInput): Report {
+  const s = input.snapshot;
+  const objective = input.objective ?? s.objective;
+  const budget = errorBudget({ good: s.totals.good, bad: s.totals.bad, objective });
+  const durationS = round(Math.max(0, input.endedAtMs - input.startedAtMs) / 1000, 3);
+  const { histograms: _streamHistograms, ...stream } = s.stream;
+  return {
+    schema: REPORT_SCHEMA,
+    scenario: input.scenario,
+    interrupted: input.interrupted,
+    target: { baseUrl: redactUrl(input.target.baseUrl), embedded: input.target.embedded },
+    startedAt: new Date(input.startedAtMs).toISOString(),
+    endedAt: new Date(input.endedAtMs).toISOString(),
+    durationS,
+    load: {
+      executor: input.load.executor,
+      targetRatePerS: input.load.targetRatePerS,
+      achievedRatePerS: durationS > 0 ? round(input.load.started / durationS, 3) : 0,
+      started: input.load.started,
+      dropped: input.load.dropped,
+      scheduleLagMs: input.load.scheduleLagMs,
+    },
+    ops: s.ops,
+    stream,
+    rateLimit: s.rateLimit,
+    slo: {
+      objective,
+      good: s.totals.good,
+      bad: s.totals.bad,
+      excluded: s.totals.excluded,
+      availability: budget.availability ?? null,
+      errorRatio: budget.errorRatio,
+      errorBudgetConsumed: budget.budgetConsumed,
+      burnRate: budget.burnRate,
+      allowedBadEvents: budget.allowedBadEvents,
+    },
+    thresholds: input.thresholds,
+    passed: input.thresholds.every((t) => t.passed),
+    contractViolations: s.contractViolations,
+    contractViolationTotals: s.contractViolationTotals,
+    sliceMs: s.sliceMs,
+    slices: s.slices,
+    histograms: s.histograms,
+  };
+}

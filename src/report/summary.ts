@@ -1,0 +1,87 @@
+/**
+ * The end-of-run terminal summary: one screen with the figures a release engineer looks at.
+ * Returns a string; printing it is the CLI's job.
+ */
+import { OPS } from '../core/ops.js';
+import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import type { Report } from './model.js';
+
+/** Options of `renderSummary`. */
+export interface SummaryOptions {
+  /** ANSI colours (green/red verdicts, dim headers). Default false. */
+  readonly color?: boolean;
+}
+
+const ANSI = { green: '\x1b[32m', red: '\x1b[31m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' } as const;
+
+/** Visible width, ignoring ANSI sequences. */
+const width = (s: string): number => s.replace(/\x1b\[[0-9;]*m/g, '').length;
+
+/** Aligns columns: the first left, the rest right (numbers). */
+function grid(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, width(c))));
+  return rows.map((r) =>
+    r
+      .map((c, i) => {
+        const pad = ' '.repeat((widths[i] ?? 0) - width(c));
+        return i === 0 ? c + pad : pad + c;
+      })
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** Renders the summary. */
+export function renderSummary(report: Report, options: SummaryOptions = {}): string {
+  const paint = (code: keyof typeof ANSI, s: string): string => (options.color === true ? `${ANSI[code]}${s}${ANSI.reset}` : s);
+  const lines: string[] = [];
+  const verdict = report.passed ? paint('green', 'PASS') : paint('red', 'FAIL');
+  lines.push(
+    `${paint('bold', 'flowgauge')} ${report.scenario}: ${verdict}${report.interrupted ? ' (interrupted)' : ''} ` +
+      `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
+      `${fmtNumber(report.load.achievedRatePerS)}/s`,
+    '',
+  );
+
+  const rows: string[][] = [['op', 'count', 'ok', 'p50', 'p90', 'p99', 'max'].map((h) => paint('dim', h))];
+  for (const name of OPS) {
+    const o = report.ops[name];
+    if (o === undefined) continue;
+    const l = o.latencyMs;
+    rows.push([name, String(o.count), fmtOk(o.good, o.bad), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
+  }
+  if (rows.length > 1) lines.push(...grid(rows), '');
+
+  const s = report.stream;
+  if (s.count > 0) {
+    lines.push(
+      `stream  ${s.completed}/${s.count} complete; TTFT p50 ${fmtDuration(s.ttftMs.p50)} p99 ${fmtDuration(s.ttftMs.p99)}; ` +
+        `ITL p50 ${fmtDuration(s.itlMs.p50)} p99 ${fmtDuration(s.itlMs.p99)}; ${s.tokens} tokens`,
+    );
+  }
+  const rl = report.rateLimit;
+  const premature = rl.premature429 > 0 ? paint('red', `${rl.premature429} premature`) : `${rl.premature429} premature`;
+  lines.push(
+    `429s    ${rl.responses429} (${rl.expected429} expected, ${premature}); limit ${rl.advertisedLimit ?? '—'}, reset ${rl.resetSemantics}`,
+  );
+  const slo = report.slo;
+  const met = slo.availability !== null && slo.availability >= slo.objective;
+  const avail = slo.availability === null ? '—' : paint(met ? 'green' : 'red', fmtRatio(slo.availability));
+  lines.push(
+    `slo     availability ${avail} (objective ${fmtRatio(slo.objective)}), ` +
+      `budget consumed ${fmtShare(slo.errorBudgetConsumed)}, burn rate ${fmtNumber(slo.burnRate)}`,
+  );
+  if (report.contractViolationTotals.total > 0) lines.push(`contract violations: ${report.contractViolationTotals.total}`);
+
+  if (report.thresholds.length > 0) {
+    lines.push('', paint('dim', 'thresholds'));
+    const trows = report.thresholds.map((t) => [
+      `${t.passed ? paint('green', '✓') : paint('red', '✗')} ${t.metric}`,
+      `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
+      fmtThresholdValue(t.metric, t.observed),
+    ]);
+    lines.push(...grid(trows).map((l) => `  ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}

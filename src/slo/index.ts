@@ -1,0 +1,4 @@
+export * from './sli.js';
+export * from './budget.js';
+export * from './threshold-grammar.js';
+export * from './thresholds.js';

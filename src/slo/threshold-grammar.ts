@@ -1,0 +1,181 @@
+/**
+ * The threshold grammar, k6 style: a metric key (`run.latency.p99`) and an expression
+ * (`< 2s`). A small hand-written scanner: thresholds come from scenario files, so nothing
+ * here ever evaluates code.
+ */
+import { OPS, isOpName } from '../core/ops.js';
+import type { OpName } from '../core/ops.js';
+
+/** Statistics of a percentile summary, in the order reports show them. */
+export const PCT_STATS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean', 'count'] as const;
+
+/** One statistic of a percentile summary. */
+export type PctStat = (typeof PCT_STATS)[number];
+
+/**
+ * Stream timings a threshold can name (`stream.<name>.<stat>`). `ttfb` and `timeToEnd` go
+ * beyond the brief's five because the collectors measure them anyway.
+ */
+export const STREAM_METRICS = ['ttft', 'itl', 'tpot', 'timeToStart', 'tokensPerS', 'ttfb', 'timeToEnd'] as const;
+
+/** A stream timing by its threshold name. */
+export type StreamMetric = (typeof STREAM_METRICS)[number];
+
+/** Rate-limit counters a threshold can name (`ratelimit.<name>`). */
+export const RATELIMIT_METRICS = ['premature429', 'expected429', 'responses429'] as const;
+
+/** A rate-limit counter by its threshold name. */
+export type RateLimitMetric = (typeof RATELIMIT_METRICS)[number];
+
+/** Comparison operators, two-character ones first so the scanner matches them greedily. */
+export const COMPARATORS = ['<=', '>=', '==', '!=', '<', '>'] as const;
+
+/** A comparison operator. */
+export type Comparator = (typeof COMPARATORS)[number];
+
+/**
+ * What a metric's numbers mean: `ms` durations, `ratio` 0–1, `count` events, `perS` a rate
+ * (tokens per second). Threshold values and observations are both in this unit.
+ */
+export type ThresholdUnit = 'ms' | 'ratio' | 'count' | 'perS';
+
+/** A metric key, parsed. */
+export type MetricKey =
+  | { readonly kind: 'latency'; readonly op: OpName; readonly stat: PctStat }
+  | { readonly kind: 'stream'; readonly metric: StreamMetric; readonly stat: PctStat }
+  | { readonly kind: 'availability' }
+  | { readonly kind: 'errorsRate' }
+  | { readonly kind: 'ratelimit'; readonly metric: RateLimitMetric }
+  | { readonly kind: 'dropped' }
+  | { readonly kind: 'contractViolations' };
+
+/** What keys are allowed, for error messages. */
+export const METRIC_KEY_HELP =
+  `<op>.latency.<stat> (op: ${OPS.join('|')}; stat: ${PCT_STATS.join('|')}), ` +
+  `stream.<${STREAM_METRICS.join('|')}>.<stat>, availability, errors.rate, ` +
+  `ratelimit.<${RATELIMIT_METRICS.join('|')}>, dropped, contract.violations`;
+
+const includes = <T extends string>(list: readonly T[], s: string | undefined): s is T =>
+  s !== undefined && (list as readonly string[]).includes(s);
+
+/** Parses a metric key; `undefined` when it is not one of `METRIC_KEY_HELP`. */
+export function parseMetricKey(key: string): MetricKey | undefined {
+  const parts = key.trim().split('.');
+  const [a, b, c] = parts;
+  if (parts.length === 1) {
+    if (a === 'availability') return { kind: 'availability' };
+    if (a === 'dropped') return { kind: 'dropped' };
+    return undefined;
+  }
+  if (parts.length === 2) {
+    if (a === 'errors' && b === 'rate') return { kind: 'errorsRate' };
+    if (a === 'contract' && b === 'violations') return { kind: 'contractViolations' };
+    if (a === 'ratelimit' && includes(RATELIMIT_METRICS, b)) return { kind: 'ratelimit', metric: b };
+    return undefined;
+  }
+  if (parts.length === 3 && includes(PCT_STATS, c)) {
+    // `stream.latency.p99` is the stream operation's latency; `stream.ttft.p99` a stream timing.
+    if (b === 'latency' && isOpName(a)) return { kind: 'latency', op: a, stat: c };
+    if (a === 'stream' && includes(STREAM_METRICS, b)) return { kind: 'stream', metric: b, stat: c };
+  }
+  return undefined;
+}
+
+/** The unit of a metric's values. */
+export function unitOf(metric: MetricKey): ThresholdUnit {
+  switch (metric.kind) {
+    case 'latency':
+      return metric.stat === 'count' ? 'count' : 'ms';
+    case 'stream':
+      if (metric.stat === 'count') return 'count';
+      return metric.metric === 'tokensPerS' ? 'perS' : 'ms';
+    case 'availability':
+    case 'errorsRate':
+      return 'ratio';
+    default:
+      return 'count';
+  }
+}
+
+/** A parsed expression: comparator and value in the metric's unit. */
+export interface ParsedExpression {
+  readonly op: Comparator;
+  readonly value: number;
+}
+
+/**
+ * Duration units as (power of ten, multiplier) of milliseconds. Scaling by a power of ten goes
+ * through the decimal text (`"99.9e-2"`), so `99.9%` is exactly 0.999 and `0.3s` exactly 300.
+ */
+const DURATION_UNITS_MS: Readonly<Record<string, readonly [number, number]>> = {
+  ns: [-6, 1],
+  us: [-3, 1],
+  µs: [-3, 1],
+  ms: [0, 1],
+  s: [3, 1],
+  m: [3, 60],
+  min: [3, 60],
+  h: [3, 3600],
+};
+
+/** What an expression may look like for each unit, for error messages. */
+export const EXPRESSION_HELP: Readonly<Record<ThresholdUnit, string>> = {
+  ms: 'a comparator (<, <=, >, >=, ==, !=) and a duration such as "< 2s", "<= 500ms", "< 1.5m", "< 250us" (a bare number means ms)',
+  ratio: 'a comparator (<, <=, >, >=, ==, !=) and a percentage such as ">= 99.9%" or a ratio from 0 to 1 such as ">= 0.999"',
+  count: 'a comparator (<, <=, >, >=, ==, !=) and a plain number such as "== 0" or "< 10"',
+  perS: 'a comparator (<, <=, >, >=, ==, !=) and a plain number per second such as "> 20"',
+};
+
+const isDigit = (ch: string | undefined): boolean => ch !== undefined && ch >= '0' && ch <= '9';
+const isSpace = (ch: string | undefined): boolean => ch === ' ' || ch === '\t';
+const isUnitChar = (ch: string | undefined): boolean =>
+  ch !== undefined && ((ch >= 'a' && ch <= 'z') || ch === 'µ' || ch === '%');
+
+/**
+ * Parses an expression for a metric of `unit`. Returns an error text (without the key) when the
+ * input does not fit; never throws.
+ */
+export function parseExpression(expr: string, unit: ThresholdUnit): ParsedExpression | string {
+  let i = 0;
+  const skip = (): void => {
+    while (isSpace(expr[i])) i++;
+  };
+  skip();
+  const op = COMPARATORS.find((c) => expr.startsWith(c, i));
+  if (op === undefined) return 'expected a comparator first';
+  i += op.length;
+  skip();
+  const numStart = i;
+  while (isDigit(expr[i])) i++;
+  if (expr[i] === '.' && isDigit(expr[i + 1])) {
+    i++;
+    while (isDigit(expr[i])) i++;
+  }
+  if (i === numStart) return 'expected a non-negative number after the comparator';
+  const text = expr.slice(numStart, i);
+  skip();
+  const unitStart = i;
+  while (isUnitChar(expr[i])) i++;
+  const suffix = expr.slice(unitStart, i);
+  skip();
+  if (i !== expr.length) return 'unexpected text after the value';
+  const value = applyUnit(text, suffix, unit);
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'the number is too large';
+  return typeof value === 'string' ? value : { op, value };
+}
+
+function applyUnit(text: string, suffix: string, unit: ThresholdUnit): number | string {
+  const n = Number(text);
+  switch (unit) {
+    case 'ms': {
+      const factor = suffix === '' ? DURATION_UNITS_MS['ms'] : DURATION_UNITS_MS[suffix];
+      return factor === undefined ? `unknown duration unit "${suffix}"` : Number(`${text}e${factor[0]}`) * factor[1];
+    }
+    case 'ratio':
+      if (suffix === '%') return n <= 100 ? Number(`${text}e-2`) : 'a percentage cannot exceed 100%';
+      if (suffix !== '') return `a ratio takes "%" or no unit, not "${suffix}"`;
+      return n <= 1 ? n : `a plain ratio must be between 0 and 1 (did you mean ${n}%?)`;
+    default:
+      return suffix === '' ? n : `this metric takes a plain number, not "${suffix}"`;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Thresholds: parse `{ key: expression }` pairs once, evaluate them against any metric lookup
+ * (the final report, or an interim one while the run is live). Pure.
+ */
+import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, unitOf } from './threshold-grammar.js';
+import type { Comparator, MetricKey, ThresholdUnit } from './threshold-grammar.js';
+
+/** A threshold ready to evaluate. `value` is in `unit` (ms, ratio 0–1, count, per second). */
+export interface ParsedThreshold {
+  /** The metric key as written (trimmed), e.g. `run.latency.p99`; it is `metric` in results. */
+  readonly key: string;
+  readonly metric: MetricKey;
+  readonly unit: ThresholdUnit;
+  readonly op: Comparator;
+  readonly value: number;
+  /** The expression as written, for messages. */
+  readonly expression: string;
+}
+
+/** One evaluated threshold, exactly the shape of report.json's `thresholds` entries. */
+export interface ThresholdResult {
+  readonly metric: string;
+  readonly op: Comparator;
+  /** The limit, in the metric's unit (ms for latencies, ratio 0–1 for percentages). */
+  readonly value: number;
+  /** What was measured, in the same unit; null when nothing was observed. */
+  readonly observed: number | null;
+  readonly passed: boolean;
+}
+
+/** Result of `parseThreshold`: never throws, so scenario validation can collect every problem. */
+export type ParseThresholdResult =
+  | { readonly ok: true; readonly threshold: ParsedThreshold }
+  | { readonly ok: false; readonly error: string };
+
+/** Shortens user input echoed in messages. */
+function quote(s: string): string {
+  const t = s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  return JSON.stringify(t);
+}
+
+/** Parses one threshold; the error says what is allowed for that key. */
+export function parseThreshold(key: string, expr: string): ParseThresholdResult {
+  if (typeof key !== 'string' || typeof expr !== 'string') {
+    return { ok: false, error: 'a threshold is a metric key and an expression string' };
+  }
+  const metric = parseMetricKey(key);
+  if (metric === undefined) {
+    return { ok: false, error: `unknown threshold metric ${quote(key)}; allowed: ${METRIC_KEY_HELP}` };
+  }
+  const unit = unitOf(metric);
+  const parsed = parseExpression(expr, unit);
+  if (typeof parsed === 'string') {
+    return {
+      ok: false,
+      error: `threshold ${quote(key.trim())}: cannot read ${quote(expr)} (${parsed}); expected ${EXPRESSION_HELP[unit]}`,
+    };
+  }
+  return { ok: true, threshold: { key: key.trim(), metric, unit, op: parsed.op, value: parsed.value, expression: expr.trim() } };
+}
+
+/** Equality with a relative tolerance, so `== 0.999` matches a ratio computed as 999/1000. */
+function nearlyEqual(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** Applies a comparator. */
+export function compare(observed: number, op: Comparator, value: number): boolean {
+  switch (op) {
+    case '<':
+      return observed < value && !nearlyEqual(observed, value);
+    case '<=':
+      return observed <= value || nearlyEqual(observed, value);
+    case '>':
+      return observed > value && !nearlyEqual(observed, value);
+    case '>=':
+      return observed >= value || nearlyEqual(observed, value);
+    case '==':
+      return nearlyEqual(observed, value);
+    case '!=':
+      return !nearlyEqual(observed, value);
+  }
+}
+
+/**
+ * Evaluates thresholds against `metrics(key)`. A metric with no observation (`undefined` or
+ * NaN — e.g. `stream.ttft.p99` in a run without streams) fails with `observed: null`: a
+ * threshold someone wrote down is a claim to check, and a claim with no evidence is not met.
+ */
+export function evaluateThresholds(
+  parsed: readonly ParsedThreshold[],
+  metrics: (key: string) => number | undefined,
+): ThresholdResult[] {
+  return parsed.map((t) => {
+    const observed = metrics(t.key);
+    if (observed === undefined || Number.isNaN(observed)) {
+      return { metric: t.key, op: t.op, value: t.value, observed: null, passed: false };
+    }
+    return { metric: t.key, op: t.op, value: t.value, observed, passed: compare(observed, t.op, t.value) };
+  });
+}
+
+/** True when every threshold passed (and vacuously true for none). */
+export function allPassed(results: readonly ThresholdResult[]): boolean {
+  return results.every((r) => r.passed);
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createStreamCollector } from '../../src/collect/stream-collector.js';
+import { MS, sample, streamTiming } from './samples.js';
+
+/** Within HDR's 3 significant digits. */
+function near(got: number, want: number): void {
+  expect(Math.abs(got - want)).toBeLessThanOrEqual(want * 0.001 + 1e-9);
+}
+
+describe('stream collector', () => {
+  it('computes time to start, TTFT, ITL, TPOT and tokens/s from the intended start', () => {
+    const c = createStreamCollector();
+    const t0 = 100 * MS;
+    c.observe(
+      sample({
+        op: 'stream',
+        intendedNs: t0,
+        startNs: t0 + 5 * MS,
+        endNs: t0 + 400 * MS,
+        stream: streamTiming(t0, { firstByte: 40 * MS, start: 50 * MS, tokens: [200 * MS, 230 * MS, 290 * MS, 300 * MS], end: 400 * MS, usage: 4 }),
+      }),
+    );
+    const s = c.snapshot();
+    expect(s.count).toBe(1);
+    expect(s.completed).toBe(1);
+    expect(s.incomplete).toBe(0);
+    expect(s.tokens).toBe(4);
+    expect(s.tokenCountMismatches).toBe(0);
+    near(s.ttfbMs.p50, 40);
+    near(s.timeToStartMs.p50, 50);
+    near(s.ttftMs.p50, 200);
+    near(s.timeToEndMs.max, 400);
+    expect(s.itlMs.count).toBe(3);
+    near(s.itlMs.p50, 30);
+    near(s.itlMs.max, 60);
+    near(s.itlMs.mean, (30 + 60 + 10) / 3);
+    near(s.tpotMs.p50, 100 / 3);
+    near(s.tokensPerS.p50, 4 / 0.2);
+    expect(s.tokensPerS.count).toBe(1);
+    expect(Object.keys(s.histograms).sort()).toEqual(
+      ['stream.itl', 'stream.timeToEnd', 'stream.timeToStart', 'stream.tokensPerS', 'stream.tpot', 'stream.ttfb', 'stream.ttft'],
+    );
+  });
+
+  it('counts incomplete streams, errors and token-count mismatches', () => {
+    const c = createStreamCollector();
+    c.observe(sample({ op: 'stream', stream: streamTiming(0, { start: 1 * MS, tokens: [2 * MS, 3 * MS, 4 * MS], end: 5 * MS, usage: 5 }) }));
+    c.observe(sample({ op: 'stream', errorCode: 'STREAM_INCOMPLETE', stream: streamTiming(0, { start: 1 * MS, tokens: [2 * MS], end: 0, complete: false }) }));
+    c.observe(sample({ op: 'stream', errorCode: 'STREAM_ERROR_EVENT', stream: streamTiming(0, { start: 1 * MS, tokens: [2 * MS, 4 * MS], end: 6 * MS }) }));
+    // A 429 never opened a stream: not counted as one.
+    c.observe(sample({ op: 'stream', status: 429, errorCode: 'RATE_LIMITED', stream: streamTiming(0, { start: 1, tokens: [], end: 0, complete: false }) }));
+    const s = c.snapshot();
+    expect(s.count).toBe(3);
+    expect(s.completed).toBe(1);
+    expect(s.incomplete).toBe(2);
+    expect(s.tokens).toBe(6);
+    expect(s.tokenCountMismatches).toBe(1);
+    // TPOT only for streams of ≥ 2 tokens; tokens/s only for ended ones (the third ended with an error but had `end`).
+    expect(s.tpotMs.count).toBe(2);
+    expect(s.tokensPerS.count).toBe(2);
+    expect(s.itlMs.count).toBe(3);
+    expect(s.ttftMs.count).toBe(3);
+  });
+
+  it('reports empty summaries with no streams', () => {
+    const c = createStreamCollector();
+    c.observe(sample());
+    const s = c.snapshot();
+    expect(s.count).toBe(0);
+    expect(s.ttftMs.count).toBe(0);
+    expect(s.ttftMs.p99).toBe(0);
+  });
+});

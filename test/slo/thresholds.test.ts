@@ -1,0 +1,139 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { evaluateThresholds, parseThreshold } from '../../src/slo/thresholds.js';
+import type { ParsedThreshold } from '../../src/slo/thresholds.js';
+
+function ok(key: string, expr: string): ParsedThreshold {
+  const r = parseThreshold(key, expr);
+  if (!r.ok) throw new Error(`expected ${key}: ${expr} to parse, got: ${r.error}`);
+  return r.threshold;
+}
+
+function err(key: string, expr: string): string {
+  const r = parseThreshold(key, expr);
+  if (r.ok) throw new Error(`expected ${key}: ${expr} to be rejected`);
+  return r.error;
+}
+
+describe('threshold grammar', () => {
+  it('parses latency keys of every op and stat, durations in ms', () => {
+    expect(ok('run.latency.p99', '< 2s')).toMatchObject({ metric: { kind: 'latency', op: 'run', stat: 'p99' }, op: '<', value: 2000, unit: 'ms' });
+    expect(ok('getRun.latency.p50', '<=500ms').value).toBe(500);
+    expect(ok('listFlows.latency.max', '< 1.5m').value).toBe(90_000);
+    expect(ok('trigger.latency.p999', '< 250us').value).toBe(0.25);
+    expect(ok('trigger.latency.p999', '< 250µs').value).toBe(0.25);
+    expect(ok('getUsage.latency.mean', '< 1h').value).toBe(3_600_000);
+    expect(ok('stream.latency.p95', '< 3s').metric).toEqual({ kind: 'latency', op: 'stream', stat: 'p95' });
+    expect(ok('run.latency.p90', '< 120').value).toBe(120);
+  });
+
+  it('parses stream timings; tokensPerS and counts take plain numbers', () => {
+    expect(ok('stream.ttft.p99', '< 800ms')).toMatchObject({ metric: { kind: 'stream', metric: 'ttft', stat: 'p99' }, value: 800, unit: 'ms' });
+    expect(ok('stream.itl.p50', '< 40ms').value).toBe(40);
+    expect(ok('stream.tpot.p90', '< 0.05s').value).toBe(50);
+    expect(ok('stream.timeToStart.max', '< 1s').value).toBe(1000);
+    expect(ok('stream.tokensPerS.p50', '> 20')).toMatchObject({ unit: 'perS', op: '>', value: 20 });
+    expect(ok('stream.ttft.count', '>= 100')).toMatchObject({ unit: 'count', value: 100 });
+    expect(ok('run.latency.count', '> 0').unit).toBe('count');
+    expect(err('stream.tokensPerS.p50', '> 20s')).toMatch(/plain number/);
+  });
+
+  it('parses ratio keys as percentages or plain ratios', () => {
+    expect(ok('availability', '>= 99.9%')).toMatchObject({ op: '>=', value: 0.999, unit: 'ratio' });
+    expect(ok('availability', '>=0.999').value).toBe(0.999);
+    expect(ok('errors.rate', '< 1%').value).toBe(0.01);
+    expect(err('availability', '>= 99.9')).toMatch(/did you mean 99.9%/);
+    expect(err('availability', '>= 120%')).toMatch(/cannot exceed 100%/);
+    expect(err('errors.rate', '< 1s')).toMatch(/"%" or no unit/);
+  });
+
+  it('parses count keys with plain numbers', () => {
+    expect(ok('ratelimit.premature429', '== 0')).toMatchObject({ metric: { kind: 'ratelimit', metric: 'premature429' }, op: '==', value: 0 });
+    expect(ok('ratelimit.expected429', '!= 0').op).toBe('!=');
+    expect(ok('ratelimit.responses429', '< 50').value).toBe(50);
+    expect(ok('dropped', '== 0').metric).toEqual({ kind: 'dropped' });
+    expect(ok('contract.violations', '<= 3').metric).toEqual({ kind: 'contractViolations' });
+    expect(ok('  dropped ', '  >  1  ').key).toBe('dropped');
+    expect(err('dropped', '== 0%')).toMatch(/plain number/);
+  });
+
+  it('names what is allowed for unknown keys', () => {
+    for (const key of ['latency.p99', 'run.latency.p42', 'fly.latency.p99', 'stream.ttfx.p99', 'ratelimit.all', 'availability.p99', '', 'errors']) {
+      const e = err(key, '< 1s');
+      expect(e).toMatch(/unknown threshold metric/);
+      expect(e).toContain('<op>.latency.<stat>');
+      expect(e).toContain('contract.violations');
+    }
+  });
+
+  it('names what is allowed for bad expressions', () => {
+    expect(err('run.latency.p99', '2s')).toMatch(/comparator first.*duration such as/);
+    expect(err('run.latency.p99', '=< 2s')).toMatch(/comparator/);
+    expect(err('run.latency.p99', '< fast')).toMatch(/number after the comparator/);
+    expect(err('run.latency.p99', '< -2s')).toMatch(/non-negative number/);
+    expect(err('run.latency.p99', '< 2 s and more')).toMatch(/unexpected text/);
+    expect(err('run.latency.p99', '< 2parsecs')).toMatch(/unknown duration unit "parsecs"/);
+    expect(err('run.latency.p99', '< 2s; process.exit()')).toMatch(/unexpected text/);
+    expect(err('run.latency.p99', '')).toMatch(/comparator/);
+  });
+
+  it('never throws, whatever the input', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (key, expr) => {
+        const r = parseThreshold(key, expr);
+        expect(typeof r.ok).toBe('boolean');
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.constantFrom('run.latency.p99', 'availability', 'dropped', 'stream.tokensPerS.p50'), fc.string(), (key, expr) => {
+        const r = parseThreshold(key, expr);
+        if (r.ok) expect(Number.isFinite(r.threshold.value)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('survives non-string input from untyped scenario files', () => {
+    expect(parseThreshold(42 as unknown as string, '< 1').ok).toBe(false);
+    expect(parseThreshold('dropped', null as unknown as string).ok).toBe(false);
+  });
+});
+
+describe('evaluateThresholds', () => {
+  const metrics: Record<string, number> = { 'run.latency.p99': 1500, availability: 0.999, dropped: 0, 'ratelimit.premature429': 2 };
+  const lookup = (k: string): number | undefined => metrics[k];
+
+  it('compares observed against value with each comparator', () => {
+    const results = evaluateThresholds(
+      [
+        ok('run.latency.p99', '< 2s'),
+        ok('run.latency.p99', '< 1s'),
+        ok('run.latency.p99', '<= 1.5s'),
+        ok('run.latency.p99', '> 1.5s'),
+        ok('run.latency.p99', '>= 1500ms'),
+        ok('availability', '>= 99.9%'),
+        ok('availability', '== 0.999'),
+        ok('dropped', '!= 0'),
+        ok('ratelimit.premature429', '== 0'),
+      ],
+      lookup,
+    );
+    expect(results.map((r) => r.passed)).toEqual([true, false, true, false, true, true, true, false, false]);
+    expect(results[0]).toEqual({ metric: 'run.latency.p99', op: '<', value: 2000, observed: 1500, passed: true });
+    expect(results[5]).toEqual({ metric: 'availability', op: '>=', value: 0.999, observed: 0.999, passed: true });
+  });
+
+  it('treats float noise as equal: 99.9 % of 1000 meets >= 99.9%', () => {
+    const r = evaluateThresholds([ok('availability', '>= 99.9%')], () => 999 / 1000);
+    expect(r[0]?.passed).toBe(true);
+  });
+
+  it('fails a threshold with no observation, with observed null', () => {
+    const r = evaluateThresholds([ok('stream.ttft.p99', '< 1s'), ok('run.latency.p50', '< 1s')], (k) => (k === 'run.latency.p50' ? Number.NaN : undefined));
+    expect(r).toEqual([
+      { metric: 'stream.ttft.p99', op: '<', value: 1000, observed: null, passed: false },
+      { metric: 'run.latency.p50', op: '<', value: 1000, observed: null, passed: false },
+    ]);
+  });
+});
