@@ -13,9 +13,11 @@ export const EPOCH_MS_MIN = 1e11;
 
 /**
  * Accumulates evidence about Reset values. A delta must *count down with time*: between two
- * responses at least two seconds apart (by arrival), a delta Reset drops by the time that passed,
- * give or take a second of rounding to whole seconds; a constant value does not. A jump up is a
- * window rollover and says nothing.
+ * responses at least two seconds apart (by arrival) that would lie in one window were Reset a
+ * delta, it drops by the time that passed, give or take a second of rounding; a constant value
+ * does not. Pairs further apart may straddle a rollover and say nothing. Windows of a second or
+ * two (short test windows) show no countdown at whole-second resolution: values of 1–2 that
+ * nothing contradicts are read as deltas.
  */
 export interface ResetSemanticsTracker {
   /** Feeds one parsed Reset value and the monotonic arrival time of its response. */
@@ -31,6 +33,7 @@ export function createResetSemanticsTracker(): ResetSemanticsTracker {
   let other = 0;
   let countingDown = 0;
   let notCountingDown = 0;
+  let maxSmall = 0;
   let last: { reset: number; arrivalNs: number } | undefined;
 
   return {
@@ -44,6 +47,7 @@ export function createResetSemanticsTracker(): ResetSemanticsTracker {
         return;
       }
       small++;
+      if (reset > maxSmall) maxSmall = reset;
       if (last === undefined) {
         last = { reset, arrivalNs };
         return;
@@ -51,16 +55,16 @@ export function createResetSemanticsTracker(): ResetSemanticsTracker {
       const dtS = (arrivalNs - last.arrivalNs) / 1e9;
       // Responses arriving out of order, or too close together to tell a countdown from rounding.
       if (dtS < 2) return;
-      const drop = last.reset - reset;
-      if (drop < -1) {
-        // Rolled over into a new window: no evidence either way.
-      } else if (Math.abs(drop - dtS) <= 1.1) countingDown++;
-      else notCountingDown++;
+      if (dtS < last.reset - 1.1) {
+        if (Math.abs(last.reset - reset - dtS) <= 1.1) countingDown++;
+        else notCountingDown++;
+      }
       last = { reset, arrivalNs };
     },
     result() {
       if (epochLike > 0 && epochLike >= small + other) return 'epoch-seconds';
-      if (small > 0 && small >= epochLike + other && countingDown > 0 && countingDown >= notCountingDown) {
+      const evidence = countingDown > 0 || (notCountingDown === 0 && maxSmall <= 2);
+      if (small > 0 && small >= epochLike + other && evidence && countingDown >= notCountingDown) {
         return 'delta-seconds';
       }
       return 'unknown';

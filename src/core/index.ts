@@ -5,3 +5,4 @@ export * from './ops.js';
 export * from './tiers.js';
 export * from './types.js';
 export * from './units.js';
+export * from './webhook-signature.js';

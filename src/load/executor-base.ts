@@ -3,6 +3,7 @@
  * lifecycle promises, drain, and the guarded hand-off of a job. The hot path (`launch`,
  * `onDone`) allocates nothing of its own: the completion handler is bound once.
  */
+import { setMaxListeners } from 'node:events';
 import type { Histogram } from 'hdr-histogram-js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { NS_PER_MS } from '../core/clock.js';
@@ -45,6 +46,9 @@ export abstract class BaseExecutor implements Executor {
     this.clock = clock;
     this.job = job;
     this.durationMs = durationMs;
+    // Every in-flight request listens on the run's one signal; thousands is the normal case,
+    // not a leak.
+    setMaxListeners(0, this.controller.signal);
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
     this.scheduleEnded = new Promise((resolve) => (this.resolveScheduleEnded = resolve));
   }

@@ -1,0 +1,236 @@
+/**
+ * Names, help texts, label names and default buckets of every Prometheus metric flowgauge
+ * exports, plus the names of the recording rules built on them. The exporters
+ * (`src/export/`), the rule generator and the dashboard generator all read this one table,
+ * so a renamed metric cannot leave a rule or a panel querying nothing.
+ *
+ * Labels are bounded on purpose: operation, flow, tier, code, status_class, outcome, kind,
+ * check, phase, result, scenario. Never run ids, request ids or tokens.
+ */
+import { OPS, type OpName } from '../core/ops.js';
+
+/** The three Prometheus metric types flowgauge uses. */
+export type MetricType = 'counter' | 'gauge' | 'histogram';
+
+/** One exported metric. */
+export interface MetricSpec {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+}
+
+/** Name prefix of every flowgauge metric. */
+export const METRIC_PREFIX = 'flowgauge_';
+
+const RUN = ['scenario', 'tier'] as const;
+
+/** Metrics of a load run (`createRunMetrics`). `scenario` and `tier` are fixed per run. */
+export const RUN_METRICS = {
+  requests: {
+    name: 'flowgauge_requests_total',
+    type: 'counter',
+    help: 'Requests completed, by operation, flow, HTTP status class, error code ("none" on success) and SLI outcome (good, bad, excluded).',
+    labelNames: [...RUN, 'operation', 'flow', 'status_class', 'code', 'outcome'],
+  },
+  requestDuration: {
+    name: 'flowgauge_request_duration_seconds',
+    type: 'histogram',
+    help: 'Request latency measured from the intended start on the schedule (no coordinated omission); excluded requests are not observed.',
+    labelNames: [...RUN, 'operation'],
+  },
+  streamTtft: {
+    name: 'flowgauge_stream_ttft_seconds',
+    type: 'histogram',
+    help: 'Stream time to first token event, from the intended start.',
+    labelNames: RUN,
+  },
+  streamItl: {
+    name: 'flowgauge_stream_itl_seconds',
+    type: 'histogram',
+    help: 'Stream inter-token latency: every gap between consecutive token events.',
+    labelNames: RUN,
+  },
+  streamTimeToStart: {
+    name: 'flowgauge_stream_time_to_start_seconds',
+    type: 'histogram',
+    help: 'Stream time to the start event, from the intended start.',
+    labelNames: RUN,
+  },
+  streamTokens: {
+    name: 'flowgauge_stream_tokens_total',
+    type: 'counter',
+    help: 'Token events received on streams.',
+    labelNames: RUN,
+  },
+  streamIncomplete: {
+    name: 'flowgauge_stream_incomplete_total',
+    type: 'counter',
+    help: 'Streams that ended without an end event.',
+    labelNames: RUN,
+  },
+  rateLimited: {
+    name: 'flowgauge_rate_limited_total',
+    type: 'counter',
+    help: '429 responses by kind: expected (client over the advertised limit) or premature (under it).',
+    labelNames: [...RUN, 'operation', 'kind'],
+  },
+  rateLimitRemaining: {
+    name: 'flowgauge_ratelimit_remaining',
+    type: 'gauge',
+    help: 'Last X-RateLimit-Remaining value seen.',
+    labelNames: RUN,
+  },
+  rateLimitLimit: {
+    name: 'flowgauge_ratelimit_limit',
+    type: 'gauge',
+    help: 'Last X-RateLimit-Limit value seen (the advertised limit per window).',
+    labelNames: RUN,
+  },
+  dropped: {
+    name: 'flowgauge_dropped_total',
+    type: 'counter',
+    help: 'Scheduled starts that could not happen because the in-flight limit was reached.',
+    labelNames: RUN,
+  },
+  scheduled: {
+    name: 'flowgauge_scheduled_total',
+    type: 'counter',
+    help: 'Starts the executor scheduled (started plus dropped).',
+    labelNames: RUN,
+  },
+  sliEvents: {
+    name: 'flowgauge_sli_events_total',
+    type: 'counter',
+    help: 'SLI events by class: good, bad, or excluded (expected 429s, negative tests). Availability = good / (good + bad).',
+    labelNames: [...RUN, 'operation', 'sli'],
+  },
+  inFlight: {
+    name: 'flowgauge_in_flight',
+    type: 'gauge',
+    help: 'Requests started and not yet finished.',
+    labelNames: RUN,
+  },
+  contractViolations: {
+    name: 'flowgauge_contract_violations_total',
+    type: 'counter',
+    help: 'Response fields that broke the interface contract.',
+    labelNames: [...RUN, 'operation'],
+  },
+} as const satisfies Record<string, MetricSpec>;
+
+/** Metrics of uptime probes (`createProbeMetrics`). */
+export const PROBE_METRICS = {
+  success: {
+    name: 'flowgauge_probe_success',
+    type: 'gauge',
+    help: '1 when the last probe of the check succeeded, 0 when it failed.',
+    labelNames: ['check'],
+  },
+  total: {
+    name: 'flowgauge_probe_total',
+    type: 'counter',
+    help: 'Probes run, by check and result (success, failure).',
+    labelNames: ['check', 'result'],
+  },
+  duration: {
+    name: 'flowgauge_probe_duration_seconds',
+    type: 'histogram',
+    help: 'Probe duration by phase: connect, tls, ttfb (first byte), ttft (first token), total (the HTTP request), check (the whole check).',
+    labelNames: ['check', 'phase'],
+  },
+  tlsVersion: {
+    name: 'flowgauge_probe_tls_version_info',
+    type: 'gauge',
+    help: 'TLS version negotiated by the last probe of the check (always 1; only the current version has a series).',
+    labelNames: ['check', 'version'],
+  },
+} as const satisfies Record<string, MetricSpec>;
+
+/** Every metric spec, for documentation and tests. */
+export const ALL_METRICS: readonly MetricSpec[] = [...Object.values(RUN_METRICS), ...Object.values(PROBE_METRICS)];
+
+/**
+ * Default request-latency buckets (seconds). They include the usual latency objective
+ * thresholds (0.1, 0.25, 0.5, 1, 2, 5 s) because a latency SLI reads the bucket whose `le`
+ * equals the threshold.
+ */
+export const REQUEST_DURATION_BUCKETS_S: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 5, 10, 30, 60,
+];
+/** Default TTFT and time-to-start buckets (seconds). */
+export const STREAM_TTFT_BUCKETS_S: readonly number[] = [
+  0.01, 0.025, 0.05, 0.1, 0.2, 0.25, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30,
+];
+/** Default inter-token latency buckets (seconds). */
+export const STREAM_ITL_BUCKETS_S: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2,
+];
+/** Default probe phase buckets (seconds). */
+export const PROBE_DURATION_BUCKETS_S: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 30,
+];
+
+/** Merges extra bounds into default buckets: sorted, unique, positive and finite only. */
+export function mergeBuckets(defaults: readonly number[], extra: readonly number[] = []): number[] {
+  const all = [...defaults, ...extra].filter((b) => Number.isFinite(b) && b > 0);
+  return [...new Set(all)].sort((a, b) => a - b);
+}
+
+/** Stream latency targets an objective can name besides an operation. */
+export const STREAM_LATENCY_TARGETS = ['stream.ttft', 'stream.itl', 'stream.time_to_start'] as const;
+
+/** What a latency objective measures: an operation's request latency, or a stream timing. */
+export type LatencyTarget = OpName | (typeof STREAM_LATENCY_TARGETS)[number];
+
+/** The histogram a latency target reads, its fixed label matchers, and its default buckets. */
+export interface LatencyTargetMetric {
+  readonly histogram: string;
+  /** PromQL matchers without braces, e.g. `operation="run"`; empty for stream targets. */
+  readonly matchers: string;
+  readonly defaultBuckets: readonly number[];
+}
+
+/** True when `s` names a latency target. */
+export function isLatencyTarget(s: string): s is LatencyTarget {
+  return (OPS as readonly string[]).includes(s) || (STREAM_LATENCY_TARGETS as readonly string[]).includes(s);
+}
+
+/** Resolves a latency target to the histogram that measures it. */
+export function latencyTargetMetric(target: LatencyTarget): LatencyTargetMetric {
+  switch (target) {
+    case 'stream.ttft':
+      return { histogram: RUN_METRICS.streamTtft.name, matchers: '', defaultBuckets: STREAM_TTFT_BUCKETS_S };
+    case 'stream.time_to_start':
+      return { histogram: RUN_METRICS.streamTimeToStart.name, matchers: '', defaultBuckets: STREAM_TTFT_BUCKETS_S };
+    case 'stream.itl':
+      return { histogram: RUN_METRICS.streamItl.name, matchers: '', defaultBuckets: STREAM_ITL_BUCKETS_S };
+    default:
+      return {
+        histogram: RUN_METRICS.requestDuration.name,
+        matchers: `operation="${target}"`,
+        defaultBuckets: REQUEST_DURATION_BUCKETS_S,
+      };
+  }
+}
+
+/**
+ * Names of the recording rules (`generatePrometheusRules`), by window (`5m`, `30d`).
+ * `overall` sums every tier; `byTier` keeps the `tier` label.
+ */
+export const RECORDING_RULES = {
+  /** SLI error ratio bad / (good + bad), all tiers together. */
+  sliErrorRatio: (window: string): string => `flowgauge:sli_error_ratio:rate${window}`,
+  /** SLI error ratio per tier; the availability alerts read this one. */
+  sliErrorRatioByTier: (window: string): string => `flowgauge:sli_error_ratio_by_tier:rate${window}`,
+  /** Share of requests slower than a latency objective's threshold, all tiers together. */
+  latencyErrorRatio: (window: string): string => `flowgauge:latency_error_ratio:rate${window}`,
+  /** Share slower than the threshold, per tier; the latency alerts read this one. */
+  latencyErrorRatioByTier: (window: string): string => `flowgauge:latency_error_ratio_by_tier:rate${window}`,
+} as const;
+
+/** Alert names (`generatePrometheusRules`). */
+export const ALERT_NAMES = {
+  availability: 'FlowgaugeAvailabilityBudgetBurn',
+  latency: 'FlowgaugeLatencyBudgetBurn',
+} as const;

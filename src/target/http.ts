@@ -1,0 +1,208 @@
+/**
+ * The request context and the response writers. Every response goes through `sendBody` or
+ * `writeStreamHead`, which add `x-request-id` and the rate-limit headers and count the request.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { NS_PER_S } from '../core/clock.js';
+import { API_ERROR_STATUS, type ApiErrorCode } from '../core/codes.js';
+import type { Area, Routable, RouteName } from './router.js';
+import type { ServiceState, TokenState } from './state.js';
+import { countRequest } from './stats.js';
+
+/** One request in flight. A class, so every context has the same shape for the JIT. */
+export class RequestContext implements Routable {
+  area: Area = 'other';
+  route: RouteName = 'unknown';
+  param = '';
+  tok: TokenState | undefined = undefined;
+  dropRateLimit = false;
+  answered = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly atNs: number,
+    readonly requestId: string,
+    readonly path: string,
+    readonly query: string,
+  ) {}
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Largest request body read (1 MiB); bigger ones get 400. */
+export const MAX_BODY_BYTES = 1 << 20;
+
+/** Adds `X-RateLimit-*` for the request's token (or the uncounted anonymous window). */
+function addRateLimit(state: ServiceState, ctx: RequestContext, h: OutgoingHttpHeaders): number {
+  const now = state.clock.nowNs();
+  const tok = ctx.tok;
+  let limit: number;
+  let remaining: number;
+  let leftNs: number;
+  if (tok !== undefined && tok.windowEndNs > now) {
+    limit = tok.limit;
+    remaining = limit > tok.count ? limit - tok.count : 0;
+    leftNs = tok.windowEndNs - now;
+  } else {
+    limit = tok === undefined ? state.anonLimit : tok.limit;
+    remaining = limit;
+    leftNs = state.windowNs;
+  }
+  const retryAfterS = Math.ceil(leftNs / NS_PER_S);
+  if (!state.opts.rateLimit.headers) return retryAfterS;
+  if (ctx.dropRateLimit) {
+    state.stats.faults.missingRateLimitHeaders++;
+    return retryAfterS;
+  }
+  h['x-ratelimit-limit'] = limit;
+  h['x-ratelimit-remaining'] = remaining;
+  h['x-ratelimit-reset'] =
+    state.opts.rateLimit.reset === 'delta-seconds' ? retryAfterS : Math.ceil((state.clock.wallMs() + leftNs / 1e6) / 1000);
+  return retryAfterS;
+}
+
+/** Counts the request and tells `onRequest`. */
+export function finish(state: ServiceState, ctx: RequestContext, status: number): void {
+  countRequest(state.stats, ctx.route, status);
+  const cb = state.opts.onRequest;
+  if (cb === undefined) return;
+  const tp = ctx.req.headers.traceparent;
+  try {
+    cb({ method: ctx.req.method ?? '', path: ctx.path, atNs: ctx.atNs, traceparent: Array.isArray(tp) ? tp[0] : tp, status });
+  } catch {
+    state.stats.callbackErrors++;
+  }
+}
+
+/** Options of `sendBody`. */
+export interface SendOptions {
+  /** Seconds for a `Retry-After` header; `'window'`: until the rate-limit window resets. */
+  readonly retryAfter?: number | 'window';
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Sends a JSON body (maybe garbled by the malformed-body fault) with the common headers. */
+export function sendBody(state: ServiceState, ctx: RequestContext, status: number, body: string | Buffer, o?: SendOptions): void {
+  if (ctx.answered) return;
+  ctx.answered = true;
+  let payload = body;
+  if (status < 300 && ctx.area !== 'admin' && state.faults.active && state.faults.malformed()) {
+    state.stats.faults.malformedBodies++;
+    const buf = typeof body === 'string' ? Buffer.from(body) : body;
+    payload = buf.subarray(0, Math.floor(buf.length / 2));
+  }
+  const h: OutgoingHttpHeaders = {
+    'content-type': JSON_TYPE,
+    'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
+    'x-request-id': ctx.requestId,
+  };
+  const windowS = addRateLimit(state, ctx, h);
+  if (o !== undefined) {
+    if (o.retryAfter !== undefined) h['retry-after'] = String(o.retryAfter === 'window' ? windowS : o.retryAfter);
+    if (o.headers !== undefined) Object.assign(h, o.headers);
+  }
+  const res = ctx.res;
+  if (!res.destroyed) {
+    res.writeHead(status, h);
+    res.end(payload);
+  }
+  finish(state, ctx, status);
+}
+
+/** Sends the error body of the interface for `code`. */
+export function sendError(
+  state: ServiceState,
+  ctx: RequestContext,
+  code: ApiErrorCode,
+  message: string,
+  details: Readonly<Record<string, unknown>> = {},
+  o?: SendOptions,
+): void {
+  const body: Record<string, unknown> = { error: { code, message, details }, request_id: ctx.requestId };
+  if (state.opts.quirks.errorExtraFields) {
+    (body.error as Record<string, unknown>).docs_url = `https://docs.invalid/errors/${code.toLowerCase()}`;
+    body.timestamp = new Date(state.clock.wallMs()).toISOString();
+  }
+  sendBody(state, ctx, API_ERROR_STATUS[code], JSON.stringify(body), o);
+}
+
+/** 400 INVALID_REQUEST naming the offending field. */
+export function sendInvalid(state: ServiceState, ctx: RequestContext, field: string, reason: string): void {
+  sendError(state, ctx, 'INVALID_REQUEST', `invalid request: ${field} ${reason}`, { field, reason });
+}
+
+/** Writes the head of an SSE response. Returns false when the client has gone. */
+export function writeStreamHead(state: ServiceState, ctx: RequestContext): boolean {
+  ctx.answered = true;
+  const h: OutgoingHttpHeaders = {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': ctx.requestId,
+  };
+  addRateLimit(state, ctx, h);
+  finish(state, ctx, 200);
+  if (ctx.res.destroyed) return false;
+  ctx.res.writeHead(200, h);
+  return true;
+}
+
+/** Outcome of reading a JSON body. */
+export type BodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+
+/** Reads and parses the request body (at most `MAX_BODY_BYTES`). */
+export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        done = true;
+        resolve({ ok: false, reason: `must be at most ${MAX_BODY_BYTES} bytes` });
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve({ ok: true, value: JSON.parse(text) as unknown });
+      } catch {
+        resolve({ ok: false, reason: text.trim() === '' ? 'is required (a JSON object)' : 'is not valid JSON' });
+      }
+    });
+    const fail = (): void => {
+      if (!done) resolve({ ok: false, reason: 'could not be read' });
+      done = true;
+    };
+    req.on('error', fail);
+    req.on('close', fail);
+  });
+}
+
+/** Query string → first value of each name. */
+export function parseQuery(q: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (q === '') return out;
+  for (const part of q.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const k = decodeQueryPart(eq < 0 ? part : part.slice(0, eq));
+    if (!out.has(k)) out.set(k, eq < 0 ? '' : decodeQueryPart(part.slice(eq + 1)));
+  }
+  return out;
+}
+
+function decodeQueryPart(s: string): string {
+  if (!s.includes('%') && !s.includes('+')) return s;
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
