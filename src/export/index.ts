@@ -1,0 +1,7 @@
+/** Exporters: Prometheus metrics (registry, /metrics server, Pushgateway) and OpenTelemetry spans. */
+export * from './run-metrics.js';
+export * from './probe-metrics.js';
+export * from './metrics-server.js';
+export * from './pushgateway.js';
+export * from './tracing.js';
+export * from './otel-sdk.js';

@@ -1,0 +1,78 @@
+/**
+ * A minimal HTTP server exposing one registry at `GET /metrics`, for Prometheus to scrape
+ * while a run or the probe daemon is going. Binds to loopback unless told otherwise.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
+
+/** Options of `startMetricsServer`. */
+export interface MetricsServerOptions {
+  /** Interface to bind (default `127.0.0.1`). */
+  readonly host?: string;
+  /** TCP port; 0 picks a free one. */
+  readonly port: number;
+  readonly registry: Registry;
+}
+
+/** A running metrics server. */
+export interface MetricsServer {
+  /** `http://host:port/metrics`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/** Starts serving `GET /metrics`; resolves once listening. */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const host = options.host ?? '127.0.0.1';
+  const { registry } = options;
+  if (!(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) {
+    throw new InvalidArgumentError(`metrics port must be an integer from 0 to 65535, got ${options.port}`);
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found: try GET /metrics\n');
+      return;
+    }
+    try {
+      const body = await registry.metrics();
+      res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch {
+      // A collect callback failed; the scrape fails visibly rather than serving half a page.
+      res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics collection failed\n');
+    }
+  };
+
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      reject(
+        new FlowgaugeError('FG_CONFIG_INVALID', `cannot serve metrics on ${host}:${options.port}: ${err.code ?? err.message}`, {
+          cause: err,
+        }),
+      );
+    };
+    server.once('error', onError);
+    server.listen(options.port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}/metrics`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

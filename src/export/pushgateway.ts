@@ -1,0 +1,180 @@
+/**
+ * Pushes a registry to a Prometheus Pushgateway on an interval, for runs too short or too
+ * far away to be scraped. Each push is an HTTP PUT of the whole exposition, which replaces
+ * the group's previous metrics. A failed push is counted and returned, never thrown: losing
+ * a push must not stop a load test.
+ */
+import type { Registry } from 'prom-client';
+import { Agent, request } from 'undici';
+import { InvalidArgumentError } from '../core/errors.js';
+import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
+
+/** Options of `createPushgatewayPusher`. */
+export interface PushgatewayOptions {
+  /** Base URL of the Pushgateway, e.g. `http://127.0.0.1:9091`. */
+  readonly url: string;
+  /** The `job` grouping label. */
+  readonly job: string;
+  /** Further grouping labels, e.g. `{ instance, shard }`. */
+  readonly grouping?: Readonly<Record<string, string>>;
+  readonly registry: Registry;
+  /** Interval between pushes; the first push happens one interval after `start()`. */
+  readonly intervalMs: number;
+  readonly clock: Clock;
+  /** Give up on one push after this long (default 10 s). */
+  readonly timeoutMs?: number;
+}
+
+/** The result of one push. */
+export interface PushOutcome {
+  readonly ok: boolean;
+  /** HTTP status; 0 when no response arrived. */
+  readonly status: number;
+  /** Why it failed (an error code or `HTTP <status>`); absent on success. */
+  readonly error?: string;
+}
+
+/** Counts since creation. */
+export interface PushStats {
+  readonly pushes: number;
+  readonly failures: number;
+  readonly last: PushOutcome | undefined;
+}
+
+/** A periodic pusher. */
+export interface PushgatewayPusher {
+  /** The group URL pushes go to. */
+  readonly groupUrl: string;
+  /** Starts periodic pushes. */
+  start(): void;
+  /** Pushes now (also while stopped, until `stop()` finished). */
+  pushNow(): Promise<PushOutcome>;
+  /** Stops the timer, waits for a push in flight, makes a final push and closes connections. */
+  stop(): Promise<PushOutcome>;
+  stats(): PushStats;
+}
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/**
+ * One path segment pair of the grouping key. Values containing `/` (or empty ones) use the
+ * Pushgateway's `@base64` form, since `%2F` is decoded before routing by many proxies.
+ */
+export function groupingSegment(name: string, value: string): string {
+  if (value === '' || value.includes('/')) {
+    const b64 = value === '' ? '=' : Buffer.from(value, 'utf8').toString('base64url');
+    return `${name}@base64/${b64}`;
+  }
+  return `${name}/${encodeURIComponent(value)}`;
+}
+
+/** The group URL: `<base>/metrics/job/<job>/<label>/<value>…`. */
+export function pushgatewayGroupUrl(base: string, job: string, grouping: Readonly<Record<string, string>> = {}): string {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new InvalidArgumentError('pushgateway url must be an absolute http(s) URL such as http://127.0.0.1:9091');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidArgumentError('pushgateway url must use http or https');
+  }
+  if (job === '') throw new InvalidArgumentError('pushgateway job must be a non-empty string');
+  const parts = [groupingSegment('job', job)];
+  for (const [name, value] of Object.entries(grouping)) {
+    if (!LABEL_NAME.test(name) || name === 'job' || name.startsWith('__')) {
+      throw new InvalidArgumentError(`pushgateway grouping label "${name}" is not a valid label name (and may not be "job")`);
+    }
+    parts.push(groupingSegment(name, value));
+  }
+  return `${base.replace(/\/+$/, '')}/metrics/${parts.join('/')}`;
+}
+
+/** Creates a pusher; nothing is sent until `start()` or `pushNow()`. */
+export function createPushgatewayPusher(options: PushgatewayOptions): PushgatewayPusher {
+  const groupUrl = pushgatewayGroupUrl(options.url, options.job, options.grouping);
+  if (!(Number.isFinite(options.intervalMs) && options.intervalMs > 0)) {
+    throw new InvalidArgumentError('pushgateway intervalMs must be a positive number');
+  }
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const { clock, registry } = options;
+  const agent = new Agent({ connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+
+  let pushes = 0;
+  let failures = 0;
+  let last: PushOutcome | undefined;
+  let timer: TimerHandle | undefined;
+  let running = false;
+  let closed = false;
+  let inFlight: Promise<PushOutcome> | undefined;
+
+  const record = (o: PushOutcome): PushOutcome => {
+    pushes++;
+    if (!o.ok) failures++;
+    last = o;
+    return o;
+  };
+
+  const push = async (): Promise<PushOutcome> => {
+    if (closed) return record({ ok: false, status: 0, error: 'STOPPED' });
+    try {
+      const body = await registry.metrics();
+      const res = await request(groupUrl, {
+        method: 'PUT',
+        body,
+        headers: { 'content-type': registry.contentType },
+        dispatcher: agent,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body.dump();
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      return record(ok ? { ok, status: res.statusCode } : { ok, status: res.statusCode, error: `HTTP ${res.statusCode}` });
+    } catch (err) {
+      // Only the error's code or name: a message could quote the URL, credentials included.
+      const e = err as { code?: unknown; name?: unknown };
+      const error = typeof e.code === 'string' ? e.code : typeof e.name === 'string' ? e.name : 'PUSH_FAILED';
+      return record({ ok: false, status: 0, error });
+    }
+  };
+
+  const pushNow = (): Promise<PushOutcome> => {
+    // One push at a time: a second caller shares the push in flight.
+    if (inFlight !== undefined) return inFlight;
+    const p = push().finally(() => {
+      inFlight = undefined;
+    });
+    inFlight = p;
+    return p;
+  };
+
+  const schedule = (): void => {
+    timer = clock.setTimer(clock.nowNs() + options.intervalMs * NS_PER_MS, () => {
+      timer = undefined;
+      void pushNow().finally(() => {
+        if (running) schedule();
+      });
+    });
+  };
+
+  return {
+    groupUrl,
+    start() {
+      if (running || closed) return;
+      running = true;
+      schedule();
+    },
+    pushNow,
+    async stop() {
+      if (closed) return last ?? { ok: false, status: 0, error: 'STOPPED' };
+      running = false;
+      if (timer !== undefined) clock.clearTimer(timer);
+      timer = undefined;
+      if (inFlight !== undefined) await inFlight;
+      const final = await pushNow();
+      closed = true;
+      await agent.close();
+      return final;
+    },
+    stats: () => ({ pushes, failures, last }),
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * Prometheus metrics of a load run, fed one sample at a time. `observe` sits on the hot path
+ * of a load generator (tens of thousands of requests per second): series cells are looked up
+ * once and cached, so the steady state allocates nothing and formats no labels, and the cells
+ * are plain counters (`fast-metrics.ts`) that the registry serialises at scrape time.
+ */
+import { Registry } from 'prom-client';
+import { InvalidArgumentError } from '../core/errors.js';
+import { NS_PER_S } from '../core/clock.js';
+import type { OpName } from '../core/ops.js';
+import type { RequestSample, SliClass, Verdict } from '../core/types.js';
+import {
+  REQUEST_DURATION_BUCKETS_S,
+  RUN_METRICS,
+  STREAM_ITL_BUCKETS_S,
+  STREAM_TTFT_BUCKETS_S,
+  mergeBuckets,
+} from '../slo/metric-names.js';
+import { FastCounter, FastGauge, FastHistogram, type CounterCell, type GaugeCell, type HistogramCell } from './fast-metrics.js';
+
+/** Options of `createRunMetrics`. */
+export interface RunMetricsOptions {
+  /** Registry to register in; a new one when omitted (never prom-client's global one). */
+  readonly registry?: Registry;
+  /** Scenario name: the `scenario` label of every series. */
+  readonly scenario: string;
+  /** Tier label (`free`, `pro`, `custom`). */
+  readonly tier: string;
+  /** Extra bucket bounds in seconds (e.g. threshold values), merged into every latency histogram's defaults. */
+  readonly latencyBucketsS?: readonly number[];
+  /** Distinct `flow` label values kept before others are folded into `other` (default 100). */
+  readonly maxFlows?: number;
+}
+
+/** Options resolved once. */
+export interface ResolvedRunMetricsOptions {
+  readonly scenario: string;
+  readonly tier: string;
+  readonly requestBucketsS: readonly number[];
+  readonly ttftBucketsS: readonly number[];
+  readonly itlBucketsS: readonly number[];
+  readonly maxFlows: number;
+}
+
+/** The metrics of one run. */
+export interface RunMetrics {
+  readonly registry: Registry;
+  readonly options: ResolvedRunMetricsOptions;
+  /** Records one finished request and the collectors' verdict on it. Copies nothing it keeps. */
+  observe(sample: RequestSample, verdict: Verdict): void;
+  /** Sets the number of requests in flight. */
+  setInFlight(n: number): void;
+  /** Counts starts dropped because the in-flight limit was reached. */
+  addDropped(n: number): void;
+  /** Counts starts the executor scheduled (started plus dropped). */
+  addScheduled(n: number): void;
+}
+
+interface OpChildren {
+  readonly duration: HistogramCell;
+  readonly sli: Readonly<Record<SliClass, CounterCell>>;
+  readonly expected429: CounterCell;
+  readonly premature429: CounterCell;
+  readonly violations: CounterCell;
+}
+
+/** `2xx`…`5xx`, or `none` when no response arrived. */
+export function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'none';
+}
+
+/** Resolves and checks the options; throws `InvalidArgumentError` on a programmer mistake. */
+export function resolveRunMetricsOptions(options: RunMetricsOptions): ResolvedRunMetricsOptions {
+  if (typeof options.scenario !== 'string' || options.scenario === '') {
+    throw new InvalidArgumentError('createRunMetrics: scenario must be a non-empty string');
+  }
+  if (typeof options.tier !== 'string' || options.tier === '') {
+    throw new InvalidArgumentError('createRunMetrics: tier must be a non-empty string');
+  }
+  const extra = options.latencyBucketsS ?? [];
+  if (extra.some((b) => !(Number.isFinite(b) && b > 0))) {
+    throw new InvalidArgumentError('createRunMetrics: latencyBucketsS must be positive finite seconds');
+  }
+  const maxFlows = options.maxFlows ?? 100;
+  if (!(Number.isInteger(maxFlows) && maxFlows >= 0)) {
+    throw new InvalidArgumentError('createRunMetrics: maxFlows must be a non-negative integer');
+  }
+  return {
+    scenario: options.scenario,
+    tier: options.tier,
+    requestBucketsS: mergeBuckets(REQUEST_DURATION_BUCKETS_S, extra),
+    ttftBucketsS: mergeBuckets(STREAM_TTFT_BUCKETS_S, extra),
+    itlBucketsS: mergeBuckets(STREAM_ITL_BUCKETS_S, extra),
+    maxFlows,
+  };
+}
+
+/** Creates and registers the run metrics. */
+export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
+  const o = resolveRunMetricsOptions(options);
+  const registry = options.registry ?? new Registry();
+  const m = RUN_METRICS;
+  const { scenario, tier } = o;
+
+  const requests = new FastCounter(m.requests, registry);
+  const requestDuration = new FastHistogram(m.requestDuration, registry, o.requestBucketsS);
+  const ttft = new FastHistogram(m.streamTtft, registry, o.ttftBucketsS).cell(scenario, tier);
+  const itl = new FastHistogram(m.streamItl, registry, o.itlBucketsS).cell(scenario, tier);
+  const timeToStart = new FastHistogram(m.streamTimeToStart, registry, o.ttftBucketsS).cell(scenario, tier);
+  const tokens = new FastCounter(m.streamTokens, registry).cell(scenario, tier);
+  const incomplete = new FastCounter(m.streamIncomplete, registry).cell(scenario, tier);
+  const rateLimited = new FastCounter(m.rateLimited, registry);
+  // Rate-limit gauges appear with the first header seen: absent means "never advertised".
+  const remainingGauge = new FastGauge(m.rateLimitRemaining, registry);
+  const limitGauge = new FastGauge(m.rateLimitLimit, registry);
+  let remaining: GaugeCell | undefined;
+  let limit: GaugeCell | undefined;
+  // Dropped, scheduled and in-flight exist from the start at zero, so "nothing dropped"
+  // reads 0 rather than "no data".
+  const dropped = new FastCounter(m.dropped, registry).cell(scenario, tier);
+  const scheduled = new FastCounter(m.scheduled, registry).cell(scenario, tier);
+  const sliEvents = new FastCounter(m.sliEvents, registry);
+  const inFlight = new FastGauge(m.inFlight, registry).cell(scenario, tier);
+  const violations = new FastCounter(m.contractViolations, registry);
+
+  const ops = new Map<OpName, OpChildren>();
+  const opChildren = (op: OpName): OpChildren => {
+    let c = ops.get(op);
+    if (c === undefined) {
+      // Every SLI class and 429 kind exists (at 0) once an operation is seen, so error ratios
+      // read 0, not "no data".
+      const sli = {
+        good: sliEvents.cell(scenario, tier, op, 'good'),
+        bad: sliEvents.cell(scenario, tier, op, 'bad'),
+        excluded: sliEvents.cell(scenario, tier, op, 'excluded'),
+      };
+      c = {
+        duration: requestDuration.cell(scenario, tier, op),
+        sli,
+        expected429: rateLimited.cell(scenario, tier, op, 'expected'),
+        premature429: rateLimited.cell(scenario, tier, op, 'premature'),
+        violations: violations.cell(scenario, tier, op),
+      };
+      ops.set(op, c);
+    }
+    return c;
+  };
+
+  const flows = new Set<string>();
+  const flowLabel = (flowId: string | undefined): string => {
+    if (flowId === undefined || flowId === '') return 'none';
+    if (flows.has(flowId)) return flowId;
+    if (flows.size >= o.maxFlows) return 'other';
+    flows.add(flowId);
+    return flowId;
+  };
+
+  const requestChildren = new Map<string, CounterCell>();
+  const requestChild = (s: RequestSample, outcome: SliClass): CounterCell => {
+    const code = s.errorCode ?? 'none';
+    // Keyed by the folded flow label, so unbounded flow ids cannot grow the cache either.
+    const flow = flowLabel(s.flowId);
+    const key = `${s.op}\u0000${flow}\u0000${s.status}\u0000${code}\u0000${outcome}`;
+    let c = requestChildren.get(key);
+    if (c === undefined) {
+      c = requests.cell(scenario, tier, s.op, flow, statusClass(s.status), code, outcome);
+      requestChildren.set(key, c);
+    }
+    return c;
+  };
+
+  const seconds = (fromNs: number, toNs: number | undefined): number | undefined => {
+    if (toNs === undefined) return undefined;
+    const s = (toNs - fromNs) / NS_PER_S;
+    return Number.isFinite(s) ? Math.max(0, s) : undefined;
+  };
+
+  return {
+    registry,
+    options: o,
+    observe(s, verdict) {
+      const c = opChildren(s.op);
+      const outcome = verdict.sli;
+      c.sli[outcome].inc();
+      requestChild(s, outcome).inc();
+      if (outcome !== 'excluded') {
+        const d = seconds(s.intendedNs, s.endNs);
+        if (d !== undefined) c.duration.observe(d);
+      }
+      if (verdict.throttle === 'expected') c.expected429.inc();
+      else if (verdict.throttle === 'premature') c.premature429.inc();
+      if (s.violations.length > 0) c.violations.inc(s.violations.length);
+      const rl = s.rateLimit;
+      if (rl !== undefined) {
+        if (rl.remaining !== undefined) (remaining ??= remainingGauge.cell(scenario, tier)).set(rl.remaining);
+        if (rl.limit !== undefined) (limit ??= limitGauge.cell(scenario, tier)).set(rl.limit);
+      }
+      const st = s.stream;
+      if (st !== undefined) {
+        const first = seconds(s.intendedNs, st.firstTokenNs);
+        if (first !== undefined) ttft.observe(first);
+        const start = seconds(s.intendedNs, st.startEventNs);
+        if (start !== undefined) timeToStart.observe(start);
+        const gaps = st.itlNs;
+        for (let i = 0; i < gaps.length; i++) {
+          const g = (gaps[i] as number) / NS_PER_S;
+          if (Number.isFinite(g) && g >= 0) itl.observe(g);
+        }
+        if (st.tokens > 0) tokens.inc(st.tokens);
+        if (!st.complete) incomplete.inc();
+      }
+    },
+    setInFlight(n) {
+      if (Number.isFinite(n) && n >= 0) inFlight.set(n);
+    },
+    addDropped(n) {
+      if (Number.isFinite(n) && n > 0) dropped.inc(n);
+    },
+    addScheduled(n) {
+      if (Number.isFinite(n) && n > 0) scheduled.inc(n);
+    },
+  };
+}

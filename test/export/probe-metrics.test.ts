@@ -1,0 +1,47 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { createProbeMetrics } from '../../src/export/probe-metrics.js';
+import { PROBE_METRICS } from '../../src/slo/metric-names.js';
+import { parseExposition, valueOf } from './helpers/exposition.js';
+
+const P = PROBE_METRICS;
+
+describe('createProbeMetrics', () => {
+  it('keeps the last result, counts both results and observes every phase', async () => {
+    const m = createProbeMetrics();
+    m.record('run', { success: true, durationS: 0.4, phases: { connect: 0.002, tls: 0.01, ttfb: 0.1, total: 0.3 } });
+    m.record('run', { success: false, durationS: 1.2, phases: { total: 1.1 } });
+    m.record('stream', { success: true, durationS: 0.5, phases: { total: 0.45 }, ttftS: 0.2 });
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, P.success.name, { check: 'run' })).toBe(0);
+    expect(valueOf(s, P.success.name, { check: 'stream' })).toBe(1);
+    expect(valueOf(s, P.total.name, { check: 'run', result: 'success' })).toBe(1);
+    expect(valueOf(s, P.total.name, { check: 'run', result: 'failure' })).toBe(1);
+    expect(valueOf(s, P.total.name, { check: 'stream', result: 'failure' })).toBe(0);
+    const d = `${P.duration.name}_count`;
+    expect(valueOf(s, d, { check: 'run', phase: 'connect' })).toBe(1);
+    expect(valueOf(s, d, { check: 'run', phase: 'total' })).toBe(2);
+    expect(valueOf(s, d, { check: 'run', phase: 'check' })).toBe(2);
+    expect(valueOf(s, d, { check: 'stream', phase: 'ttft' })).toBe(1);
+    expect(s.some((x) => x.labels.check === 'stream' && x.labels.phase === 'connect')).toBe(false);
+  });
+
+  it('keeps only the current TLS version of a check, with value 1', async () => {
+    const m = createProbeMetrics({ registry: new Registry() });
+    m.record('run', { success: true, durationS: 0.1, phases: { total: 0.1 }, tlsVersion: 'TLSv1.2' });
+    m.record('run', { success: true, durationS: 0.1, phases: { total: 0.1 }, tlsVersion: 'TLSv1.3' });
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, P.tlsVersion.name, { check: 'run', version: 'TLSv1.3' })).toBe(1);
+    expect(s.filter((x) => x.name === P.tlsVersion.name)).toHaveLength(1);
+  });
+
+  it('shares a registry with run metrics without name clashes', async () => {
+    const registry = new Registry();
+    createProbeMetrics({ registry });
+    const { createRunMetrics } = await import('../../src/export/run-metrics.js');
+    expect(() => createRunMetrics({ registry, scenario: 's', tier: 'pro' })).not.toThrow();
+    const names = (await registry.getMetricsAsJSON()).map((x) => x.name);
+    expect(names).toContain(P.success.name);
+    expect(names).toContain('flowgauge_requests_total');
+  });
+});

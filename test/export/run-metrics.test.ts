@@ -1,0 +1,150 @@
+import { Counter, Gauge, Histogram, register as globalRegistry } from 'prom-client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import { FastCounter, FastGauge, FastHistogram } from '../../src/export/fast-metrics.js';
+import { createRunMetrics, statusClass } from '../../src/export/run-metrics.js';
+import { RUN_METRICS } from '../../src/slo/metric-names.js';
+import { parseExposition, sumOf, valueOf } from './helpers/exposition.js';
+import { BAD, EXPECTED_429, GOOD, PREMATURE_429, makeSample, makeStream } from './helpers/samples.js';
+
+const MS = 1e6;
+const ALLOWED_LABELS = new Set(['scenario', 'tier', 'operation', 'flow', 'status_class', 'code', 'outcome', 'kind', 'sli', 'le']);
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('createRunMetrics', () => {
+  it('exports requests, SLI events and 429 kinds for a mix of samples', async () => {
+    const m = createRunMetrics({ scenario: 'mixed-pro', tier: 'pro' });
+    m.observe(makeSample(), GOOD);
+    m.observe(makeSample(), GOOD);
+    m.observe(makeSample({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' }), BAD);
+    m.observe(makeSample({ status: 429, errorCode: 'RATE_LIMITED' }), EXPECTED_429);
+    m.observe(makeSample({ status: 429, errorCode: 'RATE_LIMITED' }), PREMATURE_429);
+    m.observe(makeSample({ status: 0, errorCode: 'CONNECTION_REFUSED', headersNs: undefined, rateLimit: undefined }), BAD);
+    const s = parseExposition(await m.registry.metrics());
+    const req = RUN_METRICS.requests.name;
+    const base = { scenario: 'mixed-pro', tier: 'pro', operation: 'run', flow: 'flow-a' };
+    expect(valueOf(s, req, { ...base, status_class: '2xx', code: 'none', outcome: 'good' })).toBe(2);
+    expect(valueOf(s, req, { ...base, status_class: '5xx', code: 'SERVICE_UNAVAILABLE', outcome: 'bad' })).toBe(1);
+    expect(valueOf(s, req, { ...base, status_class: '4xx', code: 'RATE_LIMITED', outcome: 'excluded' })).toBe(1);
+    expect(valueOf(s, req, { ...base, status_class: '4xx', code: 'RATE_LIMITED', outcome: 'bad' })).toBe(1);
+    expect(valueOf(s, req, { ...base, status_class: 'none', code: 'CONNECTION_REFUSED', outcome: 'bad' })).toBe(1);
+    const sli = RUN_METRICS.sliEvents.name;
+    expect(valueOf(s, sli, { operation: 'run', sli: 'good' })).toBe(2);
+    expect(valueOf(s, sli, { operation: 'run', sli: 'bad' })).toBe(3);
+    expect(valueOf(s, sli, { operation: 'run', sli: 'excluded' })).toBe(1);
+    expect(valueOf(s, RUN_METRICS.rateLimited.name, { operation: 'run', kind: 'expected' })).toBe(1);
+    expect(valueOf(s, RUN_METRICS.rateLimited.name, { operation: 'run', kind: 'premature' })).toBe(1);
+    expect(valueOf(s, RUN_METRICS.rateLimitRemaining.name)).toBe(900);
+    expect(valueOf(s, RUN_METRICS.rateLimitLimit.name)).toBe(1000);
+  });
+
+  it('measures latency from the intended start and leaves excluded requests out of it', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'free' });
+    // Intended at 0, started 900 ms late (a stalled client), ended at 1.2 s: latency is 1.2 s, not 0.3 s.
+    m.observe(makeSample({ intendedNs: 0, startNs: 900 * MS, endNs: 1_200 * MS }), GOOD);
+    m.observe(makeSample({ intendedNs: 0, startNs: 0, endNs: 5 * MS, status: 429, errorCode: 'RATE_LIMITED' }), EXPECTED_429);
+    const s = parseExposition(await m.registry.metrics());
+    const h = RUN_METRICS.requestDuration.name;
+    expect(valueOf(s, `${h}_count`, { operation: 'run' })).toBe(1);
+    expect(valueOf(s, `${h}_sum`, { operation: 'run' })).toBeCloseTo(1.2, 9);
+    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1' })).toBe(0);
+    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1.5' })).toBe(1);
+  });
+
+  it('records stream TTFT, time to start, every inter-token gap, tokens and incomplete streams', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    const intendedNs = 10_000 * MS;
+    m.observe(makeSample({ op: 'stream', intendedNs, stream: makeStream(intendedNs, { ttftMs: 300, tokens: 4, itlMs: 20 }) }), GOOD);
+    m.observe(
+      makeSample({ op: 'stream', intendedNs, errorCode: 'STREAM_INCOMPLETE', stream: makeStream(intendedNs, { tokens: 2, complete: false }) }),
+      BAD,
+    );
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, `${RUN_METRICS.streamTtft.name}_count`)).toBe(2);
+    expect(valueOf(s, `${RUN_METRICS.streamTtft.name}_bucket`, { le: '0.3' })).toBe(2);
+    expect(valueOf(s, `${RUN_METRICS.streamTimeToStart.name}_sum`)).toBeCloseTo(0.04, 9);
+    expect(valueOf(s, `${RUN_METRICS.streamItl.name}_count`)).toBe(3 + 1);
+    expect(valueOf(s, RUN_METRICS.streamTokens.name)).toBe(6);
+    expect(valueOf(s, RUN_METRICS.streamIncomplete.name)).toBe(1);
+  });
+
+  it('counts contract violations, dropped and scheduled starts, and in-flight requests', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    const v = { op: 'getRun' as const, path: 'progress', expected: 'integer', got: 'string' };
+    m.observe(makeSample({ op: 'getRun', violations: [v, { ...v, path: 'status' }] }), BAD);
+    m.addDropped(3);
+    m.addDropped(2);
+    m.addScheduled(10);
+    m.setInFlight(7);
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, RUN_METRICS.contractViolations.name, { operation: 'getRun' })).toBe(2);
+    expect(valueOf(s, RUN_METRICS.dropped.name)).toBe(5);
+    expect(valueOf(s, RUN_METRICS.scheduled.name)).toBe(10);
+    expect(valueOf(s, RUN_METRICS.inFlight.name)).toBe(7);
+  });
+
+  it('exposes zero series from the start so ratios and rates read 0, not "no data"', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    let s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, RUN_METRICS.dropped.name)).toBe(0);
+    expect(valueOf(s, RUN_METRICS.inFlight.name)).toBe(0);
+    m.observe(makeSample({ op: 'listFlows' }), GOOD);
+    s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, RUN_METRICS.sliEvents.name, { operation: 'listFlows', sli: 'bad' })).toBe(0);
+    expect(valueOf(s, RUN_METRICS.rateLimited.name, { operation: 'listFlows', kind: 'premature' })).toBe(0);
+  });
+
+  it('caches series cells: the steady state creates no series and formats no labels', () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    const samples = [
+      [makeSample(), GOOD],
+      [makeSample({ op: 'stream', stream: makeStream(0) }), GOOD],
+      [makeSample({ status: 429, errorCode: 'RATE_LIMITED' }), PREMATURE_429],
+      [makeSample({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' }), BAD],
+    ] as const;
+    for (const [s, v] of samples) m.observe(s, v);
+    const spies = [FastCounter, FastGauge, FastHistogram].map((C) => vi.spyOn(C.prototype, 'cell'));
+    const promSpies = [Counter, Gauge, Histogram].map((C) => vi.spyOn(C.prototype, 'labels'));
+    for (let i = 0; i < 1000; i++) for (const [s, v] of samples) m.observe(s, v);
+    for (const spy of [...spies, ...promSpies]) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('folds flows beyond maxFlows into "other" so the flow label stays bounded', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro', maxFlows: 2 });
+    for (let i = 0; i < 50; i++) m.observe(makeSample({ flowId: `flow-${i}` }), GOOD);
+    m.observe(makeSample({ flowId: undefined }), GOOD);
+    const s = parseExposition(await m.registry.metrics()).filter((x) => x.name === RUN_METRICS.requests.name);
+    expect(new Set(s.map((x) => x.labels.flow))).toEqual(new Set(['flow-0', 'flow-1', 'other', 'none']));
+    expect(sumOf(s, RUN_METRICS.requests.name, { flow: 'other' })).toBe(48);
+  });
+
+  it('merges extra latency buckets (threshold values) into the defaults', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro', latencyBucketsS: [1.7, 2] });
+    m.observe(makeSample({ intendedNs: 0, endNs: 1_600 * MS }), GOOD);
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, `${RUN_METRICS.requestDuration.name}_bucket`, { le: '1.7' })).toBe(1);
+    expect(m.options.requestBucketsS.filter((b) => b === 2)).toHaveLength(1);
+  });
+
+  it('uses only bounded labels, its own registry, and never the global one', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    m.observe(makeSample({ op: 'stream', stream: makeStream(0) }), GOOD);
+    m.observe(makeSample({ status: 429 }), EXPECTED_429);
+    const s = parseExposition(await m.registry.metrics());
+    for (const x of s) for (const k of Object.keys(x.labels)) expect(ALLOWED_LABELS.has(k), `label ${k} of ${x.name}`).toBe(true);
+    const globalNames = (await globalRegistry.getMetricsAsJSON()).map((x) => x.name);
+    expect(globalNames.filter((n) => n.startsWith('flowgauge_'))).toEqual([]);
+  });
+
+  it('rejects bad options at construction', () => {
+    expect(() => createRunMetrics({ scenario: '', tier: 'pro' })).toThrow(InvalidArgumentError);
+    expect(() => createRunMetrics({ scenario: 's', tier: 'pro', latencyBucketsS: [-1] })).toThrow(InvalidArgumentError);
+  });
+
+  it('classifies status codes', () => {
+    expect([0, 200, 204, 301, 404, 429, 503, 999].map(statusClass)).toEqual(['none', '2xx', '2xx', '3xx', '4xx', '4xx', '5xx', 'none']);
+  });
+});
