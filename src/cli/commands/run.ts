@@ -1,0 +1,181 @@
+/**
+ * `flowgauge run <scenario>`: drive a scenario against a target, show live progress, write
+ * report.json and report.md, exit by the thresholds. Ctrl-C stops scheduling, drains
+ * in-flight requests for the grace period and still writes the report; a second Ctrl-C quits.
+ */
+import { createClient } from '../../api/index.js';
+import { parseDurationMs, DURATION_HELP } from '../../core/units.js';
+import type { Tier } from '../../core/tiers.js';
+import { createRequestTracer, createRunMetrics, startMetricsServer, type RunMetrics } from '../../export/index.js';
+import { renderMarkdown, renderSummary } from '../../report/index.js';
+import { executeRun, parseScenarioThresholds } from '../../run/index.js';
+import { loadScenarioFile, resolveScenario, type ScenarioOverrides } from '../../scenario/index.js';
+import { UsageError } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { formatProgress } from '../progress-line.js';
+import { reportDir, updateLatest, writeReportFiles } from '../report-files.js';
+import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
+import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import type { MakeCommand } from './index.js';
+
+interface RunArgs extends TargetArgs {
+  scenario: string;
+  duration?: string | undefined;
+  rate?: string | undefined;
+  tier?: string | undefined;
+  'max-in-flight'?: number | undefined;
+  out?: string | undefined;
+  json?: boolean | undefined;
+  quiet?: boolean | undefined;
+  'metrics-port'?: number | undefined;
+  connections?: number | undefined;
+  shard?: string | undefined;
+  shards?: number | undefined;
+}
+
+/** `--shard i/N` (1-based on the command line), or `JOB_COMPLETION_INDEX` (0-based) with `--shards N`. */
+function parseShard(args: RunArgs, env: Readonly<Record<string, string | undefined>>): { index: number; count: number } | undefined {
+  if (args.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(args.shard);
+    const i = Number(m?.[1]);
+    const n = Number(m?.[2]);
+    if (m === null || n < 1 || i < 1 || i > n) throw new UsageError(`--shard "${args.shard}" is not i/N with 1 <= i <= N, e.g. 2/4`);
+    return { index: i - 1, count: n };
+  }
+  if (args.shards !== undefined) {
+    const n = args.shards;
+    const raw = env.JOB_COMPLETION_INDEX;
+    const i = raw === undefined ? Number.NaN : Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--shards must be a whole number >= 1, got ${n}`);
+    if (!Number.isInteger(i) || i < 0 || i >= n) {
+      throw new UsageError(`--shards ${n} needs JOB_COMPLETION_INDEX set to 0..${n - 1} (an Indexed Job sets it); got ${raw ?? 'nothing'}`);
+    }
+    return { index: i, count: n };
+  }
+  return undefined;
+}
+
+function parseTier(s: string): Tier {
+  if (s === 'free' || s === 'pro') return s;
+  const n = /^(\d+)(?:\/min)?$/.exec(s);
+  if (n !== null && Number(n[1]) > 0) return { limitPerMinute: Number(n[1]) };
+  throw new UsageError(`--tier "${s}" is not a tier; use free, pro, or a limit per minute such as 5000/min`);
+}
+
+/** The `run` command. */
+export const runCommand: MakeCommand = (ctx) => ({
+  command: 'run <scenario>',
+  describe: 'run a scenario (a file, or a ready one: ' + builtinScenarioNames().join(', ') + ')',
+  builder: (y) =>
+    y
+      .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (.ts/.js/.json/.yaml) or ready scenario name' })
+      .options(TARGET_OPTIONS)
+      .options({
+        duration: { type: 'string', describe: `override the scenario's duration (${DURATION_HELP})` },
+        rate: { type: 'string', describe: 'override the arrival rate: "100/min", "16.7/s", or "120%" of the tier' },
+        tier: { type: 'string', describe: 'override the tier: free, pro, or a limit such as 5000/min' },
+        'max-in-flight': { type: 'number', describe: 'override the cap on concurrent requests (starts beyond it are dropped)' },
+        out: { type: 'string', describe: 'report directory (default reports/<scenario>-<timestamp>/)' },
+        json: { type: 'boolean', describe: 'print report.json to stdout; progress and summary go to stderr' },
+        quiet: { type: 'boolean', describe: 'no live progress' },
+        'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1) during the run' },
+        connections: { type: 'number', describe: 'HTTP connections to the target (default 64)' },
+        shard: { type: 'string', describe: 'run shard i of N (e.g. 2/4): this process sends its share of the schedule' },
+        shards: { type: 'number', describe: 'number of shards, with the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' },
+      }),
+  handler: async (argv) => {
+    const args = argv as unknown as RunArgs;
+    const { io } = ctx;
+    const file = findScenarioFile(io.cwd, args.scenario);
+    if (file === undefined) {
+      throw new UsageError(
+        `scenario "${args.scenario}" not found: give a file path or one of ${builtinScenarioNames().join(', ')}`,
+      );
+    }
+    let durationMs: number | undefined;
+    if (args.duration !== undefined) {
+      durationMs = parseDurationMs(args.duration);
+      if (durationMs === undefined || durationMs <= 0) throw new UsageError(`--duration "${args.duration}" is not ${DURATION_HELP}`);
+    }
+    const overrides: ScenarioOverrides = {
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(args.rate !== undefined ? { rate: args.rate } : {}),
+      ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
+      ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
+    };
+    const scenario = resolveScenario(await loadScenarioFile(file), overrides);
+    parseScenarioThresholds(scenario);
+    const shard = parseShard(args, io.env);
+
+    const log = args.json === true ? io.stderr : io.stdout;
+    const tierKey = typeof scenario.tier === 'string' ? scenario.tier : 'enterprise';
+    const target = await resolveTarget(args, io, tierKey);
+    let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+    const stop = new AbortController();
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      signals++;
+      if (signals === 1) {
+        io.stderr.write(`\nflowgauge: ${sig}: stopping; draining in-flight requests (again to quit at once)\n`);
+        stop.abort();
+      } else {
+        process.exit(130);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
+      const client = createClient({
+        baseUrl: target.baseUrl,
+        token: target.token,
+        ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
+        ...(args.connections !== undefined ? { connections: args.connections } : {}),
+      });
+      let metrics: RunMetrics | undefined;
+      if (args['metrics-port'] !== undefined) {
+        metrics = createRunMetrics({ scenario: scenario.name, tier: typeof scenario.tier === 'string' ? scenario.tier : 'custom' });
+        metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
+        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
+      }
+      log.write(`flowgauge: ${scenario.name}: ${scenario.load.executor} for ${scenario.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${scenario.load.durationMs / 1000}s`}\n`);
+
+      let lastPlain = 0;
+      const outcome = await executeRun({
+        scenario,
+        client,
+        target: { baseUrl: target.baseUrl, embedded: target.embedded },
+        ...(metrics !== undefined ? { metrics, tracer: createRequestTracer() } : {}),
+        ...(shard !== undefined ? { shard } : {}),
+        stopSignal: stop.signal,
+        onProgress: (p) => {
+          if (args.quiet === true) return;
+          if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${formatProgress(p)}`);
+          else if (p.elapsedS - lastPlain >= 5) {
+            lastPlain = p.elapsedS;
+            log.write(`${formatProgress(p)}\n`);
+          }
+        },
+      });
+      await client.close();
+      if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
+
+      const { report } = outcome;
+      const name = shard === undefined ? scenario.name : `${scenario.name}-shard${shard.index + 1}of${shard.count}`;
+      const dir = reportDir(io.cwd, name, Date.parse(report.startedAt), args.out);
+      const json = `${JSON.stringify(report, null, 2)}\n`;
+      await writeReportFiles(dir, { 'report.json': json, 'report.md': renderMarkdown(report) });
+      if (args.out === undefined) await updateLatest(io.cwd, dir);
+
+      log.write(renderSummary(report, { color: io.isTTY && args.json !== true }));
+      log.write(`\nreport: ${dir}/report.json (and report.md)\n`);
+      if (args.json === true) io.stdout.write(json);
+      ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await metricsServer?.close();
+      await target.close();
+    }
+  },
+});

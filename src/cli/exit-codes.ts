@@ -1,0 +1,14 @@
+/** Process exit codes (DESIGN "Contracts"): other tools branch on these. */
+export const EXIT = {
+  /** Every threshold passed. */
+  OK: 0,
+  /** A threshold (or a compare regression, or a probe) failed. */
+  FAILED: 1,
+  /** Bad input: scenario, flags, files. */
+  BAD_INPUT: 2,
+  /** The target could not be reached at all. */
+  UNREACHABLE: 3,
+} as const;
+
+/** One of the documented exit codes. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

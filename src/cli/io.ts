@@ -1,0 +1,52 @@
+/**
+ * The CLI's window on the process. Commands write through this instead of touching
+ * `process.stdout` directly, so tests run them in-process and read what they printed.
+ */
+
+/** Something that takes text. */
+export interface TextSink {
+  write(text: string): void;
+}
+
+/** What a command may use of its process. */
+export interface CliIo {
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+  /** True when stdout is an interactive terminal (live progress redraws in place). */
+  readonly isTTY: boolean;
+  /** Terminal width for tables and progress; 100 when unknown. */
+  readonly columns: number;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+/** The real process. */
+export function processIo(): CliIo {
+  return {
+    stdout: { write: (s) => void process.stdout.write(s) },
+    stderr: { write: (s) => void process.stderr.write(s) },
+    isTTY: process.stdout.isTTY === true,
+    columns: process.stdout.columns ?? 100,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+/** An in-memory io for tests: read `out()` and `err()` afterwards. */
+export function memoryIo(options: { env?: Record<string, string | undefined>; cwd?: string; isTTY?: boolean } = {}): CliIo & {
+  out(): string;
+  err(): string;
+} {
+  let out = '';
+  let err = '';
+  return {
+    stdout: { write: (s) => void (out += s) },
+    stderr: { write: (s) => void (err += s) },
+    isTTY: options.isTTY ?? false,
+    columns: 100,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    out: () => out,
+    err: () => err,
+  };
+}

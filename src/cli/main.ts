@@ -1,0 +1,84 @@
+/**
+ * The flowgauge command line. `main(argv, io)` parses, runs one command and resolves to the
+ * exit code, without touching the process, so tests call it in-process; `cli()` is the thin
+ * wrapper the bin script runs.
+ */
+import yargs, { type Argv } from 'yargs';
+import { FlowgaugeError } from '../core/errors.js';
+import { type CommandContext, UsageError } from './context.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { type CliIo, processIo } from './io.js';
+import { packageVersion } from './version.js';
+import { commandModules } from './commands/index.js';
+
+/** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  let exit: ExitCode = EXIT.OK;
+  const ctx: CommandContext = {
+    io,
+    setExit(code) {
+      // Bad input and unreachable targets outrank a failed threshold: they say the
+      // measurement itself is not to be trusted.
+      if (rank(code) > rank(exit)) exit = code;
+    },
+  };
+
+  let parser: Argv = yargs([...argv])
+    .scriptName('flowgauge')
+    .usage('$0 <command> [options]\n\nLoad testing and SLO monitoring for Workflow Execution Services.')
+    .version(packageVersion())
+    .alias('h', 'help')
+    .strict()
+    .demandCommand(1, 'name a command (see the list above)')
+    .recommendCommands()
+    .wrap(Math.min(110, io.columns))
+    .epilogue(
+      'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable.\n' +
+        'With no --base-url, commands run against the embedded reference service.',
+    )
+    .exitProcess(false)
+    .fail((msg, err) => {
+      throw err ?? new UsageError(msg ?? 'invalid arguments');
+    });
+  for (const make of commandModules) parser = parser.command(make(ctx));
+
+  try {
+    let help = '';
+    await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
+      help = output;
+    });
+    if (help !== '') io.stdout.write(help.endsWith('\n') ? help : `${help}\n`);
+  } catch (err) {
+    ctx.setExit(reportError(err, io));
+  }
+  return exit;
+}
+
+function rank(code: ExitCode): number {
+  return code === EXIT.BAD_INPUT ? 3 : code === EXIT.UNREACHABLE ? 2 : code === EXIT.FAILED ? 1 : 0;
+}
+
+function reportError(err: unknown, io: CliIo): ExitCode {
+  if (err instanceof UsageError) {
+    io.stderr.write(`flowgauge: ${err.message}\nRun 'flowgauge --help' for usage.\n`);
+    return err.exitCode;
+  }
+  if (err instanceof FlowgaugeError) {
+    io.stderr.write(`flowgauge: ${err.message}\n`);
+    if (err.code === 'FG_TARGET_UNREACHABLE') return EXIT.UNREACHABLE;
+    return err.code === 'FG_INTERNAL' ? EXIT.FAILED : EXIT.BAD_INPUT;
+  }
+  if (err instanceof Error && err.name === 'YError') {
+    io.stderr.write(`flowgauge: ${err.message}\nRun 'flowgauge --help' for usage.\n`);
+    return EXIT.BAD_INPUT;
+  }
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  io.stderr.write(`flowgauge: internal error (please report it):\n${detail}\n`);
+  return EXIT.FAILED;
+}
+
+/** Entry point of the `flowgauge` binary. */
+export async function cli(): Promise<void> {
+  const code = await main(process.argv.slice(2), processIo());
+  process.exitCode = code;
+}

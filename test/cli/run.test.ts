@@ -1,0 +1,123 @@
+/** `flowgauge run` through `main`, in-process: exit codes, messages, files written. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+
+let dir: string;
+let service: ReferenceService;
+const SECRET = 'fg_cli_secret_token_0123456789';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-cli-run-'));
+  service = await startReferenceService({ latency: 'none', tokens: { [SECRET]: { account: 'acct_b', tier: 'pro' } } });
+});
+afterAll(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function scenarioFile(name: string, body: Record<string, unknown>): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify(body));
+  return path;
+}
+
+const quick = (thresholds: Record<string, string>): Record<string, unknown> => ({
+  name: 'cli-quick',
+  tier: 'pro',
+  load: { executor: 'constant-arrival-rate', rate: '40/s', duration: '500ms' },
+  mix: [{ op: 'listFlows', weight: 1 }],
+  thresholds,
+});
+
+describe('flowgauge run', () => {
+  it('exits 0 when every threshold passes, writes report.json and report.md, never prints the token', async () => {
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'pass');
+    const code = await main(
+      ['run', scenarioFile('pass', quick({ availability: '>=99%' })), '--base-url', service.baseUrl, '--token', SECRET, '--out', out],
+      io,
+    );
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { load: { started: number }; passed: boolean };
+    expect(report.load.started).toBe(20);
+    expect(report.passed).toBe(true);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/PASS/);
+    expect(io.out()).toContain('PASS');
+    for (const text of [io.out(), readFileSync(join(out, 'report.json'), 'utf8'), readFileSync(join(out, 'report.md'), 'utf8')]) {
+      expect(text).not.toContain(SECRET);
+    }
+  });
+
+  it('takes the token from FLOWGAUGE_TOKEN', async () => {
+    const io = memoryIo({ cwd: dir, env: { FLOWGAUGE_TOKEN: SECRET } });
+    const code = await main(['run', scenarioFile('env', quick({})), '--base-url', service.baseUrl, '--out', join(dir, 'env'), '--quiet'], io);
+    expect(code).toBe(0);
+  });
+
+  it('exits 1 when a threshold fails', async () => {
+    const io = memoryIo({ cwd: dir });
+    const code = await main(
+      ['run', scenarioFile('fail', quick({ 'listFlows.latency.p50': '<1us' })), '--base-url', service.baseUrl, '--token', SECRET, '--out', join(dir, 'fail')],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(io.out()).toContain('FAIL');
+  });
+
+  it('exits 2 with every problem of an invalid scenario named by its path', async () => {
+    const io = memoryIo({ cwd: dir });
+    const bad = scenarioFile('bad', { name: 'bad', tier: 'gold', load: { rate: 'fast', duration: '1s' }, mix: [{ op: 'runn', weight: 0 }] });
+    const code = await main(['run', bad], io);
+    expect(code).toBe(2);
+    expect(io.err()).toMatch(/tier/);
+    expect(io.err()).toMatch(/load\.rate/);
+    expect(io.err()).toMatch(/mix\[0\]\.op/);
+    expect(io.err()).toMatch(/mix\[0\]\.weight/);
+  });
+
+  it('exits 2 for a bad threshold expression before sending any request', async () => {
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['run', scenarioFile('badthr', quick({ 'run.latency.p99': 'fast' })), '--base-url', service.baseUrl, '--token', SECRET], io);
+    expect(code).toBe(2);
+    expect(io.err()).toContain('run.latency.p99');
+  });
+
+  it('exits 2 for a missing scenario, a bad duration, a bad shard, an unknown flag, and a real target without a token', async () => {
+    const cases: [string[], RegExp][] = [
+      [['run', 'no-such-scenario'], /not found/],
+      [['run', 'smoke', '--duration', 'soon'], /--duration "soon"/],
+      [['run', 'smoke', '--shard', '0/3'], /--shard/],
+      [['run', 'smoke', '--bogus'], /bogus/i],
+      [['run', 'smoke', '--base-url', service.baseUrl], /token/],
+      [['run', 'smoke', '--base-url', 'not a url', '--token', 'x'], /--base-url/],
+    ];
+    for (const [argv, message] of cases) {
+      const io = memoryIo({ cwd: dir });
+      expect(await main(argv, io), argv.join(' ')).toBe(2);
+      expect(io.err(), argv.join(' ')).toMatch(message);
+    }
+  });
+
+  it('exits 3 when the target cannot be reached at all', async () => {
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['run', scenarioFile('down', quick({})), '--base-url', 'http://127.0.0.1:1/v1', '--token', SECRET, '--out', join(dir, 'down')], io);
+    expect(code).toBe(3);
+    expect(io.err()).toMatch(/could not be reached/);
+    expect(io.err()).not.toContain(SECRET);
+    expect(existsSync(join(dir, 'down', 'report.json'))).toBe(false);
+  });
+
+  it('runs a ready scenario against the embedded service when no --base-url is given', async () => {
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['run', 'smoke', '--duration', '1s', '--out', join(dir, 'smoke')], io);
+    expect(io.out()).toContain('embedded reference service');
+    expect(code).toBe(0);
+    expect(existsSync(join(dir, 'smoke', 'report.json'))).toBe(true);
+  });
+});
