@@ -1,5 +1,6 @@
 /** `flowgauge run` through `main`, in-process: exit codes, messages, files written. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,5 +120,40 @@ describe('flowgauge run', () => {
     expect(io.out()).toContain('embedded reference service');
     expect(code).toBe(0);
     expect(existsSync(join(dir, 'smoke', 'report.json'))).toBe(true);
+  });
+
+  it('pushes metrics to a Pushgateway at the end and exports spans over OTLP, without the token', async () => {
+    const received: { method: string; url: string; body: string }[] = [];
+    const sink: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ method: req.method ?? '', url: req.url ?? '', body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+    try {
+      const io = memoryIo({ cwd: dir });
+      const code = await main(
+        [
+          'run', scenarioFile('push', quick({})), '--base-url', service.baseUrl, '--token', SECRET, '--out', join(dir, 'push'),
+          '--pushgateway', base, '--otel', `${base}/v1/traces`, '--shard', '1/1',
+        ],
+        io,
+      );
+      expect(io.err()).toBe('');
+      expect(code).toBe(0);
+      const push = received.find((r) => r.method === 'PUT' && r.url.startsWith('/metrics/job/flowgauge/'));
+      expect(push?.url).toMatch(/\/instance\/[^/]+\/shard\/1$/);
+      expect(push?.body).toMatch(/flowgauge_requests_total\{[^}]*operation="listFlows"/);
+      const spans = received.filter((r) => r.method === 'POST' && r.url === '/v1/traces');
+      expect(spans.length).toBeGreaterThan(0);
+      expect(spans.map((s) => s.body).join('')).toContain('flowgauge.operation');
+      for (const r of received) expect(r.body + r.url).not.toContain(SECRET);
+    } finally {
+      await new Promise<void>((r) => sink.close(() => r()));
+    }
   });
 });

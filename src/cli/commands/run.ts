@@ -6,7 +6,19 @@
 import { createClient } from '../../api/index.js';
 import { parseDurationMs, DURATION_HELP } from '../../core/units.js';
 import type { Tier } from '../../core/tiers.js';
-import { createRequestTracer, createRunMetrics, startMetricsServer, type RunMetrics } from '../../export/index.js';
+import { hostname } from 'node:os';
+import { createSystemClock } from '../../core/clock.js';
+import {
+  createPushgatewayPusher,
+  createRequestTracer,
+  createRunMetrics,
+  enableOtlpExport,
+  startMetricsServer,
+  type OtlpExport,
+  type PushgatewayPusher,
+  type RequestTracer,
+  type RunMetrics,
+} from '../../export/index.js';
 import { renderMarkdown, renderSummary } from '../../report/index.js';
 import { executeRun, parseScenarioThresholds } from '../../run/index.js';
 import { loadScenarioFile, resolveScenario, type ScenarioOverrides } from '../../scenario/index.js';
@@ -31,6 +43,8 @@ interface RunArgs extends TargetArgs {
   connections?: number | undefined;
   shard?: string | undefined;
   shards?: number | undefined;
+  pushgateway?: string | undefined;
+  otel?: string | undefined;
 }
 
 /** `--shard i/N` (1-based on the command line), or `JOB_COMPLETION_INDEX` (0-based) with `--shards N`. */
@@ -81,6 +95,11 @@ export const runCommand: MakeCommand = (ctx) => ({
         'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1) during the run' },
         connections: { type: 'number', describe: 'HTTP connections to the target (default 64)' },
         shard: { type: 'string', describe: 'run shard i of N (e.g. 2/4): this process sends its share of the schedule' },
+        pushgateway: { type: 'string', describe: 'push metrics to this Pushgateway every 10 s and at the end (job flowgauge, instance, shard)' },
+        otel: {
+          type: 'string',
+          describe: 'export a span per request over OTLP/HTTP (optional dependencies); value: endpoint, or empty for OTEL_EXPORTER_OTLP_* / localhost:4318',
+        },
         shards: { type: 'number', describe: 'number of shards, with the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' },
       }),
   handler: async (argv) => {
@@ -104,13 +123,17 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
     const scenario = resolveScenario(await loadScenarioFile(file), overrides);
-    parseScenarioThresholds(scenario);
+    const thresholds = parseScenarioThresholds(scenario);
+    // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
+    const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
 
     const log = args.json === true ? io.stderr : io.stdout;
     const tierKey = typeof scenario.tier === 'string' ? scenario.tier : 'enterprise';
     const target = await resolveTarget(args, io, tierKey);
     let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+    let pusher: PushgatewayPusher | undefined;
+    let otlp: OtlpExport | undefined;
     const stop = new AbortController();
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals): void => {
@@ -133,10 +156,28 @@ export const runCommand: MakeCommand = (ctx) => ({
         ...(args.connections !== undefined ? { connections: args.connections } : {}),
       });
       let metrics: RunMetrics | undefined;
-      if (args['metrics-port'] !== undefined) {
-        metrics = createRunMetrics({ scenario: scenario.name, tier: typeof scenario.tier === 'string' ? scenario.tier : 'custom' });
+      if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
+        metrics = createRunMetrics({ scenario: scenario.name, tier: typeof scenario.tier === 'string' ? scenario.tier : 'custom', latencyBucketsS });
+      }
+      if (metrics !== undefined && args['metrics-port'] !== undefined) {
         metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
         log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
+      }
+      if (metrics !== undefined && args.pushgateway !== undefined) {
+        pusher = createPushgatewayPusher({
+          url: args.pushgateway,
+          job: 'flowgauge',
+          grouping: { instance: hostname(), ...(shard !== undefined ? { shard: String(shard.index + 1) } : {}) },
+          registry: metrics.registry,
+          intervalMs: 10_000,
+          clock: createSystemClock(),
+        });
+        pusher.start();
+      }
+      let tracer: RequestTracer | undefined;
+      if (args.otel !== undefined) {
+        otlp = await enableOtlpExport({ serviceName: 'flowgauge', ...(args.otel !== '' ? { endpoint: args.otel } : {}) });
+        tracer = createRequestTracer(otlp.tracer);
       }
       log.write(`flowgauge: ${scenario.name}: ${scenario.load.executor} for ${scenario.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${scenario.load.durationMs / 1000}s`}\n`);
 
@@ -145,7 +186,8 @@ export const runCommand: MakeCommand = (ctx) => ({
         scenario,
         client,
         target: { baseUrl: target.baseUrl, embedded: target.embedded },
-        ...(metrics !== undefined ? { metrics, tracer: createRequestTracer() } : {}),
+        ...(metrics !== undefined ? { metrics } : {}),
+        ...(tracer !== undefined ? { tracer } : {}),
         ...(shard !== undefined ? { shard } : {}),
         stopSignal: stop.signal,
         onProgress: (p) => {
@@ -174,6 +216,9 @@ export const runCommand: MakeCommand = (ctx) => ({
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      const pushed = await pusher?.stop();
+      if (pushed !== undefined && !pushed.ok) io.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
+      await otlp?.shutdown();
       await metricsServer?.close();
       await target.close();
     }

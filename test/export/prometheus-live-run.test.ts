@@ -1,0 +1,104 @@
+/**
+ * A real Prometheus scrapes a live `flowgauge run --metrics-port` (the CLI as its own process)
+ * against the reference service with an injected 503 ratio. The recording rules and the run
+ * and SLO dashboards' queries answer with data from real traffic, and the error ratio
+ * Prometheus computes agrees with what report.json says afterwards.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDashboards } from '../../src/slo/grafana-dashboards.js';
+import { generatePrometheusRules, renderRulesYaml, type RecordingRule } from '../../src/slo/prometheus-rules.js';
+import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import { binaryGate } from './helpers/binaries.js';
+import { freePort, panelExprs, startPrometheus, substitute, type TestPrometheus } from './helpers/prometheus.js';
+
+const gate = binaryGate(['prometheus']);
+const BIN = resolve(import.meta.dirname, '../../bin/flowgauge.mjs');
+const TOKEN = 'fg_live_metrics_token';
+const OPTIONS = { objective: 0.999, period: '30d' } as const;
+
+describe.skipIf(gate.skip)('real Prometheus scraping a live flowgauge run', () => {
+  let dir = '';
+  let service: ReferenceService | undefined;
+  let prom: TestPrometheus | undefined;
+  let run: Promise<{ code: number | null; stderr: string }> | undefined;
+
+  beforeAll(async () => {
+    gate.assertPresent();
+    dir = mkdtempSync(join(tmpdir(), 'fg-live-prom-'));
+    service = await startReferenceService({
+      latency: { ttftMs: 5, itlMs: 1, tokens: { min: 4, max: 8 } },
+      tokens: { [TOKEN]: { account: 'acct_b', tier: 'pro' } },
+      faults: { errors: { listFlows: { rate: 0.1, status: 503 } } },
+    });
+    const scenario = join(dir, 'live.json');
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        name: 'live-metrics',
+        tier: 'pro',
+        load: { executor: 'constant-arrival-rate', rate: '40/s', duration: '14s' },
+        mix: [
+          { op: 'listFlows', weight: 2 },
+          { op: 'run', weight: 1 },
+          { op: 'stream', weight: 1 },
+        ],
+      }),
+    );
+    const metricsPort = await freePort();
+    prom = await startPrometheus({ targets: [`127.0.0.1:${metricsPort}`], rulesYaml: renderRulesYaml(generatePrometheusRules(OPTIONS)) });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', scenario, '--base-url', service.baseUrl, '--token', TOKEN, '--metrics-port', String(metricsPort), '--out', join(dir, 'out'), '--quiet'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    run = new Promise((done) => child.on('exit', (code) => done({ code, stderr })));
+    await prom.targetUp();
+  }, 40_000);
+
+  afterAll(async () => {
+    await run;
+    await prom?.stop();
+    await service?.close();
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers the recording rules and the run and SLO dashboards from live traffic, consistent with report.json', async () => {
+    const p = prom as TestPrometheus;
+    const recorded = generatePrometheusRules(OPTIONS)
+      .groups.flatMap((g) => g.rules)
+      .filter((r): r is RecordingRule => 'record' in r)
+      .map((r) => ({ title: r.record, expr: r.record }));
+    const { run: runBoard, slo } = generateDashboards(OPTIONS);
+    const panels = [...panelExprs(runBoard), ...panelExprs(slo)].map((q) => ({ title: q.title, expr: substitute(q.expr) }));
+    let empty: string[] = [];
+    await p.until(
+      async () => {
+        empty = [];
+        for (const q of [...recorded, ...panels]) if ((await p.query(q.expr)).length === 0) empty.push(`${q.title}: ${q.expr}`);
+        return empty.length === 0;
+      },
+      () => `${empty.length} queries returned no data:\n  ${empty.join('\n  ')}`,
+    );
+    expect(empty).toEqual([]);
+
+    // What Prometheus saw of the SLI over the run, against what the run's own report says.
+    const [sample] = (await p.query('sum(flowgauge_sli_events_total{sli="bad"}) / sum(flowgauge_sli_events_total{sli=~"good|bad"})')) as {
+      value: [number, string];
+    }[];
+    const promRatio = Number(sample?.value[1]);
+    const { code, stderr } = await (run as Promise<{ code: number | null; stderr: string }>);
+    expect(stderr).not.toContain(TOKEN);
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as { slo: { availability: number } };
+    // 10 % of half the traffic fails: about 5 % bad. Prometheus's last scrape may miss the final second.
+    expect(promRatio).toBeGreaterThan(0.02);
+    expect(promRatio).toBeLessThan(0.09);
+    expect(Math.abs(promRatio - (1 - report.slo.availability))).toBeLessThan(0.015);
+  }, 45_000);
+});
