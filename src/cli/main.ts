@@ -8,6 +8,7 @@ import { FlowgaugeError } from '../core/errors.js';
 import { type CommandContext, UsageError } from './context.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { type CliIo, processIo } from './io.js';
+import { safeProcessTitle } from './process-title.js';
 import { packageVersion } from './version.js';
 import { commandModules } from './commands/index.js';
 
@@ -79,6 +80,7 @@ function reportError(err: unknown, io: CliIo): ExitCode {
 
 /** Entry point of the `flowgauge` binary. */
 export async function cli(): Promise<void> {
+  process.title = safeProcessTitle(process.argv.slice(2));
   const code = await main(process.argv.slice(2), processIo());
   process.exitCode = code;
 }

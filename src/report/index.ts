@@ -4,3 +4,7 @@ export * from './schema.js';
 export * from './markdown.js';
 export * from './summary.js';
 export * from './format.js';
+export * from './html.js';
+export * from './html-data.js';
+export * from './compare.js';
+export * from './merge.js';

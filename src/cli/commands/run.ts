@@ -19,13 +19,15 @@ import {
   type RequestTracer,
   type RunMetrics,
 } from '../../export/index.js';
-import { renderMarkdown, renderSummary } from '../../report/index.js';
+import { renderSummary } from '../../report/index.js';
 import { executeRun, parseScenarioThresholds } from '../../run/index.js';
-import { loadScenarioFile, resolveScenario, type ScenarioOverrides } from '../../scenario/index.js';
+import { loadScenarioFile, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
+import { renderReportFiles } from '../report-formats.js';
 import { reportDir, updateLatest, writeReportFiles } from '../report-files.js';
+import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './index.js';
@@ -85,9 +87,9 @@ export const runCommand: MakeCommand = (ctx) => ({
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (.ts/.js/.json/.yaml) or ready scenario name' })
       .options(TARGET_OPTIONS)
       .options({
-        duration: { type: 'string', describe: `override the scenario's duration (${DURATION_HELP})` },
-        rate: { type: 'string', describe: 'override the arrival rate: "100/min", "16.7/s", or "120%" of the tier' },
-        tier: { type: 'string', describe: 'override the tier: free, pro, or a limit such as 5000/min' },
+        duration: { type: 'string', requiresArg: true, describe: `override the scenario's duration (${DURATION_HELP})` },
+        rate: { type: 'string', requiresArg: true, describe: 'override the arrival rate: "100/min", "16.7/s", or "120%" of the tier' },
+        tier: { type: 'string', requiresArg: true, describe: 'override the tier: free, pro, or a limit such as 5000/min' },
         'max-in-flight': { type: 'number', describe: 'override the cap on concurrent requests (starts beyond it are dropped)' },
         out: { type: 'string', describe: 'report directory (default reports/<scenario>-<timestamp>/)' },
         json: { type: 'boolean', describe: 'print report.json to stdout; progress and summary go to stderr' },
@@ -111,6 +113,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         `scenario "${args.scenario}" not found: give a file path or one of ${builtinScenarioNames().join(', ')}`,
       );
     }
+    checkWholeNumberFlags(argv);
     let durationMs: number | undefined;
     if (args.duration !== undefined) {
       durationMs = parseDurationMs(args.duration);
@@ -122,11 +125,12 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
-    const scenario = resolveScenario(await loadScenarioFile(file), overrides);
+    const scenario = resolveWithFlags(await loadScenarioFile(file), overrides);
     const thresholds = parseScenarioThresholds(scenario);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
+    await checkReportDir(io.cwd, args.out);
 
     const log = args.json === true ? io.stderr : io.stdout;
     const tierKey = typeof scenario.tier === 'string' ? scenario.tier : 'enterprise';
@@ -206,11 +210,11 @@ export const runCommand: MakeCommand = (ctx) => ({
       const name = shard === undefined ? scenario.name : `${scenario.name}-shard${shard.index + 1}of${shard.count}`;
       const dir = reportDir(io.cwd, name, Date.parse(report.startedAt), args.out);
       const json = `${JSON.stringify(report, null, 2)}\n`;
-      await writeReportFiles(dir, { 'report.json': json, 'report.md': renderMarkdown(report) });
+      await writeReportFiles(dir, await renderReportFiles(report));
       if (args.out === undefined) await updateLatest(io.cwd, dir);
 
       log.write(renderSummary(report, { color: io.isTTY && args.json !== true }));
-      log.write(`\nreport: ${dir}/report.json (and report.md)\n`);
+      log.write(`\nreport: ${dir}/report.html (and report.json, report.md)\n`);
       if (args.json === true) io.stdout.write(json);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
     } finally {

@@ -1,0 +1,61 @@
+/**
+ * `flowgauge merge <shard.json...> -o merged.json`: merges the reports of a distributed run's
+ * shards (exact percentiles from the histograms) and writes the merged report as JSON, with
+ * Markdown and HTML next to it. Exits like `run`: 0 when every threshold passed on the whole,
+ * 1 when one failed, 2 for a file that is not a report or shards that do not belong together.
+ */
+import { basename, dirname, extname, resolve } from 'node:path';
+import { FlowgaugeError } from '../../core/errors.js';
+import { renderSummary } from '../../report/index.js';
+import { mergeReports } from '../../report/merge.js';
+import { UsageError } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { writeReportFiles } from '../report-files.js';
+import { readReportFile, renderReportFiles } from '../report-formats.js';
+import type { MakeCommand } from './index.js';
+
+interface MergeArgs {
+  shards: string[];
+  out: string;
+}
+
+/** Names of the three files for `--out`: `merged.json` → `merged.json`, `merged.md`, `merged.html`. */
+export function mergedFileNames(out: string): { dir: string; json: string; md: string; html: string } {
+  const base = basename(out, extname(out) === '.json' ? '.json' : '');
+  return { dir: dirname(out), json: `${base}.json`, md: `${base}.md`, html: `${base}.html` };
+}
+
+/** The `merge` command. */
+export const mergeCommand: MakeCommand = (ctx) => ({
+  command: 'merge <shards..>',
+  describe: 'merge the report.json files of sharded runs into one report (exact percentiles)',
+  builder: (y) =>
+    y
+      .positional('shards', { type: 'string', array: true, demandOption: true, describe: 'report.json of every shard' })
+      .options({
+        out: { type: 'string', alias: 'o', default: 'merged.json', describe: 'merged report.json (.md and .html are written next to it)' },
+      }),
+  handler: async (argv) => {
+    const args = argv as unknown as MergeArgs;
+    const { io } = ctx;
+    const reports = [];
+    for (const file of args.shards) reports.push(await readReportFile(resolve(io.cwd, file), file));
+    let merged;
+    try {
+      merged = mergeReports(reports, { names: args.shards });
+    } catch (err) {
+      if (err instanceof FlowgaugeError) throw new UsageError(err.message);
+      throw err;
+    }
+    const files = await renderReportFiles(merged);
+    const names = mergedFileNames(resolve(io.cwd, args.out));
+    const written = await writeReportFiles(names.dir, {
+      [names.json]: files['report.json'] as string,
+      [names.md]: files['report.md'] as string,
+      [names.html]: files['report.html'] as string,
+    });
+    io.stdout.write(renderSummary(merged, { color: io.isTTY }));
+    io.stdout.write(`\nmerged ${reports.length} reports: ${written.join(', ')}\n`);
+    ctx.setExit(merged.passed ? EXIT.OK : EXIT.FAILED);
+  },
+});

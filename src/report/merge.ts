@@ -1,0 +1,380 @@
+/**
+ * Merging the reports of a distributed run's shards into one report of the whole. Pure.
+ *
+ * Exact where the data allows it: every latency and stream histogram is decoded and merged
+ * bucket by bucket, so merged percentiles equal those of one histogram that saw every sample;
+ * counts, statuses, errors and SLI events add up; slices are aligned on wall time (each shard's
+ * `startedAt` + the slice's `t`) and merged the same way. What a report keeps only as a summary
+ * is combined conservatively and documented as such (docs/reports.md): the schedule lag takes
+ * each percentile's worst shard, the first 429 is the earliest in wall time with its position
+ * within its shard, recovery time takes the slowest shard.
+ */
+import { FlowgaugeError } from '../core/errors.js';
+import { OPS } from '../core/ops.js';
+import type { OpName } from '../core/ops.js';
+import { createLatencyHistogram, decodeHistogram, emptyPct, encodeHistogram, mergeInto, toPct } from '../collect/histogram.js';
+import type { LatencyHistogram, Pct } from '../collect/histogram.js';
+import type { ContractViolationEntry } from '../collect/contract-violations.js';
+import type { RateLimitWindow } from '../collect/rate-limit-analyser.js';
+import type { SliceEntry } from '../collect/slices.js';
+import { STREAM_HISTOGRAMS } from '../collect/stream-collector.js';
+import { errorBudget } from '../slo/budget.js';
+import { parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
+import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
+import { evaluateReportThresholds } from './metrics.js';
+import { REPORT_SCHEMA } from './model.js';
+import type { LoadReport, OpReport, RateLimitReport, Report, StreamReport } from './model.js';
+
+/** Options of `mergeReports`. */
+export interface MergeOptions {
+  /** How to name each input in error messages (file names); default `report 1`, `report 2`, … */
+  readonly names?: readonly string[];
+}
+
+/** Windows kept in the merged report, newest last (as the analyser keeps them). */
+const MAX_WINDOWS = 1000;
+
+const fail = (message: string): never => {
+  throw new FlowgaugeError('FG_REPORT_INVALID', message);
+};
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+const addCounts = (into: Record<string, number>, from: Readonly<Record<string, number>>): void => {
+  for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n;
+};
+
+interface Named {
+  readonly report: Report;
+  readonly name: string;
+  readonly startMs: number;
+}
+
+/** Merges serialised histograms exactly; throws naming the report whose histogram is unreadable. */
+function mergeEncoded(parts: readonly { enc: string; name: string; what: string }[]): LatencyHistogram {
+  const target = createLatencyHistogram();
+  for (const { enc, name, what } of parts) {
+    let h: LatencyHistogram;
+    try {
+      h = decodeHistogram(enc);
+    } catch {
+      return fail(`${name}: ${what} is not a readable HDR histogram`);
+    }
+    mergeInto(target, h);
+  }
+  return target;
+}
+
+function checkSame<T>(shards: readonly Named[], what: string, get: (r: Report) => T): T {
+  const first = shards[0] as Named;
+  const value = get(first.report);
+  for (const s of shards.slice(1)) {
+    const v = get(s.report);
+    if (v !== value) {
+      fail(`cannot merge: ${what} differs (${first.name}: ${JSON.stringify(value)}, ${s.name}: ${JSON.stringify(v)}); shards of one run share it`);
+    }
+  }
+  return value;
+}
+
+function mergeHistograms(shards: readonly Named[]): Record<string, string> {
+  const keys = [...new Set(shards.flatMap((s) => Object.keys(s.report.histograms)))].sort();
+  const out: Record<string, string> = {};
+  for (const key of keys) {
+    const parts = shards.flatMap((s) => {
+      const enc = s.report.histograms[key];
+      return enc === undefined ? [] : [{ enc, name: s.name, what: `histograms["${key}"]` }];
+    });
+    out[key] = encodeHistogram(mergeEncoded(parts));
+  }
+  return out;
+}
+
+const pctOf = (histograms: Readonly<Record<string, string>>, key: string): Pct => {
+  const enc = histograms[key];
+  return enc === undefined ? emptyPct() : toPct(decodeHistogram(enc));
+};
+
+function mergeOps(shards: readonly Named[], histograms: Readonly<Record<string, string>>): Partial<Record<OpName, OpReport>> {
+  const out: Partial<Record<OpName, OpReport>> = {};
+  for (const op of OPS) {
+    const present = shards.filter((s) => s.report.ops[op] !== undefined);
+    if (present.length === 0) continue;
+    const acc = { count: 0, good: 0, bad: 0, excluded: 0, statuses: {} as Record<string, number>, errors: {} as Record<string, number> };
+    for (const s of present) {
+      const o = s.report.ops[op] as OpReport;
+      if (o.count > 0 && s.report.histograms[`${op}.latency`] === undefined) {
+        fail(`${s.name}: ops.${op} has ${o.count} requests but no histograms["${op}.latency"]; percentiles cannot be merged exactly`);
+      }
+      acc.count += o.count;
+      acc.good += o.good;
+      acc.bad += o.bad;
+      acc.excluded += o.excluded;
+      addCounts(acc.statuses, o.statuses);
+      addCounts(acc.errors, o.errors);
+    }
+    out[op] = { ...acc, latencyMs: pctOf(histograms, `${op}.latency`) };
+  }
+  return out;
+}
+
+function mergeStream(shards: readonly Named[], histograms: Readonly<Record<string, string>>): StreamReport {
+  const sum = (get: (s: StreamReport) => number | undefined): number => shards.reduce((n, s) => n + (get(s.report.stream) ?? 0), 0);
+  for (const s of shards) {
+    if (s.report.stream.count === 0) continue;
+    const missing = STREAM_HISTOGRAMS.find((n) => s.report.histograms[`stream.${n}`] === undefined && n !== 'ttfb' && n !== 'timeToEnd');
+    if (missing !== undefined) fail(`${s.name}: stream has ${s.report.stream.count} streams but no histograms["stream.${missing}"]`);
+  }
+  const pct = (name: (typeof STREAM_HISTOGRAMS)[number]): Pct => pctOf(histograms, `stream.${name}`);
+  return {
+    count: sum((s) => s.count),
+    completed: sum((s) => s.completed),
+    incomplete: sum((s) => s.incomplete),
+    ttfbMs: pct('ttfb'),
+    timeToStartMs: pct('timeToStart'),
+    ttftMs: pct('ttft'),
+    itlMs: pct('itl'),
+    tpotMs: pct('tpot'),
+    timeToEndMs: pct('timeToEnd'),
+    tokensPerS: pct('tokensPerS'),
+    tokens: sum((s) => s.tokens),
+    tokenCountMismatches: sum((s) => s.tokenCountMismatches),
+    unknownEvents: sum((s) => s.unknownEvents),
+    malformedEvents: sum((s) => s.malformedEvents),
+  };
+}
+
+function mergeRateLimit(shards: readonly Named[], startMs: number): RateLimitReport {
+  const rls = shards.map((s) => s.report.rateLimit);
+  const limits = rls.map((r) => r.advertisedLimit).filter((n): n is number => n !== null);
+  const semantics = new Set(rls.map((r) => r.resetSemantics).filter((x) => x !== 'unknown'));
+  const resetSemantics = semantics.size === 1 ? ([...semantics][0] as RateLimitReport['resetSemantics']) : 'unknown';
+  const headerViolations: Record<string, number> = {};
+  for (const r of rls) addCounts(headerViolations, r.headerViolations);
+
+  // Epoch Reset values name the same server window in every shard: such windows are one.
+  let windows: RateLimitWindow[] = rls.flatMap((r) => r.windows.map((w) => ({ ...w })));
+  if (resetSemantics === 'epoch-seconds') {
+    const byReset = new Map<string, RateLimitWindow>();
+    const rest: RateLimitWindow[] = [];
+    for (const w of windows) {
+      const prev = w.reset === null ? undefined : byReset.get(w.reset);
+      if (w.reset === null) rest.push(w);
+      else if (prev === undefined) byReset.set(w.reset, w);
+      else {
+        byReset.set(w.reset, {
+          reset: w.reset,
+          accepted: prev.accepted + w.accepted,
+          rejected: prev.rejected + w.rejected,
+          limit: prev.limit ?? w.limit ?? null,
+          minRemaining: minOf(prev.minRemaining ?? null, w.minRemaining ?? null),
+        });
+      }
+    }
+    windows = [...[...byReset.values()].sort((a, b) => Number(a.reset) - Number(b.reset)), ...rest];
+  }
+  const overflow = Math.max(0, windows.length - MAX_WINDOWS);
+  const first = shards
+    .flatMap((s) => (s.report.rateLimit.first429 ? [{ at: s.startMs + s.report.rateLimit.first429.atMs, index: s.report.rateLimit.first429.index }] : []))
+    .sort((a, b) => a.at - b.at)[0];
+  const recoveries = rls.map((r) => r.recoveryMs).filter((n): n is number => typeof n === 'number');
+  return {
+    advertisedLimit: limits.length === 0 ? null : Math.max(...limits),
+    resetSemantics,
+    responses: rls.reduce((n, r) => n + (r.responses ?? 0), 0),
+    responses429: rls.reduce((n, r) => n + r.responses429, 0),
+    expected429: rls.reduce((n, r) => n + r.expected429, 0),
+    premature429: rls.reduce((n, r) => n + r.premature429, 0),
+    headerViolations,
+    windows: windows.slice(overflow),
+    windowsDropped: rls.reduce((n, r) => n + (r.windowsDropped ?? 0), 0) + overflow,
+    first429: first === undefined ? null : { index: first.index, atMs: round3(first.at - startMs) },
+    recoveryMs: recoveries.length === 0 ? null : Math.max(...recoveries),
+  };
+}
+
+function minOf(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.min(a, b);
+}
+
+function mergeViolations(shards: readonly Named[]): { entries: ContractViolationEntry[]; totals: Report['contractViolationTotals'] } {
+  const byKey = new Map<string, ContractViolationEntry>();
+  const totals = { total: 0, droppedDistinct: 0, droppedCount: 0 };
+  for (const s of shards) {
+    for (const v of s.report.contractViolations) {
+      const key = JSON.stringify([v.op, v.path, v.expected, v.got]);
+      const prev = byKey.get(key);
+      byKey.set(key, { ...v, count: (prev?.count ?? 0) + v.count });
+    }
+    const t = s.report.contractViolationTotals ?? { total: s.report.contractViolations.reduce((n, v) => n + v.count, 0), droppedDistinct: 0, droppedCount: 0 };
+    totals.total += t.total;
+    totals.droppedDistinct += t.droppedDistinct;
+    totals.droppedCount += t.droppedCount;
+  }
+  return { entries: [...byKey.values()].sort((a, b) => b.count - a.count), totals };
+}
+
+interface SliceAcc {
+  requests: number;
+  good: number;
+  bad: number;
+  excluded: number;
+  responses429: number;
+  ops: Map<OpName, { count: number; parts: { enc: string; name: string; what: string }[] }>;
+}
+
+function mergeSlices(shards: readonly Named[], startMs: number, sliceMs: number): SliceEntry[] {
+  const acc: SliceAcc[] = [];
+  for (const s of shards) {
+    s.report.slices.forEach((slice, i) => {
+      // A slice belongs where its start falls on the merged run's clock.
+      const index = Math.max(0, Math.floor((s.startMs + slice.t * 1000 - startMs) / sliceMs + 1e-6));
+      const a = (acc[index] ??= { requests: 0, good: 0, bad: 0, excluded: 0, responses429: 0, ops: new Map() });
+      a.requests += slice.requests;
+      a.good += slice.good;
+      a.bad += slice.bad;
+      a.excluded += slice.excluded;
+      a.responses429 += slice.responses429;
+      for (const [op, v] of Object.entries(slice.ops) as [OpName, { count: number; latency: string }][]) {
+        let o = a.ops.get(op);
+        if (o === undefined) a.ops.set(op, (o = { count: 0, parts: [] }));
+        o.count += v.count;
+        o.parts.push({ enc: v.latency, name: s.name, what: `slices[${i}].ops.${op}.latency` });
+      }
+    });
+  }
+  const sliceS = sliceMs / 1000;
+  return Array.from({ length: acc.length }, (_, i) => {
+    const a = acc[i];
+    const t = round3(i * sliceS);
+    if (a === undefined) return { t, requests: 0, good: 0, bad: 0, excluded: 0, responses429: 0, ops: {} };
+    const ops: Partial<Record<OpName, { count: number; latency: string }>> = {};
+    for (const op of OPS) {
+      const o = a.ops.get(op);
+      if (o !== undefined) ops[op] = { count: o.count, latency: encodeHistogram(mergeEncoded(o.parts)) };
+    }
+    return { t, requests: a.requests, good: a.good, bad: a.bad, excluded: a.excluded, responses429: a.responses429, ops };
+  });
+}
+
+/** Schedule lag keeps only a summary per shard: each statistic takes its worst shard (mean: weighted). */
+function mergeLag(loads: readonly LoadReport[]): Pct {
+  const withData = loads.map((l) => l.scheduleLagMs).filter((p) => p.count > 0);
+  if (withData.length === 0) return emptyPct();
+  const count = withData.reduce((n, p) => n + p.count, 0);
+  const worst = (k: 'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'max'): number => Math.max(...withData.map((p) => p[k]));
+  return {
+    p50: worst('p50'),
+    p90: worst('p90'),
+    p95: worst('p95'),
+    p99: worst('p99'),
+    p999: worst('p999'),
+    max: worst('max'),
+    mean: withData.reduce((n, p) => n + p.mean * p.count, 0) / count,
+    count,
+  };
+}
+
+/** The thresholds the shards were judged by, to be judged again on the whole. */
+function shardThresholds(shards: readonly Named[]): { parsed: ParsedThreshold[]; unknown: ThresholdResult[] } {
+  const seen = new Set<string>();
+  const parsed: ParsedThreshold[] = [];
+  const unknown: ThresholdResult[] = [];
+  for (const s of shards) {
+    for (const t of s.report.thresholds) {
+      const id = JSON.stringify([t.metric, t.op, t.value]);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const key = parseMetricKey(t.metric);
+      // A key this version cannot read is a claim it cannot check: it fails, as an unobserved one does.
+      if (key === undefined) unknown.push({ metric: t.metric, op: t.op, value: t.value, observed: null, passed: false });
+      else parsed.push({ key: t.metric.trim(), metric: key, unit: unitOf(key), op: t.op, value: t.value, expression: `${t.op} ${t.value}` });
+    }
+  }
+  return { parsed, unknown };
+}
+
+/**
+ * Merges the reports of the shards of one run. Throws `FlowgaugeError` (`FG_REPORT_INVALID`)
+ * when there is nothing to merge, when the reports are of another schema or of different
+ * scenarios, executors, objectives or slice lengths, or when a histogram cannot be read.
+ */
+export function mergeReports(reports: readonly Report[], options: MergeOptions = {}): Report {
+  if (reports.length === 0) fail('nothing to merge: give the report.json of every shard');
+  const shards: Named[] = reports
+    .map((report, i) => {
+      const name = options.names?.[i] ?? `report ${i + 1}`;
+      if (report.schema !== REPORT_SCHEMA) fail(`${name}: schema ${JSON.stringify(report.schema)} is not ${REPORT_SCHEMA}`);
+      const startMs = Date.parse(report.startedAt);
+      if (!Number.isFinite(startMs) || !Number.isFinite(Date.parse(report.endedAt))) fail(`${name}: startedAt/endedAt are not timestamps`);
+      return { report, name, startMs };
+    })
+    .sort((a, b) => a.startMs - b.startMs);
+  const scenario = checkSame(shards, 'the scenario', (r) => r.scenario);
+  const executor = checkSame(shards, 'the executor', (r) => r.load.executor);
+  const objective = checkSame(shards, 'the SLO objective', (r) => r.slo.objective);
+  const sliceMs = checkSame(shards, 'the slice length (sliceMs)', (r) => r.sliceMs ?? 1000);
+
+  const startMs = Math.min(...shards.map((s) => s.startMs));
+  const endMs = Math.max(...shards.map((s) => Date.parse(s.report.endedAt)));
+  const durationS = round3(Math.max(0, endMs - startMs) / 1000);
+  const histograms = mergeHistograms(shards);
+  const loads = shards.map((s) => s.report.load);
+  const started = loads.reduce((n, l) => n + l.started, 0);
+  const cancelled = loads.reduce((n, l) => n + (l.cancelled ?? 0), 0);
+  const rates = loads.map((l) => l.targetRatePerS);
+  const good = shards.reduce((n, s) => n + s.report.slo.good, 0);
+  const bad = shards.reduce((n, s) => n + s.report.slo.bad, 0);
+  const excluded = shards.reduce((n, s) => n + s.report.slo.excluded, 0);
+  const budget = errorBudget({ good, bad, objective });
+  const violations = mergeViolations(shards);
+  const baseUrls = [...new Set(shards.map((s) => s.report.target.baseUrl))];
+  const abortedBy = shards.find((s) => s.report.abortedBy !== undefined)?.report.abortedBy;
+
+  const merged: Report = {
+    schema: REPORT_SCHEMA,
+    scenario,
+    interrupted: shards.some((s) => s.report.interrupted),
+    target: { baseUrl: baseUrls.join(', '), embedded: shards.every((s) => s.report.target.embedded) },
+    startedAt: new Date(startMs).toISOString(),
+    endedAt: new Date(endMs).toISOString(),
+    durationS,
+    load: {
+      executor,
+      targetRatePerS: rates.every((r): r is number => r !== null) ? round3(rates.reduce((n, r) => n + r, 0)) : null,
+      achievedRatePerS: durationS > 0 ? round3(started / durationS) : 0,
+      started,
+      dropped: loads.reduce((n, l) => n + l.dropped, 0),
+      scheduleLagMs: mergeLag(loads),
+      ...(cancelled > 0 ? { cancelled } : {}),
+    },
+    ops: mergeOps(shards, histograms),
+    stream: mergeStream(shards, histograms),
+    rateLimit: mergeRateLimit(shards, startMs),
+    slo: {
+      objective,
+      good,
+      bad,
+      excluded,
+      availability: budget.availability ?? null,
+      errorRatio: budget.errorRatio,
+      errorBudgetConsumed: budget.budgetConsumed,
+      burnRate: budget.burnRate,
+      allowedBadEvents: budget.allowedBadEvents,
+    },
+    thresholds: [],
+    passed: true,
+    ...(abortedBy !== undefined ? { abortedBy } : {}),
+    contractViolations: violations.entries,
+    contractViolationTotals: violations.totals,
+    sliceMs,
+    slices: mergeSlices(shards, startMs, sliceMs),
+    histograms,
+  };
+  const { parsed, unknown } = shardThresholds(shards);
+  const judged = evaluateReportThresholds(merged, parsed);
+  const thresholds = [...judged.thresholds, ...unknown];
+  return { ...judged, thresholds, passed: thresholds.every((t) => t.passed) };
+}
