@@ -8,6 +8,8 @@ import { PROBE_DURATION_BUCKETS_S, PROBE_METRICS } from '../slo/metric-names.js'
 
 /** Durations of one probe's phases, in seconds; absent when the phase did not happen. */
 export interface ProbePhases {
+  /** Name resolution (absent for IP literals). */
+  readonly dns?: number;
   readonly connect?: number;
   readonly tls?: number;
   /** Time to the first response byte. */
@@ -68,6 +70,7 @@ export function createProbeMetrics(options: { registry?: Registry } = {}): Probe
       }
       success.labels(check).set(r.success ? 1 : 0);
       total.labels(check, r.success ? 'success' : 'failure').inc();
+      observe(check, 'dns', r.phases.dns);
       observe(check, 'connect', r.phases.connect);
       observe(check, 'tls', r.phases.tls);
       observe(check, 'ttfb', r.phases.ttfb);

@@ -136,7 +136,7 @@ export const PROBE_METRICS = {
   duration: {
     name: 'flowgauge_probe_duration_seconds',
     type: 'histogram',
-    help: 'Probe duration by phase: connect, tls, ttfb (first byte), ttft (first token), total (the HTTP request), check (the whole check).',
+    help: 'Probe duration by phase: dns, connect, tls, ttfb (first byte), ttft (first token), total (the HTTP request), check (the whole check).',
     labelNames: ['check', 'phase'],
   },
   tlsVersion: {

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseLatencyObjectives, parseObjective, sloOptionsFromArgs } from '../../src/cli/commands/slo.js';
+import { parseLatencyObjectives, sloOptionsFromArgs } from '../../src/cli/commands/slo.js';
+import { parseObjective } from '../../src/cli/objective.js';
 import { UsageError } from '../../src/cli/context.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
@@ -92,7 +93,7 @@ describe('flowgauge slo (via main)', () => {
     expect(await main(['slo', 'bogus'], io3)).toBe(2);
     const io4 = memoryIo();
     expect(await main(['slo'], io4)).toBe(2);
-    expect(io4.err()).toContain('rules or dashboards');
+    expect(io4.err()).toContain('rules, dashboards or status');
   });
 
   it('slo dashboards --out-dir writes the three dashboards, identical to the deployed ones', async () => {

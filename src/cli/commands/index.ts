@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import type { CommandContext } from '../context.js';
 import { compareCommand } from './compare.js';
 import { mergeCommand } from './merge.js';
+import { probeCommand } from './probe.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { serveCommand } from './serve.js';
@@ -11,4 +12,4 @@ import { sloCommand } from './slo.js';
 export type MakeCommand = (ctx: CommandContext) => CommandModule<object, any>;
 
 /** Every command, in help order. A command is listed here only once it works. */
-export const commandModules: readonly MakeCommand[] = [runCommand, reportCommand, compareCommand, mergeCommand, serveCommand, sloCommand];
+export const commandModules: readonly MakeCommand[] = [runCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, serveCommand];

@@ -20,22 +20,8 @@ import {
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import type { MakeCommand } from './index.js';
-
-/** What `--objective` accepts, for messages. */
-export const OBJECTIVE_HELP = 'a percentage such as 99.9 or 99.9% or a ratio such as 0.999';
-
-/**
- * Reads an objective: `99.9`, `99.9%` and `0.999` all mean 0.999 (a bare number from 1 up is
- * a percentage). `undefined` when unreadable or not strictly between 0 and 100 %.
- */
-export function parseObjective(input: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(%?)\s*$/.exec(input);
-  if (m === null) return undefined;
-  const n = Number(m[1]);
-  const ratio = m[2] === '%' || n >= 1 ? n / 100 : n;
-  const r = Number(ratio.toPrecision(12));
-  return r > 0 && r < 1 ? r : undefined;
-}
+import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
+import { sloStatusCommand } from './slo-status.js';
 
 /** What `--latency` accepts, for messages. */
 export const LATENCY_HELP =
@@ -165,6 +151,7 @@ export const sloCommand: MakeCommand = (ctx) => ({
     y
       .command(rulesCommand(ctx))
       .command(dashboardsCommand(ctx))
-      .demandCommand(1, 'name an action: rules or dashboards'),
+      .command(sloStatusCommand(ctx))
+      .demandCommand(1, 'name an action: rules, dashboards or status'),
   handler: () => undefined,
 });

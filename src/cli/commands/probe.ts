@@ -1,0 +1,215 @@
+/**
+ * `flowgauge probe`: scheduled uptime checks against a target (the embedded reference service
+ * without --base-url). As a daemon it runs a round every --interval until SIGINT/SIGTERM (or
+ * --duration), serving /metrics when asked; with --once it runs one round, pushes to a
+ * Pushgateway when given, and exits 0 when every check succeeded, 1 otherwise (a CronJob).
+ * Every check is appended to the durable history in --history.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createSystemClock } from '../../core/clock.js';
+import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
+import { createProbeMetrics, createPushgatewayPusher, startMetricsServer, type MetricsServer, type ProbeMetrics } from '../../export/index.js';
+import {
+  CHECK_NAMES,
+  createProbeRunner,
+  isCheckName,
+  openHistoryWriter,
+  readHistory,
+  type CheckName,
+  type IncidentEvent,
+  type ProbeRecord,
+} from '../../probe/index.js';
+import { UsageError } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import type { TextSink } from '../io.js';
+import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import type { MakeCommand } from './index.js';
+
+interface ProbeArgs extends TargetArgs {
+  interval: string;
+  checks: string;
+  history: string;
+  retention: string;
+  timeout: string;
+  'failures-to-open': number;
+  'metrics-port'?: number | undefined;
+  once?: boolean | undefined;
+  pushgateway?: string | undefined;
+  duration?: string | undefined;
+  flow?: string | undefined;
+  insecure?: boolean | undefined;
+  ca?: string | undefined;
+  json?: boolean | undefined;
+  quiet?: boolean | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+function duration(flag: string, value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms === undefined || ms <= 0) throw new UsageError(`--${flag} "${value}" is not ${DURATION_HELP}`);
+  return ms;
+}
+
+/** Parses `--checks`: a comma-separated subset of the check names. */
+export function parseChecks(input: string): CheckName[] {
+  const names = input.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = names.filter((n) => !isCheckName(n));
+  if (names.length === 0 || bad.length > 0) {
+    throw new UsageError(`--checks "${input}": ${bad.length > 0 ? `unknown ${bad.join(', ')}; ` : ''}name some of ${CHECK_NAMES.join(', ')}`);
+  }
+  return [...new Set(names)] as CheckName[];
+}
+
+/** One line per record, for people. */
+export function formatRecord(r: ProbeRecord): string {
+  const verdict = r.success ? 'ok  ' : 'FAIL';
+  const code = r.error === null ? '' : ` ${r.error}`;
+  const ttft = r.ttftMs === null ? '' : ` ttft ${r.ttftMs.toFixed(1)}ms`;
+  const tls = r.tls === null ? '' : ` ${r.tls.version ?? 'TLS?'}${r.tls.versionOk ? '' : ' (below TLSv1.3)'} cert ${r.tls.certDaysLeft?.toFixed(1) ?? '?'}d`;
+  return `${r.time} ${r.check.padEnd(9)} ${verdict} ${String(r.status).padStart(3)}${code} ${r.phasesMs.total.toFixed(1)}ms${ttft}${tls}${r.detail === undefined ? '' : ` (${r.detail})`}\n`;
+}
+
+function formatIncident(e: IncidentEvent): string {
+  const i = e.incident;
+  if (e.kind === 'opened') return `flowgauge: incident opened on ${i.check} (since ${new Date(i.startMs).toISOString()}, ${i.failures} consecutive failures)\n`;
+  const min = (i.durationMs / 60_000).toFixed(2);
+  return `flowgauge: incident closed on ${i.check} after ${min} min (${i.withinRto ? 'within' : 'BREACHING'} the 4h RTO)\n`;
+}
+
+/** The `probe` command. */
+export const probeCommand: MakeCommand = (ctx) => ({
+  command: 'probe',
+  describe: 'run scheduled uptime checks, keep a durable history, export probe metrics',
+  builder: (y) =>
+    y.options(TARGET_OPTIONS).options({
+      interval: { type: 'string', default: '30s', describe: `time between rounds (${DURATION_HELP})` },
+      checks: { type: 'string', default: CHECK_NAMES.join(','), describe: `checks of each round: ${CHECK_NAMES.join(', ')}` },
+      history: { type: 'string', default: '.probe-history', describe: 'directory of the durable history (JSON Lines, one file per UTC day)' },
+      retention: { type: 'string', default: '35d', describe: 'delete history files older than this' },
+      timeout: { type: 'string', default: '10s', describe: 'time limit of each check' },
+      'failures-to-open': { type: 'number', default: 3, describe: 'consecutive failures that open an incident' },
+      'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1)' },
+      once: { type: 'boolean', describe: 'run each check once and exit: 0 all succeeded, 1 any failed' },
+      pushgateway: { type: 'string', describe: 'push the probe metrics to this Pushgateway (after --once, or every interval)' },
+      duration: { type: 'string', describe: 'stop the daemon after this long' },
+      flow: { type: 'string', describe: 'flow id the flow checks address (default: the first published flow)' },
+      insecure: { type: 'boolean', describe: 'accept any TLS certificate (still recorded and reported)' },
+      ca: { type: 'string', describe: 'PEM file of extra trusted CA certificates' },
+      json: { type: 'boolean', describe: 'print each record as a JSON line instead of a summary line' },
+      quiet: { type: 'boolean', describe: 'print only incidents and errors' },
+    }),
+  handler: async (argv) => {
+    const args = argv as unknown as ProbeArgs;
+    const { io } = ctx;
+    const intervalMs = duration('interval', args.interval);
+    const timeoutMs = duration('timeout', args.timeout);
+    const retentionMs = duration('retention', args.retention);
+    const durationMs = args.duration === undefined ? undefined : duration('duration', args.duration);
+    const checks = parseChecks(args.checks);
+    const failuresToOpen = args['failures-to-open'];
+    if (!Number.isInteger(failuresToOpen) || failuresToOpen < 1) throw new UsageError(`--failures-to-open must be a whole number >= 1, got ${failuresToOpen}`);
+    let ca: string | undefined;
+    if (args.ca !== undefined) {
+      try {
+        ca = readFileSync(resolve(io.cwd, args.ca), 'utf8');
+      } catch (err) {
+        throw new UsageError(`--ca ${args.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+    }
+    const historyDir = resolve(io.cwd, args.history);
+    const out: TextSink = io.stdout;
+    // With --json, stdout carries only records, so the messages go to stderr.
+    const log: TextSink = args.json === true ? io.stderr : io.stdout;
+
+    const target = await resolveTarget(args, io, 'pro');
+    const clock = createSystemClock();
+    let metricsServer: MetricsServer | undefined;
+    const closing: (() => Promise<unknown>)[] = [];
+    let stopDaemon: (() => void) | undefined;
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      signals++;
+      if (signals > 1) process.exit(130);
+      io.stderr.write(`\nflowgauge: ${sig}: finishing the current round and flushing the history (again to quit at once)\n`);
+      stopDaemon?.();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      if (target.embedded) log.write(`flowgauge: no --base-url given; probing the embedded reference service at ${target.baseUrl}\n`);
+      const history = await openHistoryWriter({ dir: historyDir, retentionMs });
+      closing.push(() => history.close());
+      const previous = (await readHistory(historyDir, { fromMs: clock.wallMs() - DAY_MS })).records;
+
+      let metrics: ProbeMetrics | undefined;
+      if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) metrics = createProbeMetrics();
+      if (args['metrics-port'] !== undefined && metrics !== undefined) {
+        metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
+        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
+      }
+      const pusher =
+        args.pushgateway === undefined || metrics === undefined
+          ? undefined
+          : createPushgatewayPusher({ url: args.pushgateway, job: 'flowgauge_probe', registry: metrics.registry, intervalMs, clock });
+
+      const runner = createProbeRunner({
+        target: {
+          baseUrl: target.baseUrl,
+          ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
+          token: target.token,
+          tls: { ...(ca !== undefined ? { ca } : {}), ...(args.insecure === true ? { rejectUnauthorized: false } : {}) },
+        },
+        checks,
+        intervalMs,
+        timeoutMs,
+        failuresToOpen,
+        ...(args.flow !== undefined ? { flowId: args.flow } : {}),
+        clock,
+        history,
+        ...(metrics !== undefined ? { metrics } : {}),
+        previous,
+        onRecord: (r) => {
+          if (args.json === true) out.write(`${JSON.stringify(r)}\n`);
+          else if (args.quiet !== true) out.write(formatRecord(r));
+        },
+        onIncident: (e) => log.write(formatIncident(e)),
+        onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${error}\n`),
+      });
+
+      if (args.once === true) {
+        const round = await runner.runRound();
+        if (pusher !== undefined) {
+          const pushed = await pusher.stop();
+          if (!pushed.ok) io.stderr.write(`flowgauge: push to the Pushgateway failed: ${pushed.error ?? `HTTP ${pushed.status}`}\n`);
+        }
+        const failed = round.records.filter((r) => !r.success).map((r) => r.check);
+        log.write(failed.length === 0 ? `flowgauge: all ${round.records.length} checks succeeded\n` : `flowgauge: failed: ${failed.join(', ')}\n`);
+        ctx.setExit(failed.length === 0 ? EXIT.OK : EXIT.FAILED);
+        return;
+      }
+
+      log.write(`flowgauge: probing ${checks.join(', ')} every ${args.interval}; history in ${historyDir}\n`);
+      const stopped = new Promise<void>((done) => {
+        stopDaemon = done;
+      });
+      const timer = durationMs === undefined ? undefined : setTimeout(() => stopDaemon?.(), durationMs);
+      runner.start();
+      pusher?.start();
+      await stopped;
+      if (timer !== undefined) clearTimeout(timer);
+      await runner.stop();
+      if (pusher !== undefined) await pusher.stop();
+      const s = runner.stats();
+      log.write(`flowgauge: stopped after ${s.rounds} rounds (${s.records} records, ${s.failures} failed, ${s.skipped} skipped ticks, ${s.historyErrors} write errors)\n`);
+      ctx.setExit(EXIT.OK);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      for (const close of closing.reverse()) await close();
+      await metricsServer?.close();
+      await target.close();
+    }
+  },
+});

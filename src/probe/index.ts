@@ -1,0 +1,44 @@
+/** Scheduled uptime probes: checks timed at the socket, durable history, incidents, uptime and SLO status. */
+export * from './record.js';
+export { timedRequest, phasesOf, type TimedRequestOptions, type TimedResponse, type RequestInstants, type TlsDetails, type TlsSettings } from './http-timing.js';
+export {
+  runCheck,
+  discoverFlow,
+  errorCodeOfAnswer,
+  PROBE_INPUT,
+  type CheckContext,
+  type CheckOutcome,
+  type CheckRequest,
+  type FlowLookup,
+} from './checks.js';
+export { utcDay, historyFileName, listHistoryFiles, filesInRange, pruneHistory, type HistoryFile } from './history-files.js';
+export { openHistoryWriter, repairTail, type HistoryWriter, type HistoryWriterOptions, type AppendResult } from './history-writer.js';
+export { readHistory, parseHistoryText, type HistoryRead } from './history-reader.js';
+export { OVERALL, seriesByCheck, overallSeries, type OutcomePoint } from './series.js';
+export {
+  RTO_MS,
+  DEFAULT_FAILURES_TO_OPEN,
+  createIncidentTracker,
+  detectIncidents,
+  type Incident,
+  type IncidentEvent,
+  type IncidentOptions,
+  type IncidentSummary,
+  type IncidentTracker,
+} from './incidents.js';
+export { computeUptime, uptimeBudget, type TimeWindow, type Uptime, type UptimeBudget } from './uptime.js';
+export { createProbeScheduler, type ProbeScheduler, type ProbeSchedulerOptions } from './scheduler.js';
+export { resolveProbeOptions, type ProbeOptions, type ProbeTarget, type ResolvedProbeOptions } from './options.js';
+export { createProbeRunner, type ProbeRunner, type ProbeRunnerStats, type RoundResult } from './runner.js';
+export {
+  SLO_STATUS_SCHEMA,
+  buildSloStatus,
+  type SloStatus,
+  type SloStatusOptions,
+  type SeriesStatus,
+  type IncidentStatus,
+  type TlsStatus,
+  type HistoryStats,
+} from './status.js';
+export { renderStatusText, formatPercent, formatMinutes, formatWindow, verdictOf, describeTls } from './status-text.js';
+export { renderStatusHtml, escapeHtml } from './status-html.js';

@@ -1,0 +1,210 @@
+/**
+ * The probe runner: rounds of checks on the schedule, each check turned into a record that is
+ * written to the history (acknowledged only once on disk), exported as metrics, and fed to
+ * the incident trackers. `stop()` finishes the round in flight, so no check is cut short and
+ * every record it produced is flushed.
+ */
+import { NS_PER_MS, NS_PER_S } from '../core/clock.js';
+import type { ProbeMetrics } from '../export/index.js';
+import { discoverFlow, runCheck, type CheckContext, type CheckOutcome, type FlowLookup } from './checks.js';
+import { phasesOf, timedRequest } from './http-timing.js';
+import { createIncidentTracker, type IncidentTracker } from './incidents.js';
+import { resolveProbeOptions, type ProbeOptions, type ResolvedProbeOptions } from './options.js';
+import { PROBE_RECORD_VERSION, type CheckName, type ProbeRecord, type TlsFinding } from './record.js';
+import { createProbeScheduler } from './scheduler.js';
+import { OVERALL, overallSeries, seriesByCheck } from './series.js';
+
+/** The records of one round. */
+export interface RoundResult {
+  readonly round: number;
+  readonly records: readonly ProbeRecord[];
+  /** True when every check succeeded. */
+  readonly success: boolean;
+}
+
+/** Counts since creation. */
+export interface ProbeRunnerStats {
+  readonly rounds: number;
+  readonly records: number;
+  readonly failures: number;
+  /** Grid points skipped because a round overran its interval. */
+  readonly skipped: number;
+  readonly historyErrors: number;
+}
+
+/** A probe runner. */
+export interface ProbeRunner {
+  readonly options: ResolvedProbeOptions;
+  /** Runs one round now (for `--once`). */
+  runRound(): Promise<RoundResult>;
+  /** Starts rounds on the schedule (the first at once). */
+  start(): void;
+  /** Stops scheduling and waits for the round in flight and its history writes. */
+  stop(): Promise<void>;
+  /** Resolves when no scheduled round is in flight. */
+  whenIdle(): Promise<void>;
+  stats(): ProbeRunnerStats;
+}
+
+const DAY_MS = 86_400_000;
+const TLS_TARGET = 'TLSv1.3';
+
+function tlsFinding(outcome: CheckOutcome, wallMs: number): TlsFinding | null {
+  const t = outcome.response?.tls;
+  if (t === undefined) return null;
+  const validToMs = t.validTo === undefined ? Number.NaN : Date.parse(t.validTo);
+  const known = Number.isFinite(validToMs);
+  return {
+    version: t.protocol,
+    // Versions compare as text within the TLSv1.x family; anything else (SSLv3, unknown) is flagged.
+    versionOk: t.protocol !== null && /^TLSv1\.\d$/.test(t.protocol) && t.protocol >= TLS_TARGET,
+    certValidTo: known ? new Date(validToMs).toISOString() : null,
+    certDaysLeft: known ? Math.round(((validToMs - wallMs) / DAY_MS) * 1000) / 1000 : null,
+    authorized: t.authorized,
+  };
+}
+
+/** Creates a runner. Throws `ConfigError` for invalid options. */
+export function createProbeRunner(options: ProbeOptions): ProbeRunner {
+  const o = resolveProbeOptions(options);
+  const { clock } = o;
+  // The token lives only in this header value, inside this closure.
+  const authorization = `Bearer ${options.target.token}`;
+  const { history, metrics, onRecord, onIncident, onHistoryError, lookup } = options;
+
+  let flowLookup: Promise<FlowLookup> | undefined = o.flowId === undefined ? undefined : Promise.resolve({ ok: true, id: o.flowId });
+  const ctx: CheckContext = {
+    baseUrl: o.baseUrl,
+    webhookHost: o.webhookHost,
+    send: (req) =>
+      timedRequest({
+        url: req.url,
+        method: req.method,
+        headers: {
+          accept: req.accept ?? 'application/json',
+          'user-agent': 'flowgauge-probe/0.1.0',
+          ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(req.auth ? { authorization } : {}),
+        },
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        clock,
+        timeoutMs: o.timeoutMs,
+        tls: o.tls,
+        ...(req.onChunk !== undefined ? { onChunk: req.onChunk } : {}),
+        ...(lookup !== undefined ? { lookup } : {}),
+      }),
+    flowId() {
+      flowLookup ??= discoverFlow(ctx).then((r) => {
+        // Retry the discovery next round rather than remembering a failure.
+        if (!r.ok) flowLookup = undefined;
+        return r;
+      });
+      return flowLookup;
+    },
+    forgetFlow() {
+      if (o.flowId === undefined) flowLookup = undefined;
+    },
+  };
+
+  const trackers = new Map<string, IncidentTracker>();
+  const tracker = (name: string): IncidentTracker => {
+    let t = trackers.get(name);
+    if (t === undefined) trackers.set(name, (t = createIncidentTracker(name, { failuresToOpen: o.failuresToOpen })));
+    return t;
+  };
+  if (options.previous !== undefined && options.previous.length > 0) {
+    for (const [check, points] of seriesByCheck(options.previous)) for (const p of points) tracker(check).observe(p);
+    for (const p of overallSeries(options.previous)) tracker(OVERALL).observe(p);
+  }
+
+  let nextRound = 0;
+  let rounds = 0;
+  let records = 0;
+  let failures = 0;
+  let historyErrors = 0;
+
+  const check = async (name: CheckName, round: number): Promise<{ record: ProbeRecord; checkS: number }> => {
+    const startNs = clock.nowNs();
+    const wallMs = clock.wallMs();
+    const out = await runCheck(name, ctx);
+    const endNs = clock.nowNs();
+    const res = out.response;
+    const phasesMs =
+      res === undefined
+        ? { dns: null, connect: null, tls: null, ttfb: null, transfer: null, total: (endNs - startNs) / NS_PER_MS }
+        : phasesOf(res.instants);
+    const ttftMs =
+      out.firstTokenNs !== undefined && res !== undefined ? Math.round(((out.firstTokenNs - res.instants.startNs) / NS_PER_MS) * 1000) / 1000 : null;
+    const record: ProbeRecord = {
+      v: PROBE_RECORD_VERSION,
+      time: new Date(wallMs).toISOString(),
+      mono: startNs,
+      instance: o.instanceId,
+      round,
+      check: name,
+      success: out.success,
+      status: out.status,
+      error: out.error,
+      intervalMs: o.intervalMs,
+      phasesMs,
+      ttftMs,
+      tls: tlsFinding(out, wallMs),
+      ...(out.detail !== undefined ? { detail: out.detail } : {}),
+    };
+    return { record, checkS: (endNs - startNs) / NS_PER_S };
+  };
+
+  const exportRecord = (m: ProbeMetrics, r: ProbeRecord, checkS: number): void => {
+    const s = (ms: number | null): number | undefined => (ms === null ? undefined : ms / 1000);
+    const p = r.phasesMs;
+    m.record(r.check, {
+      success: r.success,
+      durationS: checkS,
+      phases: { dns: s(p.dns), connect: s(p.connect), tls: s(p.tls), ttfb: s(p.ttfb), total: p.total / 1000 },
+      ...(r.ttftMs !== null ? { ttftS: r.ttftMs / 1000 } : {}),
+      ...(r.tls?.version != null ? { tlsVersion: r.tls.version } : {}),
+    });
+  };
+
+  const runRound = async (): Promise<RoundResult> => {
+    const round = nextRound++;
+    // The checks of a round start together, so a slow one cannot delay the others.
+    const done = await Promise.all(o.checks.map((name) => check(name, round)));
+    // A record is reported only once the history acknowledged it (or failed to).
+    for (const { record, checkS } of done) {
+      if (history !== undefined) {
+        const r = await history.append(record);
+        if (!r.ok) {
+          historyErrors++;
+          onHistoryError?.(r.error, record);
+        }
+      }
+      records++;
+      if (!record.success) failures++;
+      if (metrics !== undefined) exportRecord(metrics, record, checkS);
+      onRecord?.(record);
+      const ev = tracker(record.check).observe({ timeMs: Date.parse(record.time), success: record.success, intervalMs: record.intervalMs });
+      if (ev !== undefined) onIncident?.(ev);
+    }
+    const list = done.map((d) => d.record);
+    const success = list.every((r) => r.success);
+    const first = list[0];
+    if (first !== undefined) {
+      const ev = tracker(OVERALL).observe({ timeMs: Date.parse(first.time), success, intervalMs: o.intervalMs });
+      if (ev !== undefined) onIncident?.(ev);
+    }
+    rounds++;
+    return { round, records: list, success };
+  };
+
+  const scheduler = createProbeScheduler({ clock, intervalMs: o.intervalMs, job: async () => void (await runRound()) });
+
+  return {
+    options: o,
+    runRound,
+    start: () => scheduler.start(),
+    stop: () => scheduler.stop(),
+    whenIdle: () => scheduler.whenIdle(),
+    stats: () => ({ rounds, records, failures, skipped: scheduler.skipped, historyErrors }),
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The SLO status as text for a terminal (what `flowgauge slo status` prints without
+ * `--json`/`--html`). Pure: returns a string.
+ */
+import type { IncidentStatus, SeriesStatus, SloStatus, TlsStatus } from './status.js';
+
+/** Formats a ratio as a percentage with three decimals, `–` when absent. */
+export function formatPercent(x: number | null): string {
+  return x === null ? '–' : `${(x * 100).toFixed(3)} %`;
+}
+
+/** Formats minutes with two decimals. */
+export function formatMinutes(m: number): string {
+  return m.toFixed(2);
+}
+
+/** The verdict word of a series. */
+export function verdictOf(s: SeriesStatus): 'OK' | 'BREACH' | 'NO DATA' {
+  return s.withinObjective === null ? 'NO DATA' : s.withinObjective ? 'OK' : 'BREACH';
+}
+
+/** Describes a TLS finding in one phrase. */
+export function describeTls(t: TlsStatus): string {
+  const version = t.version === null ? 'unknown version' : `${t.version}${t.versionOk ? '' : ' (below the TLSv1.3 target)'}`;
+  const days = t.certDaysLeft === null ? 'certificate expiry unknown' : `certificate expires in ${t.certDaysLeft.toFixed(1)} days`;
+  return `${version}, ${days}${t.authorized ? '' : ', certificate not verified'}`;
+}
+
+/** Names a window length for people: `30 days`, `6 hours`, `90 minutes`. */
+export function formatWindow(days: number): string {
+  const n = (x: number): string => String(Number(x.toFixed(2)));
+  if (days >= 1) return `${n(days)} day${days === 1 ? '' : 's'}`;
+  const hours = days * 24;
+  return hours >= 1 ? `${n(hours)} hour${hours === 1 ? '' : 's'}` : `${n(hours * 60)} minutes`;
+}
+
+function pad(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+}
+
+function incidentLine(name: string, i: IncidentStatus, rtoHours: number): string {
+  const end = i.end ?? 'ongoing';
+  const verdict = i.withinRto ? `within the ${rtoHours}h RTO` : `BREACHES the ${rtoHours}h RTO`;
+  return `  ${name.padEnd(10)} ${i.start} → ${end}  ${formatMinutes(i.durationMinutes)} min  ${i.failures} failed probes  ${verdict}`;
+}
+
+/** Renders the status for a terminal. */
+export function renderStatusText(s: SloStatus): string {
+  const lines: string[] = [];
+  lines.push(`SLO status over ${formatWindow(s.window.days)} (${s.window.start} → ${s.window.end}), objective ${formatPercent(s.objective)}`);
+  lines.push('overall: a round is down when any check failed');
+  lines.push('');
+  const head = ['series', 'probes', 'probe uptime', 'time uptime', 'down min', 'budget left min', 'burn rate', 'verdict'];
+  const rows = [s.overall, ...s.checks].map((c) => [
+    c.name,
+    String(c.probes),
+    formatPercent(c.probeUptime),
+    formatPercent(c.timeUptime),
+    formatMinutes(c.downMinutes),
+    formatMinutes(c.budgetLeftMinutes),
+    c.burnRate === null ? '–' : c.burnRate.toFixed(2),
+    verdictOf(c),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  lines.push(pad(head, widths));
+  for (const r of rows) lines.push(pad(r, widths));
+  lines.push('');
+  lines.push(`Error budget: ${formatMinutes(s.overall.allowedDowntimeMinutes)} min of downtime allowed over the window.`);
+
+  const all = [s.overall, ...s.checks];
+  const incidents = all.flatMap((c) => c.incidents.map((i) => incidentLine(c.name, i, s.rtoHours)));
+  lines.push('');
+  lines.push(`Incidents (${s.failuresToOpen} consecutive failures open one; RTO ${s.rtoHours}h):`);
+  lines.push(...(incidents.length === 0 ? ['  none'] : incidents));
+  const mttr = all.filter((c) => c.mttrMinutes !== null);
+  if (mttr.length > 0) {
+    lines.push('Mean time to recover:');
+    for (const c of mttr) {
+      lines.push(`  ${c.name.padEnd(10)} ${formatMinutes(c.mttrMinutes as number)} min (${c.mttrWithinRto === true ? 'within' : 'BREACHES'} the RTO)`);
+    }
+  }
+  const tls = s.checks.filter((c) => c.tls !== null);
+  if (tls.length > 0) {
+    lines.push('');
+    lines.push('TLS:');
+    for (const c of tls) lines.push(`  ${c.name.padEnd(10)} ${describeTls(c.tls as TlsStatus)}`);
+  }
+  lines.push('');
+  const h = s.history;
+  lines.push(
+    `History: ${h.records} records in the window from ${h.files} file${h.files === 1 ? '' : 's'}; ` +
+      `${h.tornTails} torn tail${h.tornTails === 1 ? '' : 's'} and ${h.badLines} unreadable line${h.badLines === 1 ? '' : 's'} ignored.`,
+  );
+  lines.push(
+    s.withinObjective
+      ? `Within objective: overall uptime ${formatPercent(s.overall.timeUptime)} ≥ ${formatPercent(s.objective)}.`
+      : s.overall.withinObjective === null
+        ? 'No probe records in the window: cannot tell whether the objective is met.'
+        : `OBJECTIVE MISSED: overall uptime ${formatPercent(s.overall.timeUptime)} < ${formatPercent(s.objective)}.`,
+  );
+  return `${lines.join('\n')}\n`;
+}

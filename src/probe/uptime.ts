@@ -1,0 +1,111 @@
+/**
+ * Uptime of a probe series over a window, two ways, and the error budget against the
+ * objective. Pure.
+ *
+ * - probe-based: successful probes / probes with a time in the window;
+ * - time-based: minutes up / minutes observed, where each probe's outcome stands for the span
+ *   from its time to the next probe of the series, at most its interval (so time the prober was
+ *   not running is neither up nor down), clipped to the window.
+ *
+ * The budget is time-based: the window's allowed downtime (`allowedDowntimeMinutes` of slo/,
+ * 43.2 min for 99.9 % over 30 days) minus the minutes observed down.
+ */
+import { InvalidArgumentError } from '../core/errors.js';
+import { allowedDowntimeMinutes, assertObjective, burnRate } from '../slo/budget.js';
+import type { OutcomePoint } from './series.js';
+
+/** A time window [startMs, endMs). */
+export interface TimeWindow {
+  readonly startMs: number;
+  readonly endMs: number;
+}
+
+/** Uptime of one series over a window. */
+export interface Uptime {
+  readonly probes: number;
+  readonly successes: number;
+  /** successes / probes; undefined without probes. */
+  readonly probeUptime: number | undefined;
+  readonly observedMs: number;
+  readonly upMs: number;
+  readonly downMs: number;
+  /** upMs / observedMs; undefined when nothing was observed. */
+  readonly timeUptime: number | undefined;
+}
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** Computes both uptimes of a time-ordered series over `window`. */
+export function computeUptime(points: readonly OutcomePoint[], window: TimeWindow): Uptime {
+  if (!(window.endMs > window.startMs)) throw new InvalidArgumentError('uptime window must end after it starts');
+  let probes = 0;
+  let successes = 0;
+  let upMs = 0;
+  let downMs = 0;
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i] as OutcomePoint;
+    if (p.timeMs >= window.startMs && p.timeMs < window.endMs) {
+      probes++;
+      if (p.success) successes++;
+    }
+    const next = points[i + 1];
+    const from = Math.max(p.timeMs, window.startMs);
+    let to = Math.min(p.timeMs + p.intervalMs, window.endMs);
+    if (next !== undefined) to = Math.min(to, Math.max(next.timeMs, p.timeMs));
+    if (to <= from) continue;
+    if (p.success) upMs += to - from;
+    else downMs += to - from;
+  }
+  const observedMs = upMs + downMs;
+  return {
+    probes,
+    successes,
+    probeUptime: probes > 0 ? successes / probes : undefined,
+    observedMs,
+    upMs,
+    downMs,
+    timeUptime: observedMs > 0 ? upMs / observedMs : undefined,
+  };
+}
+
+/** Error-budget position of an uptime against an objective over a window. */
+export interface UptimeBudget {
+  readonly objective: number;
+  readonly windowDays: number;
+  /** Downtime the objective allows over the whole window. */
+  readonly allowedDowntimeMinutes: number;
+  readonly downMinutes: number;
+  /** allowed − down; negative once overspent. */
+  readonly budgetLeftMinutes: number;
+  /** down / allowed (1 = the whole budget spent). */
+  readonly budgetConsumed: number;
+  /** Observed time-based error ratio / (1 − objective); undefined when nothing was observed. */
+  readonly burnRate: number | undefined;
+  /** timeUptime ≥ objective; undefined when nothing was observed. */
+  readonly withinObjective: boolean | undefined;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** The budget of `uptime` against `objective` (0–1, exclusive) over a window of `windowMs`. */
+export function uptimeBudget(uptime: Uptime, objective: number, windowMs: number): UptimeBudget {
+  assertObjective(objective);
+  const windowDays = windowMs / DAY_MS;
+  const allowed = allowedDowntimeMinutes(objective, windowDays);
+  const downMinutes = uptime.downMs / MINUTE_MS;
+  const observed = uptime.observedMs > 0;
+  return {
+    objective,
+    windowDays,
+    allowedDowntimeMinutes: round6(allowed),
+    downMinutes: round6(downMinutes),
+    budgetLeftMinutes: round6(allowed - downMinutes),
+    budgetConsumed: round6(downMinutes / allowed),
+    burnRate: observed ? burnRate(uptime.downMs / uptime.observedMs, objective) : undefined,
+    // A hair of tolerance: 999 of 1000 equal spans must read as exactly 99.9 %.
+    withinObjective: uptime.timeUptime === undefined ? undefined : uptime.timeUptime >= objective - 1e-12,
+  };
+}
