@@ -34,7 +34,8 @@ describe('stream collector', () => {
     near(s.itlMs.p50, 30);
     near(s.itlMs.max, 60);
     near(s.itlMs.mean, (30 + 60 + 10) / 3);
-    near(s.tpotMs.p50, 100 / 3);
+    // (end − first token) / (tokens − 1), per DESIGN.
+    near(s.tpotMs.p50, 200 / 3);
     near(s.tokensPerS.p50, 4 / 0.2);
     expect(s.tokensPerS.count).toBe(1);
     expect(Object.keys(s.histograms).sort()).toEqual(
