@@ -6,3 +6,4 @@ export * from './tiers.js';
 export * from './types.js';
 export * from './units.js';
 export * from './webhook-signature.js';
+export * from './random.js';

@@ -1,27 +1,12 @@
 /**
- * Seeded randomness for schedules and mixes. A tiny generator of our own (mulberry32) keeps
- * runs reproducible from a seed and costs no allocation per number.
+ * Seeded randomness for schedules and mixes: core's generator, shard seeds, and the normal
+ * and gamma samplers arrival gaps need.
  */
 
 import { InvalidArgumentError } from '../core/errors.js';
+import type { Random } from '../core/random.js';
 
-/** A source of uniform numbers in [0, 1). */
-export type Random = () => number;
-
-/**
- * mulberry32: a 32-bit generator, plenty for arrival gaps and weighted picks (period 2^32).
- * The same seed always gives the same sequence.
- */
-export function createRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { createRandom, type Random } from '../core/random.js';
 
 /** Derives the seed of shard `index` so shards draw independent sequences; shard 0 keeps `seed`. */
 export function shardSeed(seed: number, index: number): number {

@@ -4,6 +4,8 @@
  * answer the same request sequence the same way.
  */
 
+import { createRandom } from '../core/random.js';
+
 /** A seeded source of uniform numbers. */
 export interface Prng {
   /** Uniform in [0, 1). */
@@ -29,31 +31,13 @@ export function hash32(s: string, seed = 0): number {
   return h >>> 0;
 }
 
-/** sfc32: small, fast, and good enough statistically for simulated workloads. */
+/** The shared generator of core, with the helpers the service draws ids and counts with. */
 export function createPrng(seed: number): Prng {
-  let a = 0x9e3779b9;
-  let b = 0x243f6a88;
-  let c = 0xb7e15162;
-  let d = seed >>> 0;
-  const u32 = (): number => {
-    a >>>= 0;
-    b >>>= 0;
-    c >>>= 0;
-    d >>>= 0;
-    let t = (a + b) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    d = (d + 1) | 0;
-    t = (t + d) | 0;
-    c = (c + t) | 0;
-    return t >>> 0;
-  };
-  // The first outputs of sfc32 are correlated with the seed; discard them.
-  for (let i = 0; i < 15; i++) u32();
+  const next = createRandom(seed);
+  const u32 = (): number => Math.floor(next() * 4294967296);
   return {
-    next: () => u32() / 4294967296,
-    int: (min, max) => min + Math.floor((u32() / 4294967296) * (max - min + 1)),
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
     hex(digits) {
       let s = '';
       while (s.length < digits) s += u32().toString(16).padStart(8, '0');

@@ -4,6 +4,7 @@
  * stream) and probe results. It stands in for a live `flowgauge run --metrics-port` in the
  * Prometheus integration test, and is deterministic (seeded) so a failure reproduces.
  */
+import { createRandom } from '../../../src/core/random.js';
 import type { OpName } from '../../../src/core/ops.js';
 import type { RequestSample, Verdict } from '../../../src/core/types.js';
 import type { ProbeMetrics } from '../../../src/export/probe-metrics.js';
@@ -19,17 +20,6 @@ export interface Feeder {
   stop(): void;
 }
 
-/** Mulberry32: a tiny seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One batch of samples with their verdicts, drawn from `rand`. */
 export function sampleBatch(rand: () => number, n = 40): [RequestSample, Verdict][] {
@@ -77,7 +67,7 @@ export function sampleBatch(rand: () => number, n = 40): [RequestSample, Verdict
 
 /** Starts feeding `metrics` (and `probes`) every `intervalMs` on a real timer. */
 export function startFeeder(metrics: RunMetrics, probes?: ProbeMetrics, options: { intervalMs?: number; seed?: number } = {}): Feeder {
-  const rand = prng(options.seed ?? 42);
+  const rand = createRandom(options.seed ?? 42);
   let ticks = 0;
   const tick = (): void => {
     ticks++;
