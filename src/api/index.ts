@@ -18,3 +18,13 @@ export * from './schemas.js';
 export { createSseDecoder, toTimedEvent, type SseDecoder } from './sse-decoder.js';
 export { StreamState } from './stream-state.js';
 export type * from './types.js';
+export {
+  DEFAULT_WEBHOOK_MAX_BODY,
+  WEBHOOK_REJECT_REASONS,
+  startWebhookReceiver,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookReceiverStats,
+  type WebhookRejectReason,
+} from './webhook-receiver.js';

@@ -7,3 +7,5 @@ export * from './rate-limit-analyser.js';
 export * from './rate-limit-headers.js';
 export * from './reset-semantics.js';
 export * from './contract-violations.js';
+export * from './notification-matcher.js';
+export * from './async-runs.js';

@@ -10,6 +10,8 @@ import { NS_PER_S } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { RequestSample, SliClass, Verdict } from '../core/types.js';
 import {
+  NOTIFICATION_DELIVERY_BUCKETS_S,
+  NOTIFICATION_METRICS,
   REQUEST_DURATION_BUCKETS_S,
   RUN_METRICS,
   STREAM_ITL_BUCKETS_S,
@@ -54,6 +56,11 @@ export interface RunMetrics {
   addDropped(n: number): void;
   /** Counts starts the executor scheduled (started plus dropped). */
   addScheduled(n: number): void;
+  /**
+   * Counts one notification by `result` (a bounded verdict or refusal reason) and, for a
+   * delivery matched to a completion the client saw, its latency in seconds.
+   */
+  observeNotification?(result: string, latencyS?: number): void;
 }
 
 interface OpChildren {
@@ -122,6 +129,10 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const sliEvents = new FastCounter(m.sliEvents, registry);
   const inFlight = new FastGauge(m.inFlight, registry).cell(scenario, tier);
   const violations = new FastCounter(m.contractViolations, registry);
+  // Notification series appear with the first delivery, so runs without a receiver export none.
+  let notifications: FastCounter | undefined;
+  let deliveryLatency: HistogramCell | undefined;
+  const notificationCells = new Map<string, CounterCell>();
 
   const ops = new Map<OpName, OpChildren>();
   const opChildren = (op: OpName): OpChildren => {
@@ -218,6 +229,16 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
     },
     addScheduled(n) {
       if (Number.isFinite(n) && n > 0) scheduled.inc(n);
+    },
+    observeNotification(result, latencyS) {
+      notifications ??= new FastCounter(NOTIFICATION_METRICS.notifications, registry);
+      let cell = notificationCells.get(result);
+      if (cell === undefined) notificationCells.set(result, (cell = notifications.cell(scenario, tier, result)));
+      cell.inc();
+      if (latencyS !== undefined && Number.isFinite(latencyS) && latencyS >= 0) {
+        deliveryLatency ??= new FastHistogram(NOTIFICATION_METRICS.deliveryLatency, registry, NOTIFICATION_DELIVERY_BUCKETS_S).cell(scenario, tier);
+        deliveryLatency.observe(latencyS);
+      }
     },
   };
 }

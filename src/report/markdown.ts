@@ -169,6 +169,94 @@ function violationsSection(r: Report): string[] {
   return out;
 }
 
+function notificationsSection(r: Report): string[] {
+  const n = r.notifications;
+  if (n === undefined) return [];
+  const rejected = Object.entries(n.rejected).filter(([, v]) => v > 0);
+  const out = [
+    '## Notifications',
+    '',
+    `- Event names used: \`${n.eventSet}\` (${Object.entries(n.events).map(([k, v]) => `${cell(k)} ${v}`).join(', ') || 'none received'})`,
+    `- ${n.received} deliveries accepted; ${n.expected} completions seen by the client, ${n.matched} notified, ` +
+      `**${n.missing} missing** after ${fmtDuration(n.graceMs)}${n.late > 0 ? ` (${n.late} arrived later)` : ''}${n.awaiting > 0 ? `, ${n.awaiting} still awaited` : ''}`,
+    `- ${n.duplicate} duplicate, ${n.outOfOrder} out of order (completed before started), ${n.statusMismatch} with a status other than the client saw, ` +
+      `${n.unsolicited} for runs the client never saw`,
+    `- Refused: ${rejected.length === 0 ? 'none' : rejected.map(([k, v]) => `${cell(k)} ${v}`).join(', ')}`,
+    `- Triggers: ${n.triggers.accepted} accepted, ${n.triggers.matchedByRunId} matched by run id, ${n.triggers.matchedByFlowOrder} by flow and time order, ${n.triggers.unresolved} unresolved`,
+  ];
+  const rows: string[][] = [];
+  if (n.deliveryLatencyMs.count > 0) rows.push(pctRow('after the client saw the completion', n.deliveryLatencyMs));
+  if (n.leadMs.count > 0) rows.push(pctRow('before the client saw it (lead)', n.leadMs));
+  if (rows.length > 0) {
+    out.push('', table(['delivery latency', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'], rows, [1, 2, 3, 4, 5, 6, 7, 8]));
+  }
+  return out;
+}
+
+function asyncRunsSection(r: Report): string[] {
+  const a = r.asyncRuns;
+  if (a === undefined) return [];
+  const f = a.final;
+  const p = a.progress;
+  const range = p.min === null ? 'no progress values seen' : `progress seen from ${fmtNumber(p.min)} to ${fmtNumber(p.max)}`;
+  const out = [
+    '## Asynchronous runs',
+    '',
+    `- Followed ${a.followed.run} runs and ${a.followed.trigger} triggers by polling every ${fmtDuration(a.pollIntervalMs)} ` +
+      `(completion is seen up to one interval late: mean bias ${fmtDuration(a.meanBiasMs)}); not followed: ${a.notFollowed.cap} over the cap, ${a.notFollowed.stopped} after the stop`,
+    `- Ended: ${f.completed} completed, ${f.failed} failed, ${f.timeout} timed out, ${f.abandoned} abandoned, ${f.error} unreadable`,
+    `- ${a.polls.total} polls (per finished run: mean ${fmtNumber(a.pollsPerRun.mean)}, max ${a.pollsPerRun.max}); ${range}` +
+      `${p.atCompletion.min === null ? '' : ` (at completion ${fmtNumber(p.atCompletion.min)}–${fmtNumber(p.atCompletion.max)})`}; ` +
+      `${p.monotonic ? 'progress never went down' : `**progress went down ${p.decreases} times in ${p.runsWithDecrease} runs**`}` +
+      `${p.outside0to100 > 0 ? `; ${p.outside0to100} values outside 0–100` : ''}${p.nonInteger > 0 ? `; ${p.nonInteger} not integers` : ''}`,
+    `- Triggers: ${a.triggers.completedByPolling} seen finishing by polling, ${a.triggers.completedByNotification} by notification`,
+  ];
+  const rows: string[][] = [];
+  if (a.timeToCompletionMs.count > 0) rows.push(pctRow('time to completion (polled)', a.timeToCompletionMs));
+  if (a.triggers.timeToCompletionMs.count > 0) rows.push(pctRow('trigger to completion', a.triggers.timeToCompletionMs));
+  if (rows.length > 0) out.push('', table(['measure', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'], rows, [1, 2, 3, 4, 5, 6, 7, 8]));
+  return out;
+}
+
+function auditSection(r: Report): string[] {
+  const u = r.audit?.usage;
+  const s = r.audit?.sessions;
+  if (u === undefined && s === undefined) return [];
+  const out = ['## Audit'];
+  if (u !== undefined) {
+    const fig = (c: { totalRuns: number; successfulRuns: number; failedRuns: number; totalTokens: number } | null): string[] =>
+      c === null ? ['—', '—', '—', '—'] : [String(c.totalRuns), String(c.successfulRuns), String(c.failedRuns), String(c.totalTokens)];
+    out.push(
+      '',
+      `Usage analytics from ${u.window.start} to ${u.window.end} (${u.scope}): ${u.exact ? 'the service agrees with the client exactly' : 'the service and the client differ'}. ` +
+        'The service may count other traffic of the account.',
+      '',
+      table(
+        ['', 'total_runs', 'successful_runs', 'failed_runs', 'total_tokens'],
+        [['service', ...fig(u.service)], ['client', ...fig(u.client)], ['difference', ...fig(u.diff)]],
+        [1, 2, 3, 4],
+      ),
+    );
+    const unknown = u.clientUnknown;
+    if (unknown.runsWithoutTokens + unknown.unresolved > 0) {
+      out.push('', `The client could not count everything: ${unknown.runsWithoutTokens} finished runs without a token count, ${unknown.unresolved} runs whose end it never learnt.`);
+    }
+    if (u.errors.length > 0) out.push('', `Queries that failed: ${u.errors.map(cell).join('; ')}`);
+  }
+  if (s !== undefined) {
+    out.push(
+      '',
+      `Sessions: ${s.sessions} sessions, ${s.runs} runs, ${s.checked} histories read; ${s.inOrder} in the order sent, ` +
+        `${s.alternating} alternating user/assistant, ${s.countMatches} with the expected message count` +
+        `${s.concurrent > 0 ? `; ${s.concurrent} had overlapping runs (order not judged)` : ''}.`,
+    );
+    if (s.problems.length > 0) {
+      out.push('', table(['session', 'check', 'expected', 'got'], s.problems.map((p) => [`\`${cell(p.sessionId)}\``, p.check, cell(p.expected), cell(p.got)])));
+    }
+  }
+  return out;
+}
+
 /** Renders the report as Markdown. */
 export function renderMarkdown(report: Report): string {
   const sections = [
@@ -180,6 +268,9 @@ export function renderMarkdown(report: Report): string {
     rateLimitSection(report),
     errorsSection(report),
     violationsSection(report),
+    notificationsSection(report),
+    asyncRunsSection(report),
+    auditSection(report),
   ].filter((s) => s.length > 0);
   return `${sections.map((s) => s.join('\n')).join('\n\n')}\n`;
 }

@@ -5,9 +5,11 @@
  */
 import type { OpName } from '../core/ops.js';
 import type { CollectorSnapshot } from '../collect/collectors.js';
+import type { AsyncRunsSnapshot } from '../collect/async-runs.js';
 import type { ContractViolationEntry, ContractViolationTotals } from '../collect/contract-violations.js';
 import type { Pct } from '../collect/histogram.js';
 import type { OpSnapshot } from '../collect/op-stats.js';
+import type { NotificationMatchSnapshot } from '../collect/notification-matcher.js';
 import type { RateLimitSnapshot } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import type { StreamSnapshot } from '../collect/stream-collector.js';
@@ -42,6 +44,89 @@ export interface SloReport {
   readonly burnRate: number;
   /** Whole bad events the objective allows for this many events. */
   readonly allowedBadEvents: number;
+}
+
+/** `notifications` (added in @1): outbound notifications received during the run. */
+export interface NotificationsReport extends NotificationMatchSnapshot {
+  /** Requests that reached the receiver, accepted or not. */
+  readonly requests: number;
+  /** Deliveries the receiver refused, by reason (`bad-signature`, `replay`, `oversize`, …). */
+  readonly rejected: Readonly<Record<string, number>>;
+}
+
+/** `asyncRuns` (added in @1): runs that answered `running` and triggers, followed to their end. */
+export type AsyncRunsReport = AsyncRunsSnapshot;
+
+/** The four usage figures the audit compares. */
+export interface UsageCounts {
+  readonly totalRuns: number;
+  readonly successfulRuns: number;
+  readonly failedRuns: number;
+  readonly totalTokens: number;
+}
+
+/** One flow's usage comparison. */
+export interface UsageFlowAudit {
+  readonly flowId: string;
+  readonly service: UsageCounts | null;
+  readonly client: UsageCounts;
+  /** service − client; null when the service could not be read. */
+  readonly diff: UsageCounts | null;
+}
+
+/** `audit.usage`: `/analytics/usage` over the run's window against what the client saw finish. */
+export interface UsageAuditReport {
+  /** Range asked for (ISO 8601). */
+  readonly window: { readonly start: string; readonly end: string };
+  /** `per-flow`: one query per flow the run used; `account`: one query for all (many flows). */
+  readonly scope: 'per-flow' | 'account';
+  readonly service: UsageCounts | null;
+  readonly client: UsageCounts;
+  /** service − client; the service may count other traffic of the account. */
+  readonly diff: UsageCounts | null;
+  /** True when every figure agreed. */
+  readonly exact: boolean;
+  readonly flows: readonly UsageFlowAudit[];
+  /**
+   * What the client could not count: runs that finished without a token count, and runs whose
+   * end it never learnt (triggers without a notification, `running` runs not followed or given up).
+   */
+  readonly clientUnknown: { readonly runsWithoutTokens: number; readonly unresolved: number };
+  /** Queries that failed (`<flow>: <code>`). */
+  readonly errors: readonly string[];
+}
+
+/** One problem found in a session's history. */
+export interface SessionProblem {
+  readonly sessionId: string;
+  readonly check: 'read' | 'order' | 'roles' | 'count' | 'timestamps' | 'total';
+  readonly expected: string;
+  readonly got: string;
+}
+
+/** `audit.sessions`: histories of the sessions the mix ran in, read back and checked. */
+export interface SessionAuditReport {
+  readonly sessions: number;
+  /** Runs and streams that finished in those sessions. */
+  readonly runs: number;
+  /** Histories read. */
+  readonly checked: number;
+  /** Sessions whose user messages match the inputs in the order sent. */
+  readonly inOrder: number;
+  /** Sessions whose roles alternate user, assistant, … (judged when no run failed). */
+  readonly alternating: number;
+  /** Sessions with the expected number of messages. */
+  readonly countMatches: number;
+  /** Sessions whose runs overlapped in time: their order and alternation are not judged. */
+  readonly concurrent: number;
+  /** At most 50. */
+  readonly problems: readonly SessionProblem[];
+}
+
+/** `audit` (added in @1). */
+export interface AuditReport {
+  readonly usage?: UsageAuditReport;
+  readonly sessions?: SessionAuditReport;
 }
 
 /** `load`: what the executor was asked to do and did. */
@@ -104,6 +189,12 @@ export interface Report {
    * of several shards gives exact percentiles of the whole.
    */
   readonly histograms: Readonly<Record<string, string>>;
+  /** Added in @1: notifications received during the run, when a receiver listened. */
+  readonly notifications?: NotificationsReport;
+  /** Added in @1: asynchronous runs and triggers followed to their end, when there were any. */
+  readonly asyncRuns?: AsyncRunsReport;
+  /** Added in @1: the service's own account of the run, compared with the client's. */
+  readonly audit?: AuditReport;
 }
 
 /** What `buildReport` needs. */

@@ -104,6 +104,95 @@ const slice: Schema = obj({
   },
 });
 
+const int: Schema = { type: 'integer' };
+const nullableNum: Schema = nullable(num);
+
+const notifications: Schema = obj(
+  {
+    eventSet: { enum: ['flow.run', 'flow', 'mixed', 'none'] },
+    events: countMap,
+    received: count,
+    expected: count,
+    matched: count,
+    missing: count,
+    duplicate: count,
+    outOfOrder: count,
+    deliveryLatencyMs: pct,
+    rejected: countMap,
+  },
+  {
+    requests: count,
+    beforeRun: count,
+    late: count,
+    awaiting: count,
+    statusMismatch: count,
+    unsolicited: count,
+    sessionEvents: count,
+    unknownEvents: count,
+    beforeClient: count,
+    leadMs: pct,
+    graceMs: { type: 'number', minimum: 0 },
+    triggers: obj({ accepted: count, matchedByRunId: count, matchedByFlowOrder: count, unresolved: count }),
+  },
+);
+
+const followEnds = ['completed', 'failed', 'timeout', 'abandoned', 'error'] as const;
+const asyncRuns: Schema = obj(
+  {
+    pollIntervalMs: { type: 'number', minimum: 0 },
+    meanBiasMs: { type: 'number', minimum: 0 },
+    followed: obj({ run: count, trigger: count }),
+    final: obj(Object.fromEntries(followEnds.map((k) => [k, count]))),
+    timeToCompletionMs: pct,
+    pollsPerRun: obj({ runs: count, mean: { type: 'number', minimum: 0 }, max: count }),
+    progress: obj(
+      { min: nullableNum, max: nullableNum, monotonic: { type: 'boolean' }, decreases: count },
+      {
+        values: count,
+        atCompletion: obj({ min: nullableNum, max: nullableNum }),
+        outside0to100: count,
+        nonInteger: count,
+        missing: count,
+        runsWithDecrease: count,
+      },
+    ),
+  },
+  {
+    notFollowed: obj({ cap: count, stopped: count }),
+    active: count,
+    polls: obj({ total: count, statuses: countMap, errors: countMap }),
+    triggers: obj({ completedByPolling: count, completedByNotification: count, timeToCompletionMs: pct }),
+  },
+);
+
+const usageCounts: Schema = obj({ totalRuns: count, successfulRuns: count, failedRuns: count, totalTokens: count });
+const usageDiff: Schema = obj({ totalRuns: int, successfulRuns: int, failedRuns: int, totalTokens: int });
+const usageAudit: Schema = obj(
+  {
+    window: obj({ start: str, end: str }),
+    service: nullable(usageCounts),
+    client: usageCounts,
+    diff: nullable(usageDiff),
+    exact: { type: 'boolean' },
+  },
+  {
+    scope: { enum: ['per-flow', 'account'] },
+    flows: { type: 'array', items: obj({ flowId: str, service: nullable(usageCounts), client: usageCounts, diff: nullable(usageDiff) }) },
+    clientUnknown: obj({ runsWithoutTokens: count, unresolved: count }),
+    errors: { type: 'array', items: str },
+  },
+);
+const sessionAudit: Schema = obj(
+  { sessions: count, runs: count, checked: count, inOrder: count, alternating: count, countMatches: count },
+  {
+    concurrent: count,
+    problems: {
+      type: 'array',
+      items: obj({ sessionId: str, check: { enum: ['read', 'order', 'roles', 'count', 'timestamps', 'total'] }, expected: str, got: str }),
+    },
+  },
+);
+
 /** The JSON Schema of report.json, version 1. */
 export const REPORT_JSON_SCHEMA: Schema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -138,5 +227,8 @@ export const REPORT_JSON_SCHEMA: Schema = {
     abortedBy: str,
     contractViolationTotals: obj({ total: count, droppedDistinct: count, droppedCount: count }),
     sliceMs: { type: 'number', exclusiveMinimum: 0 },
+    notifications,
+    asyncRuns,
+    audit: obj({}, { usage: usageAudit, sessions: sessionAudit }),
   }),
 };

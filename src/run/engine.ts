@@ -15,6 +15,9 @@ import { callOperation, flowOf, type OperationTargets } from './operations.js';
 import { prepareTargets } from './prepare.js';
 import { parseScenarioThresholds } from './thresholds.js';
 import { createProgressMeter, type RunProgress } from './progress.js';
+import { resolveFollowOptions, type FollowOptions } from './async-follow.js';
+import type { NotificationTracking } from './notifications.js';
+import { createRunExtras } from './run-extras.js';
 
 /** What a run needs. The CLI builds it; tests build it with a fake or embedded target. */
 export interface RunOptions {
@@ -30,6 +33,12 @@ export interface RunOptions {
   /** Called about once a second with live figures. */
   readonly onProgress?: (p: RunProgress) => void;
   readonly progressIntervalMs?: number;
+  /** Receiver of outbound notifications, started by the caller (so a target can be pointed at it first). */
+  readonly notifications?: NotificationTracking;
+  /** Following of runs that answer `running` with `GET /runs/{id}`; on with defaults, `false` turns it off. */
+  readonly follow?: FollowOptions | false;
+  /** After the run, compare `/analytics/usage` and session histories with what the client saw (default off). */
+  readonly audit?: boolean;
 }
 
 /** How a run ended. */
@@ -45,6 +54,18 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const clock = options.clock ?? createSystemClock();
   const thresholds = parseScenarioThresholds(scenario);
   const targets: OperationTargets = await prepareTargets(client, scenario);
+  const extras = createRunExtras({
+    client,
+    clock,
+    notifications: options.notifications,
+    follow: options.follow === false ? undefined : resolveFollowOptions(options.follow),
+    // A shard sees only its share of what the service counts: the audit belongs to an unsharded run.
+    audit: options.audit === true && (options.shard?.count ?? 1) === 1,
+    sessionIds: [...new Set(scenario.mix.flatMap((m) => ((m.op === 'run' || m.op === 'stream') && m.sessionId !== undefined ? [m.sessionId] : [])))],
+    metrics: options.metrics,
+  });
+  const { onResult, allResults } = extras;
+  await extras.begin();
 
   const startedAtMs = clock.wallMs();
   const runStartNs = clock.nowNs();
@@ -81,6 +102,10 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     const verdict = collectors.observe(sample);
     metrics?.observe(sample, verdict);
     span?.end(sample, verdict);
+    // Only asynchronous work reaches the extras unless notifications or the audit need every result.
+    if (onResult !== undefined && (allResults || (entry.op === 'run' && sample.runStatus === 'running') || entry.op === 'trigger')) {
+      onResult({ op: entry.op, flowId, sessionId: entry.sessionId, input: typeof entry.input === 'string' ? entry.input : undefined, intendedNs, result });
+    }
   };
 
   const executor = createExecutor(scenario.load, { clock, job, seed: scenario.seed, ...(options.shard ? { shard: options.shard } : {}) });
@@ -147,10 +172,13 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   // drain() returns once the grace period is over; aborted requests settle right after.
   await executor.finished;
 
+  // The report's time span is the schedule's; following, settling and auditing come after it.
   const interim = interimReport();
+  const sections = await extras.finish({ interrupted, startedAtMs, stopSignal: options.stopSignal });
   const report = evaluateReportThresholds(
     {
       ...interim,
+      ...sections,
       ...(abortedBy !== undefined ? { abortedBy } : {}),
       ...(cancelled > 0 ? { load: { ...interim.load, cancelled } } : {}),
     },

@@ -119,6 +119,31 @@ export const RUN_METRICS = {
   },
 } as const satisfies Record<string, MetricSpec>;
 
+/**
+ * Metrics of outbound notifications received during a load run (`RunMetrics.observeNotification`).
+ * `result` is the matcher's verdict on an accepted delivery (matched, early, pending, duplicate,
+ * out-of-order, late, session, unknown-event, before-run) or the receiver's reason for refusing
+ * one (missing-signature, malformed-signature, expired, bad-signature, replay, oversize,
+ * bad-body, method, path): a bounded set.
+ */
+export const NOTIFICATION_METRICS = {
+  notifications: {
+    name: 'flowgauge_notifications_total',
+    type: 'counter',
+    help: 'Outbound notifications received during a run, by result: the verdict on an accepted delivery or the reason it was refused.',
+    labelNames: [...RUN, 'result'],
+  },
+  deliveryLatency: {
+    name: 'flowgauge_notification_delivery_seconds',
+    type: 'histogram',
+    help: 'Time from the client seeing a run finish to receiving its completion notification.',
+    labelNames: RUN,
+  },
+} as const satisfies Record<string, MetricSpec>;
+
+/** Default notification delivery latency buckets (seconds). */
+export const NOTIFICATION_DELIVERY_BUCKETS_S: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
+
 /** Metrics of uptime probes (`createProbeMetrics`). */
 export const PROBE_METRICS = {
   success: {
@@ -148,7 +173,11 @@ export const PROBE_METRICS = {
 } as const satisfies Record<string, MetricSpec>;
 
 /** Every metric spec, for documentation and tests. */
-export const ALL_METRICS: readonly MetricSpec[] = [...Object.values(RUN_METRICS), ...Object.values(PROBE_METRICS)];
+export const ALL_METRICS: readonly MetricSpec[] = [
+  ...Object.values(RUN_METRICS),
+  ...Object.values(NOTIFICATION_METRICS),
+  ...Object.values(PROBE_METRICS),
+];
 
 /**
  * Default request-latency buckets (seconds). They include the usual latency objective

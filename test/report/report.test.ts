@@ -113,7 +113,8 @@ describe('reportMetric', () => {
     expect(reportMetric(r, 'stream.latency.p50')).toBe(r.ops.stream!.latencyMs.p50);
     expect(reportMetric(r, 'stream.ttft.p50')).toBeCloseTo(100, 0);
     expect(reportMetric(r, 'stream.itl.max')).toBeCloseTo(50, 0);
-    expect(reportMetric(r, 'stream.tpot.p99')).toBeCloseTo(50, 0);
+    // (end − first token) / (tokens − 1) = (300 − 100) / 3.
+    expect(reportMetric(r, 'stream.tpot.p99')).toBeCloseTo(200 / 3, 0);
     expect(reportMetric(r, 'stream.timeToStart.p50')).toBeCloseTo(10, 1);
     expect(reportMetric(r, 'stream.tokensPerS.p50')).toBeCloseTo(20, 1);
     expect(reportMetric(r, 'availability')).toBe(0.998);

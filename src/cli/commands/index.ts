@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import type { CommandContext } from '../context.js';
 import { compareCommand } from './compare.js';
+import { conformanceCommand } from './conformance.js';
 import { mergeCommand } from './merge.js';
 import { probeCommand } from './probe.js';
 import { reportCommand } from './report.js';
@@ -12,4 +13,4 @@ import { sloCommand } from './slo.js';
 export type MakeCommand = (ctx: CommandContext) => CommandModule<object, any>;
 
 /** Every command, in help order. A command is listed here only once it works. */
-export const commandModules: readonly MakeCommand[] = [runCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, serveCommand];
+export const commandModules: readonly MakeCommand[] = [runCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, conformanceCommand, serveCommand];

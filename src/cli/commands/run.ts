@@ -6,6 +6,7 @@
 import { createClient } from '../../api/index.js';
 import { parseDurationMs, DURATION_HELP } from '../../core/units.js';
 import type { Tier } from '../../core/tiers.js';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createSystemClock } from '../../core/clock.js';
 import {
@@ -20,7 +21,7 @@ import {
   type RunMetrics,
 } from '../../export/index.js';
 import { renderSummary } from '../../report/index.js';
-import { executeRun, parseScenarioThresholds } from '../../run/index.js';
+import { executeRun, parseListenAddress, parseScenarioThresholds, startNotificationTracking, type NotificationTracking } from '../../run/index.js';
 import { loadScenarioFile, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -47,6 +48,52 @@ interface RunArgs extends TargetArgs {
   shards?: number | undefined;
   pushgateway?: string | undefined;
   otel?: string | undefined;
+  'webhook-listen'?: string | undefined;
+  'webhook-secret'?: string | undefined;
+  'notification-grace'?: string | undefined;
+  follow?: boolean | undefined;
+  'poll-interval'?: string | undefined;
+  'max-follows'?: number | undefined;
+  'follow-timeout'?: string | undefined;
+  audit?: boolean | undefined;
+}
+
+/** A duration flag in ms, or a UsageError naming the flag. */
+function durationFlag(name: string, value: string | undefined, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = parseDurationMs(value);
+  if (ms === undefined || ms < min) throw new UsageError(`--${name} "${value}" is not ${DURATION_HELP}${min > 0 ? ` of at least ${min} ms` : ''}`);
+  return ms;
+}
+
+/** The notification and follow flags, checked before anything starts. */
+function asyncFlags(args: RunArgs, env: Readonly<Record<string, string | undefined>>) {
+  const listen = args['webhook-listen'] === undefined ? undefined : parseListenAddress(args['webhook-listen']);
+  if (args['webhook-listen'] !== undefined && listen === undefined) {
+    throw new UsageError(`--webhook-listen "${args['webhook-listen']}" is not host:port, e.g. 127.0.0.1:8787`);
+  }
+  let secret = args['webhook-secret'] ?? env.FLOWGAUGE_WEBHOOK_SECRET;
+  if (listen !== undefined && args['base-url'] !== undefined && (secret === undefined || secret === '')) {
+    throw new UsageError('--webhook-listen needs the secret the receiver was registered with: --webhook-secret or FLOWGAUGE_WEBHOOK_SECRET');
+  }
+  // The embedded service is configured by flowgauge itself, so a fresh secret will do.
+  if (listen !== undefined && (secret === undefined || secret === '')) secret = randomBytes(24).toString('hex');
+  const graceMs = durationFlag('notification-grace', args['notification-grace']);
+  const pollIntervalMs = durationFlag('poll-interval', args['poll-interval'], 10);
+  const timeoutMs = durationFlag('follow-timeout', args['follow-timeout'], 1);
+  const maxConcurrent = args['max-follows'];
+  if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent >= 1)) {
+    throw new UsageError(`--max-follows must be a whole number >= 1, got ${maxConcurrent}`);
+  }
+  const follow =
+    args.follow === false
+      ? (false as const)
+      : {
+          ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+          ...(maxConcurrent !== undefined ? { maxConcurrent } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        };
+  return { listen, secret: secret ?? '', graceMs, follow };
 }
 
 /** `--shard i/N` (1-based on the command line), or `JOB_COMPLETION_INDEX` (0-based) with `--shards N`. */
@@ -103,6 +150,14 @@ export const runCommand: MakeCommand = (ctx) => ({
           describe: 'export a span per request over OTLP/HTTP (optional dependencies); value: endpoint, or empty for OTEL_EXPORTER_OTLP_* / localhost:4318',
         },
         shards: { type: 'number', describe: 'number of shards, with the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' },
+        'webhook-listen': { type: 'string', requiresArg: true, describe: 'receive outbound notifications at host:port during the run (the embedded service is pointed at it)' },
+        'webhook-secret': { type: 'string', requiresArg: true, describe: 'shared secret of the notifications (or FLOWGAUGE_WEBHOOK_SECRET; generated for the embedded service); never printed or stored' },
+        'notification-grace': { type: 'string', requiresArg: true, describe: 'how long a completed run\'s notification may take before it counts as missing (default 5s)' },
+        follow: { type: 'boolean', default: true, describe: 'follow runs that answer "running" with GET /runs/{id} (--no-follow to turn off)' },
+        'poll-interval': { type: 'string', requiresArg: true, describe: 'time between polls of a followed run (default 250ms)' },
+        'max-follows': { type: 'number', describe: 'runs followed at once (default 32); more are counted, not followed' },
+        'follow-timeout': { type: 'string', requiresArg: true, describe: 'give up following a run after this long (default 60s)' },
+        audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
       }),
   handler: async (argv) => {
     const args = argv as unknown as RunArgs;
@@ -130,11 +185,21 @@ export const runCommand: MakeCommand = (ctx) => ({
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
+    const extra = asyncFlags(args, io.env);
     await checkReportDir(io.cwd, args.out);
 
     const log = args.json === true ? io.stderr : io.stdout;
     const tierKey = typeof scenario.tier === 'string' ? scenario.tier : 'enterprise';
-    const target = await resolveTarget(args, io, tierKey);
+    // The receiver listens before the target starts, so the embedded service can be pointed at it.
+    const tracking: NotificationTracking | undefined =
+      extra.listen === undefined
+        ? undefined
+        : await startNotificationTracking({ ...extra.listen, secret: extra.secret, ...(extra.graceMs !== undefined ? { graceMs: extra.graceMs } : {}) });
+    const notify = tracking === undefined ? {} : { notifications: [{ webhook_url: tracking.url, events: ['*'], secret: extra.secret }] };
+    const target = await resolveTarget(args, io, tierKey, notify).catch(async (err: unknown) => {
+      await tracking?.close();
+      throw err;
+    });
     let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
     let pusher: PushgatewayPusher | undefined;
     let otlp: OtlpExport | undefined;
@@ -183,6 +248,9 @@ export const runCommand: MakeCommand = (ctx) => ({
         otlp = await enableOtlpExport({ serviceName: 'flowgauge', ...(args.otel !== '' ? { endpoint: args.otel } : {}) });
         tracer = createRequestTracer(otlp.tracer);
       }
+      if (tracking !== undefined) {
+        log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
+      }
       log.write(`flowgauge: ${scenario.name}: ${scenario.load.executor} for ${scenario.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${scenario.load.durationMs / 1000}s`}\n`);
 
       let lastPlain = 0;
@@ -194,6 +262,9 @@ export const runCommand: MakeCommand = (ctx) => ({
         ...(tracer !== undefined ? { tracer } : {}),
         ...(shard !== undefined ? { shard } : {}),
         stopSignal: stop.signal,
+        ...(tracking !== undefined ? { notifications: tracking } : {}),
+        follow: extra.follow,
+        audit: args.audit !== false,
         onProgress: (p) => {
           if (args.quiet === true) return;
           if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${formatProgress(p)}`);
@@ -225,6 +296,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       await otlp?.shutdown();
       await metricsServer?.close();
       await target.close();
+      await tracking?.close();
     }
   },
 });

@@ -1,0 +1,104 @@
+/**
+ * `flowgauge conformance`: a short battery of requests (no load) that reports what the target
+ * does where the interface is silent and every departure from what it states, as
+ * conformance.md and conformance.json. Exit 0 without violations, 1 with, 3 unreachable,
+ * 2 when the token is refused.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  renderConformanceMarkdown,
+  runConformance,
+  startConformanceReceiver,
+  type ConformanceReceiver,
+} from '../../conformance/index.js';
+import { parseListenAddress } from '../../run/index.js';
+import { UsageError } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { reportDir, writeReportFiles } from '../report-files.js';
+import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import type { MakeCommand } from './index.js';
+
+interface ConformanceArgs extends TargetArgs {
+  'other-token'?: string | undefined;
+  out?: string | undefined;
+  json?: boolean | undefined;
+  'webhook-listen'?: string | undefined;
+  'webhook-secret'?: string | undefined;
+  'max-requests'?: number | undefined;
+}
+
+/** The `conformance` command. */
+export const conformanceCommand: MakeCommand = (ctx) => ({
+  command: 'conformance',
+  describe: 'observe what the interface leaves unsaid and check what it states (a few dozen requests, no load)',
+  builder: (y) =>
+    y.options(TARGET_OPTIONS).options({
+      'other-token': { type: 'string', describe: "a token of another account (or FLOWGAUGE_OTHER_TOKEN): checks access to another account's flow" },
+      out: { type: 'string', describe: 'report directory (default reports/conformance-<timestamp>/)' },
+      json: { type: 'boolean', describe: 'print conformance.json to stdout' },
+      'webhook-listen': { type: 'string', describe: 'receive notifications at host:port to observe their event names (the embedded service gets one anyway)' },
+      'webhook-secret': { type: 'string', describe: 'shared secret of the notifications (or FLOWGAUGE_WEBHOOK_SECRET); never printed or stored' },
+      'max-requests': { type: 'number', describe: 'most requests the battery may send (default 150)' },
+    }),
+  handler: async (argv) => {
+    const args = argv as unknown as ConformanceArgs;
+    const { io } = ctx;
+    const listen = args['webhook-listen'] === undefined ? undefined : parseListenAddress(args['webhook-listen']);
+    if (args['webhook-listen'] !== undefined && listen === undefined) {
+      throw new UsageError(`--webhook-listen "${args['webhook-listen']}" is not host:port, e.g. 127.0.0.1:8787`);
+    }
+    const embedded = args['base-url'] === undefined;
+    let secret = args['webhook-secret'] ?? io.env.FLOWGAUGE_WEBHOOK_SECRET;
+    if (listen !== undefined && !embedded && (secret === undefined || secret === '')) {
+      throw new UsageError('--webhook-listen needs the secret the receiver was registered with: --webhook-secret or FLOWGAUGE_WEBHOOK_SECRET');
+    }
+    // The embedded service notifies a receiver of its own, so the event names are always observed.
+    if (embedded && (secret === undefined || secret === '')) secret = randomBytes(24).toString('hex');
+    let receiver: ConformanceReceiver | undefined;
+    if (listen !== undefined || embedded) {
+      receiver = await startConformanceReceiver({ host: listen?.host ?? '127.0.0.1', port: listen?.port ?? 0, secret: secret as string });
+    }
+    const notify = receiver === undefined ? {} : { notifications: [{ webhook_url: receiver.url, events: ['*'], secret: secret as string }] };
+    const target = await resolveTarget(args, io, 'pro', notify).catch(async (err: unknown) => {
+      await receiver?.close();
+      throw err;
+    });
+    try {
+      const log = args.json === true ? io.stderr : io.stdout;
+      if (target.embedded) log.write(`flowgauge: no --base-url given; checking the embedded reference service at ${target.baseUrl}\n`);
+      const otherToken = target.embedded ? target.service?.tokens.free : (args['other-token'] ?? io.env.FLOWGAUGE_OTHER_TOKEN);
+      const report = await runConformance({
+        baseUrl: target.baseUrl,
+        token: target.token,
+        embedded: target.embedded,
+        ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
+        ...(otherToken !== undefined && otherToken !== '' ? { otherToken } : {}),
+        ...(receiver !== undefined ? { notifications: receiver.notifications } : {}),
+        ...(args['max-requests'] !== undefined ? { maxRequests: args['max-requests'] } : {}),
+      });
+      const dir = reportDir(io.cwd, 'conformance', Date.parse(report.startedAt), args.out);
+      const json = `${JSON.stringify(report, null, 2)}\n`;
+      await writeReportFiles(dir, { 'conformance.json': json, 'conformance.md': renderConformanceMarkdown(report) });
+      if (args.json === true) io.stdout.write(json);
+      if (!report.reachable) {
+        log.write(`flowgauge: ${target.baseUrl} could not be reached\nreport: ${dir}/conformance.md\n`);
+        ctx.setExit(EXIT.UNREACHABLE);
+        return;
+      }
+      if (!report.tokenAccepted) {
+        throw new UsageError(`${target.baseUrl} refused the token; pass a valid --token (or FLOWGAUGE_TOKEN)`);
+      }
+      const observed = report.observations.filter((o) => o.status === 'observed').length;
+      log.write(
+        `flowgauge: ${report.requests} requests; ${observed} of ${report.observations.length} unstated behaviours observed; ` +
+          `${report.violations.length === 0 ? 'no violations' : `${report.violations.length} violations of the interface`}\n`,
+      );
+      for (const v of report.violations.slice(0, 20)) log.write(`  ✗ ${v.rule} ${v.path}: expected ${v.expected}, got ${v.got} (${v.request}, ×${v.count})\n`);
+      log.write(`report: ${dir}/conformance.md (and conformance.json)\n`);
+      ctx.setExit(report.violations.length === 0 ? EXIT.OK : EXIT.FAILED);
+    } finally {
+      await target.close();
+      await receiver?.close();
+    }
+  },
+});

@@ -1,0 +1,193 @@
+/**
+ * Raw exchanges for the conformance battery. The typed client hides what the battery is
+ * about (content types, headers, the exact status of a request the client would not send),
+ * so the battery sends its own requests, sequentially, and keeps every answer as data.
+ *
+ * The tokens live only in this closure (like the client's); the handle shows the addresses.
+ */
+import { inspect } from 'node:util';
+import { Agent, request } from 'undici';
+import { NS_PER_MS, type Clock } from '../core/clock.js';
+import type { OpName } from '../core/ops.js';
+import { parseSseText, type SseView } from './sse-view.js';
+
+/** Whose credentials a request carries. */
+export type AuthMode = 'token' | 'none' | 'invalid' | 'other';
+
+/** One request of the battery. */
+export interface ExchangeRequest {
+  /** How reports name it, e.g. `GET /flows?limit=101`. */
+  readonly label: string;
+  readonly op: OpName;
+  readonly method: 'GET' | 'POST';
+  /** Path after the base URL (`/flows`), or after the webhook host for `host: 'webhook'`. */
+  readonly path: string;
+  readonly host?: 'api' | 'webhook';
+  readonly query?: Readonly<Record<string, string>>;
+  /** JSON-serialised; a string is sent as it is. */
+  readonly body?: unknown;
+  readonly auth?: AuthMode;
+  readonly accept?: string;
+  /** On a 429, wait for the window and try once more (default true). */
+  readonly retryOn429?: boolean;
+}
+
+/** One answer, whatever it was. */
+export interface ExchangeAnswer {
+  readonly request: ExchangeRequest;
+  /** 0 when no response arrived. */
+  readonly status: number;
+  /** Why no response arrived. */
+  readonly transportError: string | undefined;
+  /** Lower-case names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly contentType: string | undefined;
+  readonly text: string;
+  /** The parsed body, when it is JSON. */
+  readonly json: unknown;
+  /** The parsed events, when the body is `text/event-stream`. */
+  readonly sse: SseView | undefined;
+  /** Wall-clock ms when the answer arrived. */
+  readonly atMs: number;
+  /** Answers this one replaced (a 429 waited out), for the rate-limit checks. */
+  readonly retried: ExchangeAnswer | undefined;
+}
+
+/** Options of `createExchange`. */
+export interface ExchangeOptions {
+  readonly baseUrl: string;
+  readonly webhookHost: string;
+  readonly token: string;
+  /** A token of another account (the cross-account checks run only with one). */
+  readonly otherToken?: string;
+  readonly clock: Clock;
+  /** Per request (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Longest wait for a rate-limit window before a retry (default 65 s). */
+  readonly maxRetryWaitMs?: number;
+  /** Called with every answer, retried ones included. */
+  readonly onAnswer?: (a: ExchangeAnswer) => void;
+}
+
+/** The battery's line to the target. */
+export interface Exchange {
+  readonly baseUrl: string;
+  readonly webhookHost: string;
+  readonly hasOtherToken: boolean;
+  send(req: ExchangeRequest): Promise<ExchangeAnswer>;
+  /** Requests sent so far. */
+  readonly sent: number;
+  close(): Promise<void>;
+}
+
+/** A token that is certainly not valid: a 401 is what the interface states for it. */
+const INVALID_TOKEN = 'fg_conformance_invalid_token_0000';
+
+function headerMap(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Seconds to wait before retrying a 429: Retry-After, else a small Reset taken as a delta. */
+export function waitSecondsOf(headers: Readonly<Record<string, string>>): number | undefined {
+  const ra = headers['retry-after'];
+  if (ra !== undefined && /^\d+$/.test(ra.trim())) return Number(ra.trim());
+  const reset = headers['x-ratelimit-reset'];
+  if (reset !== undefined && /^\d+$/.test(reset.trim()) && Number(reset) < 3600) return Number(reset);
+  return undefined;
+}
+
+/** Creates the exchange. */
+export function createExchange(o: ExchangeOptions): Exchange {
+  const { token, otherToken, clock } = o;
+  const timeoutMs = o.timeoutMs ?? 30_000;
+  const agent = new Agent({ connect: { timeout: 10_000 }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const base = o.baseUrl.replace(/\/+$/, '');
+  const hook = o.webhookHost.replace(/\/+$/, '');
+  let sent = 0;
+
+  const bearer = (mode: AuthMode): string | undefined =>
+    mode === 'token' ? `Bearer ${token}` : mode === 'invalid' ? `Bearer ${INVALID_TOKEN}` : mode === 'other' && otherToken !== undefined ? `Bearer ${otherToken}` : undefined;
+
+  const once = async (req: ExchangeRequest): Promise<ExchangeAnswer> => {
+    sent++;
+    const q = req.query === undefined ? '' : `?${new URLSearchParams(req.query as Record<string, string>).toString()}`;
+    const url = `${req.host === 'webhook' ? hook : base}${req.path}${q}`;
+    const auth = bearer(req.auth ?? (req.host === 'webhook' ? 'none' : 'token'));
+    const headers: Record<string, string> = { accept: req.accept ?? 'application/json', 'user-agent': 'flowgauge-conformance' };
+    if (auth !== undefined) headers.authorization = auth;
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    try {
+      const res = await request(url, { method: req.method, headers, dispatcher: agent, ...(body !== undefined ? { body } : {}) });
+      const text = await res.body.text();
+      const h = headerMap(res.headers);
+      const contentType = h['content-type'];
+      const isSse = contentType?.toLowerCase().includes('text/event-stream') === true;
+      return {
+        request: req,
+        status: res.statusCode,
+        transportError: undefined,
+        headers: h,
+        contentType,
+        text,
+        json: isSse ? undefined : parseJson(text),
+        sse: isSse ? parseSseText(text) : undefined,
+        atMs: clock.wallMs(),
+        retried: undefined,
+      };
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      return {
+        request: req,
+        status: 0,
+        transportError: typeof code === 'string' ? code : err instanceof Error ? err.name : 'ERROR',
+        headers: {},
+        contentType: undefined,
+        text: '',
+        json: undefined,
+        sse: undefined,
+        atMs: clock.wallMs(),
+        retried: undefined,
+      };
+    }
+  };
+
+  const exchange: Exchange = {
+    baseUrl: base,
+    webhookHost: hook,
+    hasOtherToken: otherToken !== undefined && otherToken !== '',
+    async send(req) {
+      const first = await once(req);
+      o.onAnswer?.(first);
+      if (first.status !== 429 || req.retryOn429 === false) return first;
+      const waitS = waitSecondsOf(first.headers) ?? 60;
+      const waitMs = Math.min(waitS * 1000 + 250, o.maxRetryWaitMs ?? 65_000);
+      await new Promise<void>((resolve) => clock.setTimer(clock.nowNs() + waitMs * NS_PER_MS, resolve));
+      const second = { ...(await once(req)), retried: first };
+      o.onAnswer?.(second);
+      return second;
+    },
+    get sent() {
+      return sent;
+    },
+    close: () => agent.close(),
+  };
+  const shown = (): { baseUrl: string; webhookHost: string } => ({ baseUrl: base, webhookHost: hook });
+  Object.defineProperty(exchange, inspect.custom, { value: (_d: number, opts: object, show: typeof inspect) => `Exchange ${show(shown(), opts)}` });
+  Object.defineProperty(exchange, 'toJSON', { value: shown });
+  return exchange;
+}

@@ -1,0 +1,51 @@
+/** `conformance.md`: the verdict, the violations, then what the target did where the interface is silent. */
+import type { ConformanceReport, Observation } from './model.js';
+
+function cell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  return [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+const MARK: Readonly<Record<Observation['status'], string>> = { observed: '', 'not-observed': ' _(not observed)_', unobservable: ' _(unobservable)_' };
+
+/** Renders the conformance report as Markdown. */
+export function renderConformanceMarkdown(r: ConformanceReport): string {
+  const out: string[] = [`# flowgauge conformance: ${cell(r.target.baseUrl)}`, ''];
+  if (!r.reachable) {
+    out.push('## ❌ UNREACHABLE', '', 'No response came from the target; nothing could be observed.');
+    return `${out.join('\n')}\n`;
+  }
+  if (!r.tokenAccepted) {
+    out.push('## ❌ TOKEN REFUSED', '', 'The target refused the token on the first request; nothing else was tried.');
+    return `${out.join('\n')}\n`;
+  }
+  out.push(
+    r.violations.length === 0 ? '## ✅ No violations' : `## ❌ ${r.violations.length} violation${r.violations.length === 1 ? '' : 's'}`,
+    '',
+    `${r.requests} requests from ${r.startedAt} to ${r.endedAt}${r.target.embedded ? ' against the embedded reference service' : ''}. ` +
+      'Violations break what the interface states; observations record what it leaves unsaid.',
+  );
+  if (r.violations.length > 0) {
+    out.push(
+      '',
+      '## Violations',
+      '',
+      table(
+        ['rule', 'where', 'expected', 'got', 'first request', 'count'],
+        r.violations.map((v) => [`\`${cell(v.rule)}\``, `\`${cell(v.path)}\``, cell(v.expected), cell(v.got), cell(v.request), String(v.count)]),
+      ),
+    );
+  }
+  const topics = [...new Set(r.observations.map((o) => o.topic))];
+  out.push('', '## Observations');
+  for (const topic of topics) {
+    out.push('', `### ${topic[0]?.toUpperCase() ?? ''}${topic.slice(1)}`, '');
+    for (const o of r.observations.filter((x) => x.topic === topic)) {
+      out.push(`- **${cell(o.question)}**${MARK[o.status]} ${cell(o.answer)} \`${o.id}\``);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

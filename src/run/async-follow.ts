@@ -1,0 +1,187 @@
+/**
+ * Following asynchronous work off the hot path: a run that answered `running` (or a trigger
+ * whose run id is known) is polled with `GET /runs/{id}` at a bounded interval until it
+ * finishes, fails, or times out. At most `maxConcurrent` runs are followed at once; runs
+ * beyond the cap are counted, not followed. Polls are not part of the scenario's load: they
+ * are reported in `asyncRuns`, not in `ops.getRun`.
+ */
+import type { Client } from '../api/index.js';
+import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
+import { ConfigError, type ConfigIssue } from '../core/errors.js';
+import type { AsyncKind, AsyncRunsCollector, AsyncRunTrack, FollowEnd } from '../collect/index.js';
+
+/** How to follow. */
+export interface FollowOptions {
+  /** Time between polls of one run (default 250 ms). */
+  readonly pollIntervalMs?: number;
+  /** Runs followed at once (default 32); each costs one request per interval. */
+  readonly maxConcurrent?: number;
+  /** A run not finished this long after it was first seen is given up as `timeout` (default 60 s). */
+  readonly timeoutMs?: number;
+}
+
+/** Follow options with every default filled. */
+export interface ResolvedFollowOptions {
+  readonly pollIntervalMs: number;
+  readonly maxConcurrent: number;
+  readonly timeoutMs: number;
+}
+
+/** Resolves follow options; throws `ConfigError` listing every problem. */
+export function resolveFollowOptions(o: FollowOptions = {}): ResolvedFollowOptions {
+  const issues: ConfigIssue[] = [];
+  const pollIntervalMs = o.pollIntervalMs ?? 250;
+  const maxConcurrent = o.maxConcurrent ?? 32;
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  if (!(Number.isFinite(pollIntervalMs) && pollIntervalMs >= 10)) issues.push({ path: 'pollIntervalMs', message: 'must be at least 10 ms' });
+  if (!(Number.isInteger(maxConcurrent) && maxConcurrent >= 1)) issues.push({ path: 'maxConcurrent', message: 'must be a whole number >= 1' });
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) issues.push({ path: 'timeoutMs', message: 'must be a positive duration' });
+  if (issues.length > 0) throw new ConfigError(issues, 'follow options');
+  return { pollIntervalMs, maxConcurrent, timeoutMs };
+}
+
+/** One run to follow. */
+export interface FollowTarget {
+  readonly runId: string;
+  readonly flowId: string | undefined;
+  readonly kind: AsyncKind;
+  /** Intended start of the request that started the run (time to completion is measured from it). */
+  readonly intendedNs: number;
+}
+
+/** How a follow ended, for the notification matcher and the usage audit. */
+export interface FollowEndInfo extends FollowTarget {
+  readonly outcome: FollowEnd;
+  readonly atNs: number;
+  /** `usage.total_tokens` of the last poll, when the body had it (the status read does not state it). */
+  readonly totalTokens: number | undefined;
+}
+
+/** The follower. */
+export interface AsyncFollower {
+  readonly options: ResolvedFollowOptions;
+  /** Starts following; false when the cap was reached or the follower was stopped (counted). */
+  follow(target: FollowTarget): boolean;
+  /** Runs being followed. */
+  readonly active: number;
+  /** Resolves once no run is being followed (each ends by its timeout at the latest). */
+  drain(): Promise<void>;
+  /** Stops every follow now (`abandoned`) and refuses new ones. */
+  abandonAll(): void;
+}
+
+/** What the follower needs. */
+export interface AsyncFollowerDeps {
+  readonly client: Client;
+  readonly clock: Clock;
+  readonly options: ResolvedFollowOptions;
+  readonly collector: AsyncRunsCollector;
+  readonly onEnd?: (info: FollowEndInfo) => void;
+}
+
+interface Follow {
+  readonly target: FollowTarget;
+  readonly track: AsyncRunTrack;
+  readonly deadlineNs: number;
+  readonly abort: AbortController;
+  timer: TimerHandle | undefined;
+  tokens: number | undefined;
+}
+
+/** Statuses after which polling cannot help: the run is gone or not ours. */
+const FINAL_HTTP = new Set([401, 403, 404]);
+
+function retryAfterMs(raw: string | undefined): number {
+  if (raw === undefined || !/^\d{1,6}$/.test(raw.trim())) return 0;
+  return Number(raw.trim()) * 1000;
+}
+
+/** Creates a follower. */
+export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
+  const { client, clock, options, collector } = deps;
+  const intervalNs = options.pollIntervalMs * NS_PER_MS;
+  const follows = new Set<Follow>();
+  let stopped = false;
+  let waiters: (() => void)[] = [];
+
+  const end = (f: Follow, outcome: FollowEnd, atNs: number): void => {
+    if (!follows.delete(f)) return;
+    if (f.timer !== undefined) clock.clearTimer(f.timer);
+    f.track.end(outcome, atNs);
+    try {
+      deps.onEnd?.({ ...f.target, outcome, atNs, totalTokens: f.tokens });
+    } catch {
+      // A consumer's mistake must not stop the other follows.
+    }
+    if (follows.size === 0) {
+      const w = waiters;
+      waiters = [];
+      for (const fn of w) fn();
+    }
+  };
+
+  const schedule = (f: Follow, atNs: number): void => {
+    f.timer = clock.setTimer(Math.min(atNs, f.deadlineNs), () => {
+      f.timer = undefined;
+      void poll(f);
+    });
+  };
+
+  const poll = async (f: Follow): Promise<void> => {
+    const r = await client.getRun(f.target.runId, { signal: f.abort.signal });
+    if (!follows.has(f)) return;
+    const nowNs = clock.nowNs();
+    const body = r.ok ? (r.value as unknown as Record<string, unknown>) : undefined;
+    const runStatus = typeof body?.status === 'string' ? body.status : undefined;
+    f.track.poll({ httpStatus: r.meta.status, errorCode: r.ok ? undefined : r.error.code, runStatus, progress: body?.progress });
+    const usage = body?.usage as { total_tokens?: unknown } | undefined;
+    if (typeof usage?.total_tokens === 'number') f.tokens = usage.total_tokens;
+    if (runStatus === 'completed' || runStatus === 'failed') return end(f, runStatus, r.meta.endNs);
+    if (!r.ok && FINAL_HTTP.has(r.meta.status)) return end(f, 'error', nowNs);
+    if (nowNs >= f.deadlineNs) return end(f, 'timeout', nowNs);
+    // Honour a Retry-After on 429/503: polling harder would only burn the budget of the load.
+    const wait = Math.max(intervalNs, retryAfterMs(r.meta.rateLimit?.raw.retryAfter) * NS_PER_MS);
+    schedule(f, nowNs + wait);
+  };
+
+  return {
+    options,
+    follow(target) {
+      if (stopped) {
+        collector.skipped('stopped');
+        return false;
+      }
+      if (follows.size >= options.maxConcurrent) {
+        collector.skipped('cap');
+        return false;
+      }
+      const nowNs = clock.nowNs();
+      const f: Follow = {
+        target,
+        track: collector.begin(target.kind, target.intendedNs),
+        deadlineNs: nowNs + options.timeoutMs * NS_PER_MS,
+        abort: new AbortController(),
+        timer: undefined,
+        tokens: undefined,
+      };
+      follows.add(f);
+      schedule(f, nowNs + intervalNs);
+      return true;
+    },
+    get active() {
+      return follows.size;
+    },
+    drain() {
+      if (follows.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    abandonAll() {
+      stopped = true;
+      const nowNs = clock.nowNs();
+      for (const f of [...follows]) {
+        f.abort.abort();
+        end(f, 'abandoned', nowNs);
+      }
+    },
+  };
+}

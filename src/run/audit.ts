@@ -1,0 +1,255 @@
+/**
+ * The audit after a run: what the service says it served, against what the client saw.
+ *
+ * - `usage`: `/analytics/usage` over the run's window and flows, compared with the runs,
+ *   streams and triggers the client saw finish and the tokens their `usage` reported. The
+ *   service may count other traffic of the account, so both numbers and the difference are
+ *   reported; nothing fails on it unless a threshold asks.
+ * - `sessions`: for sessions the mix ran in, the history is read back and checked: messages
+ *   in the order sent, roles alternating user/assistant, two messages per run.
+ */
+import type { ApiResult, Client, History, UsageStats } from '../api/index.js';
+import { NS_PER_MS, type Clock } from '../core/clock.js';
+import type { SessionAuditReport, SessionProblem, UsageAuditReport, UsageCounts, UsageFlowAudit } from '../report/index.js';
+
+/** The audit's report shapes live in report/ (report@1); re-exported for callers of the audit. */
+export type { SessionAuditReport, SessionProblem, UsageAuditReport, UsageCounts, UsageFlowAudit };
+
+/** What the client saw finish, per flow and per session. */
+export interface UsageLedger {
+  /** A run, stream or trigger the client saw finish; `tokens` when its usage said. */
+  finished(flowId: string | undefined, status: 'completed' | 'failed', tokens: number | undefined): void;
+  /** A run or trigger accepted whose end the client never learnt. */
+  unresolved(flowId: string): void;
+  /** A run or stream in a session that finished (any status) between `startNs` and `endNs`. */
+  sessionRun(sessionId: string, input: string, status: 'completed' | 'failed', startNs: number, endNs: number): void;
+  readonly flows: ReadonlyMap<string, UsageCounts & { readonly tokensUnknown: number; readonly unresolved: number }>;
+  readonly sessions: ReadonlyMap<string, readonly SessionRun[]>;
+}
+
+/** One run of a session, as sent. */
+export interface SessionRun {
+  readonly input: string;
+  readonly status: 'completed' | 'failed';
+  readonly startNs: number;
+  readonly endNs: number;
+}
+
+type MutableCounts = { totalRuns: number; successfulRuns: number; failedRuns: number; totalTokens: number; tokensUnknown: number; unresolved: number };
+
+/** Creates an empty ledger. */
+export function createUsageLedger(): UsageLedger {
+  const flows = new Map<string, MutableCounts>();
+  const sessions = new Map<string, SessionRun[]>();
+  const flow = (id: string): MutableCounts => {
+    let c = flows.get(id);
+    if (c === undefined) flows.set(id, (c = { totalRuns: 0, successfulRuns: 0, failedRuns: 0, totalTokens: 0, tokensUnknown: 0, unresolved: 0 }));
+    return c;
+  };
+  return {
+    finished(flowId, status, tokens) {
+      const c = flow(flowId ?? '');
+      c.totalRuns++;
+      if (status === 'completed') c.successfulRuns++;
+      else c.failedRuns++;
+      if (tokens === undefined) c.tokensUnknown++;
+      else c.totalTokens += tokens;
+    },
+    unresolved(flowId) {
+      flow(flowId).unresolved++;
+    },
+    sessionRun(sessionId, input, status, startNs, endNs) {
+      let list = sessions.get(sessionId);
+      if (list === undefined) sessions.set(sessionId, (list = []));
+      list.push({ input, status, startNs, endNs });
+    },
+    flows,
+    sessions,
+  };
+}
+
+const ZERO: UsageCounts = { totalRuns: 0, successfulRuns: 0, failedRuns: 0, totalTokens: 0 };
+const MAX_FLOW_QUERIES = 10;
+const MAX_PROBLEMS = 50;
+
+function add(a: UsageCounts, b: UsageCounts): UsageCounts {
+  return {
+    totalRuns: a.totalRuns + b.totalRuns,
+    successfulRuns: a.successfulRuns + b.successfulRuns,
+    failedRuns: a.failedRuns + b.failedRuns,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+function sub(a: UsageCounts, b: UsageCounts): UsageCounts {
+  return {
+    totalRuns: a.totalRuns - b.totalRuns,
+    successfulRuns: a.successfulRuns - b.successfulRuns,
+    failedRuns: a.failedRuns - b.failedRuns,
+    totalTokens: a.totalTokens - b.totalTokens,
+  };
+}
+
+const counts = (c: UsageCounts): UsageCounts => ({ totalRuns: c.totalRuns, successfulRuns: c.successfulRuns, failedRuns: c.failedRuns, totalTokens: c.totalTokens });
+
+function fromStats(s: UsageStats): UsageCounts | undefined {
+  const m = s.metrics as Record<string, unknown> | undefined;
+  const n = (k: string): number | undefined => (typeof m?.[k] === 'number' ? (m[k] as number) : undefined);
+  const [a, b, c, d] = [n('total_runs'), n('successful_runs'), n('failed_runs'), n('total_tokens')];
+  if (a === undefined || b === undefined || c === undefined || d === undefined) return undefined;
+  return { totalRuns: a, successfulRuns: b, failedRuns: c, totalTokens: d };
+}
+
+/** What the audits need besides the client. */
+export interface AuditContext {
+  readonly client: Client;
+  readonly clock: Clock;
+  /** Aborting it gives up waiting for a rate-limit window. */
+  readonly signal?: AbortSignal;
+  /**
+   * Longest wait for a throttled query's window to reset (default 15 s); a longer window is
+   * not waited for and the query is reported as failed, so a run at its limit ends promptly.
+   */
+  readonly maxWaitMs?: number;
+}
+
+/** Runs `call`; on a 429 waits out Retry-After (or a delta Reset) once, when that is within `maxWaitMs`. */
+async function withRetry<T>(ctx: AuditContext, call: () => Promise<ApiResult<T>>): Promise<ApiResult<T>> {
+  const first = await call();
+  if (first.ok || first.meta.status !== 429 || ctx.signal?.aborted === true) return first;
+  const raw = first.meta.rateLimit?.raw.retryAfter;
+  const reset = first.meta.rateLimit?.reset;
+  const waitS = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : reset !== undefined && reset < 1e6 ? reset : 60;
+  const waitMs = waitS * 1000 + 250;
+  if (waitMs > (ctx.maxWaitMs ?? 15_000)) return first;
+  await new Promise<void>((resolve) => {
+    const h = ctx.clock.setTimer(ctx.clock.nowNs() + waitMs * NS_PER_MS, done);
+    function done(): void {
+      ctx.signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort(): void {
+      ctx.clock.clearTimer(h);
+      done();
+    }
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return call();
+}
+
+/**
+ * Compares `/analytics/usage` over `[startMs, endMs)` with the ledger: one query per flow the
+ * run used (or one for the whole account past ten flows).
+ */
+export async function auditUsage(ctx: AuditContext, ledger: UsageLedger, window: { readonly startMs: number; readonly endMs: number }): Promise<UsageAuditReport> {
+  const start = new Date(Math.floor(window.startMs)).toISOString();
+  const end = new Date(Math.ceil(window.endMs) + 1).toISOString();
+  const flowIds = [...ledger.flows.keys()].filter((f) => f !== '');
+  const scope = flowIds.length <= MAX_FLOW_QUERIES && !ledger.flows.has('') ? 'per-flow' : 'account';
+  const errors: string[] = [];
+  const query = async (flowId: string | undefined): Promise<UsageCounts | null> => {
+    const q = { start_date: start, end_date: end, granularity: 'day' as const, ...(flowId !== undefined ? { flow_id: flowId } : {}) };
+    const r = await withRetry(ctx, () => ctx.client.getUsage(q));
+    const label = flowId ?? '(account)';
+    if (!r.ok) {
+      errors.push(`${label}: ${r.error.code}${r.meta.status > 0 ? ` (HTTP ${r.meta.status})` : ''}`);
+      return null;
+    }
+    const c = fromStats(r.value);
+    if (c === undefined) errors.push(`${label}: metrics missing or not numbers`);
+    return c ?? null;
+  };
+
+  let runsWithoutTokens = 0;
+  let unresolved = 0;
+  let client = ZERO;
+  for (const c of ledger.flows.values()) {
+    client = add(client, c);
+    runsWithoutTokens += c.tokensUnknown;
+    unresolved += c.unresolved;
+  }
+
+  const flows: UsageFlowAudit[] = [];
+  let service: UsageCounts | null;
+  if (scope === 'per-flow') {
+    service = ZERO;
+    for (const flowId of flowIds) {
+      const s = await query(flowId);
+      const c = counts(ledger.flows.get(flowId) ?? ZERO);
+      flows.push({ flowId, service: s, client: c, diff: s === null ? null : sub(s, c) });
+      service = s === null || service === null ? null : add(service, s);
+    }
+  } else {
+    service = await query(undefined);
+  }
+  const diff = service === null ? null : sub(service, client);
+  const exact = diff !== null && errors.length === 0 && Object.values(diff).every((v) => v === 0);
+  return { window: { start, end }, scope, service, client, diff, exact, flows, clientUnknown: { runsWithoutTokens, unresolved }, errors };
+}
+
+/**
+ * Reads back the history of every session the mix ran in and checks it against what was sent.
+ * `baseline` is the number of messages each session had before the run (they are skipped).
+ */
+export async function auditSessions(ctx: AuditContext, ledger: UsageLedger, baseline: ReadonlyMap<string, number> = new Map()): Promise<SessionAuditReport> {
+  const problems: SessionProblem[] = [];
+  const problem = (p: SessionProblem): void => {
+    if (problems.length < MAX_PROBLEMS) problems.push(p);
+  };
+  let runs = 0;
+  let checked = 0;
+  let inOrder = 0;
+  let alternating = 0;
+  let countMatches = 0;
+  let concurrent = 0;
+  for (const [sessionId, list] of ledger.sessions) {
+    runs += list.length;
+    const sent = [...list].sort((a, b) => a.startNs - b.startNs);
+    const overlapped = sent.some((r, i) => i > 0 && r.startNs < (sent[i - 1] as SessionRun).endNs);
+    if (overlapped) concurrent++;
+    const r: ApiResult<History> = await withRetry(ctx, () => ctx.client.getHistory(sessionId));
+    if (!r.ok) {
+      problem({ sessionId, check: 'read', expected: 'history', got: r.error.code });
+      continue;
+    }
+    checked++;
+    const all = Array.isArray(r.value.messages) ? r.value.messages : [];
+    if (typeof r.value.total === 'number' && r.value.total !== all.length) {
+      problem({ sessionId, check: 'total', expected: `total = ${all.length} messages listed`, got: String(r.value.total) });
+    }
+    const messages = all.slice(baseline.get(sessionId) ?? 0);
+    // A failed run is taken to leave its user message and no reply (the interface does not say).
+    const completed = sent.filter((s) => s.status === 'completed').length;
+    const expected = 2 * completed + (sent.length - completed);
+    if (messages.length === expected) countMatches++;
+    else problem({ sessionId, check: 'count', expected: `${expected} messages (2 × ${completed} completed runs + ${sent.length - completed} failed)`, got: String(messages.length) });
+
+    const stamps = messages.map((m) => Date.parse(String(m.timestamp)));
+    const badStamp = stamps.findIndex((t, i) => i > 0 && !(t >= (stamps[i - 1] as number)));
+    if (badStamp > 0) problem({ sessionId, check: 'timestamps', expected: 'oldest first', got: `message ${badStamp} is older than message ${badStamp - 1}` });
+    if (overlapped) continue;
+
+    const roleAt = messages.findIndex((m, i) => m.role !== (i % 2 === 0 ? 'user' : 'assistant'));
+    // Alternation may legitimately break after a failed run's lone user message; only judge sessions without failures.
+    if (completed === sent.length) {
+      if (roleAt < 0) alternating++;
+      else problem({ sessionId, check: 'roles', expected: `message ${roleAt} from ${roleAt % 2 === 0 ? 'user' : 'assistant'}`, got: String(messages[roleAt]?.role) });
+    }
+    const userTexts = messages.filter((m) => m.role === 'user').map((m) => m.content);
+    const sentTexts = sent.map((s) => s.input);
+    const orderAt = sentTexts.findIndex((t, i) => userTexts[i] !== t);
+    if (orderAt < 0 && userTexts.length === sentTexts.length) inOrder++;
+    else problem({ sessionId, check: 'order', expected: `user message ${Math.max(orderAt, 0)} = input sent ${Math.max(orderAt, 0)}`, got: orderAt < 0 ? `${userTexts.length} user messages for ${sentTexts.length} inputs` : 'a different text' });
+  }
+  return { sessions: ledger.sessions.size, runs, checked, inOrder, alternating, countMatches, concurrent, problems };
+}
+
+/** Messages each session has before the run starts, so the audit judges only what the run added. */
+export async function sessionBaseline(client: Client, sessionIds: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const id of sessionIds) {
+    const r = await client.getHistory(id);
+    if (r.ok && Array.isArray(r.value.messages)) out.set(id, r.value.messages.length);
+  }
+  return out;
+}
