@@ -2,7 +2,7 @@
 export * from './types.js';
 export { defineScenario } from './define.js';
 export { loadScenarioFile, loadScenario, SCENARIO_EXTENSIONS } from './load-file.js';
-export { resolveScenario, DEFAULT_OBJECTIVE, type ResolveOptions } from './resolve.js';
+export { resolveScenario, type ResolveOptions } from './resolve.js';
 export { DEFAULT_MAX_IN_FLIGHT, DEFAULT_GRACEFUL_STOP_MS, DEFAULT_BURSTINESS } from './resolve-load.js';
 export { createMixPicker } from './mix-picker.js';
 export { formatPath } from './issues.js';

@@ -2,6 +2,7 @@
  * `resolveScenario`: validates a raw scenario (from any file format) and fills every default.
  * Every problem, with its path, goes into one `ConfigError`.
  */
+import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import { type Tier, tierLimitPerMinute } from '../core/tiers.js';
 import { parsePercent, parseRatePerS } from '../core/units.js';
@@ -10,9 +11,6 @@ import { toConfigIssues, zodErrorMap } from './issues.js';
 import { resolveLoad, type CheckedOverrides } from './resolve-load.js';
 import { MAX_DURATION_MS, RATE_FORMS, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
 import type { ResolvedMixEntry, ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
-
-/** SLO objective when the scenario sets none (99.9 %). */
-export const DEFAULT_OBJECTIVE = 0.999;
 
 /** Options of `resolveScenario` that are not about the scenario's content. */
 export interface ResolveOptions {
