@@ -73,6 +73,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
       `budget consumed ${fmtShare(slo.errorBudgetConsumed)}, burn rate ${fmtNumber(slo.burnRate)}`,
   );
   if (report.contractViolationTotals.total > 0) lines.push(`contract violations: ${report.contractViolationTotals.total}`);
+  lines.push(...extrasLines(report, paint));
 
   if (report.thresholds.length > 0) {
     lines.push('', paint('dim', 'thresholds'));
@@ -84,4 +85,47 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     lines.push(...grid(trows).map((l) => `  ${l}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** One line each for the sections a run adds when it follows runs, receives notifications or audits. */
+function extrasLines(report: Report, paint: (c: 'red' | 'green' | 'dim', t: string) => string): string[] {
+  const out: string[] = [];
+  const a = report.asyncRuns;
+  if (a !== undefined && a.followed.run + a.followed.trigger > 0) {
+    out.push(
+      `async   ${a.followed.run + a.followed.trigger} followed (${a.followed.run} runs, ${a.followed.trigger} triggers); ` +
+        `completion p50 ${fmtDuration(a.timeToCompletionMs.p50)} p99 ${fmtDuration(a.timeToCompletionMs.p99)}, ` +
+        `${fmtNumber(a.pollsPerRun.mean)} polls each, bias ~${fmtDuration(a.meanBiasMs)}`,
+    );
+  }
+  const n = report.notifications;
+  if (n !== undefined) {
+    const rejected = Object.values(n.rejected).reduce((x, y) => x + y, 0);
+    const bad = n.missing + n.duplicate + n.outOfOrder + rejected;
+    out.push(
+      `notify  ${n.received} received (${n.eventSet} names), ${n.matched}/${n.expected} matched, ` +
+        paint(bad > 0 ? 'red' : 'green', `${n.missing} missing, ${n.duplicate} duplicate, ${n.outOfOrder} out of order, ${rejected} rejected`) +
+        `; delivery p50 ${fmtDuration(n.deliveryLatencyMs.p50)}`,
+    );
+  }
+  const u = report.audit?.usage;
+  if (u !== undefined) {
+    const d = u.diff;
+    out.push(
+      u.exact
+        ? `audit   usage analytics agree: ${u.client.totalRuns} runs, ${u.client.totalTokens} tokens`
+        : d === null
+          ? paint('red', `audit   usage analytics could not be read (${u.errors.join('; ') || 'no answer'})`)
+          : paint('red', `audit   usage analytics differ (service − client): runs ${signed(d.totalRuns)}, tokens ${signed(d.totalTokens)}`),
+    );
+  }
+  const sa = report.audit?.sessions;
+  if (sa !== undefined && sa.sessions > 0) {
+    out.push(`audit   sessions: ${sa.checked} read, ${sa.inOrder} in order, ${sa.countMatches} with the right count, ${sa.problems.length} problems`);
+  }
+  return out;
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
 }
