@@ -8,6 +8,11 @@ export const EXIT = {
   BAD_INPUT: 2,
   /** The target could not be reached at all. */
   UNREACHABLE: 3,
+  /**
+   * Stopped by SIGINT/SIGTERM: the report was written (marked `interrupted`), but a partial run
+   * proves nothing, so a release gate must not read it as a pass. 128 + SIGINT, as shells do.
+   */
+  INTERRUPTED: 130,
 } as const;
 
 /** One of the documented exit codes. */

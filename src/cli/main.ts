@@ -34,7 +34,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     .recommendCommands()
     .wrap(Math.min(110, io.columns))
     .epilogue(
-      'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable.\n' +
+      'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable,\n' +
+        '130 interrupted (the report is still written, marked interrupted).\n' +
         'With no --base-url, commands run against the embedded reference service.',
     )
     .exitProcess(false)
@@ -55,8 +56,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
   return exit;
 }
 
+/** Which code wins when several apply: the less the measurement can be trusted, the higher. */
 function rank(code: ExitCode): number {
-  return code === EXIT.BAD_INPUT ? 3 : code === EXIT.UNREACHABLE ? 2 : code === EXIT.FAILED ? 1 : 0;
+  switch (code) {
+    case EXIT.BAD_INPUT:
+      return 4;
+    case EXIT.UNREACHABLE:
+      return 3;
+    case EXIT.INTERRUPTED:
+      return 2;
+    case EXIT.FAILED:
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 function reportError(err: unknown, io: CliIo): ExitCode {
@@ -67,6 +80,7 @@ function reportError(err: unknown, io: CliIo): ExitCode {
   if (err instanceof FlowgaugeError) {
     io.stderr.write(`flowgauge: ${err.message}\n`);
     if (err.code === 'FG_TARGET_UNREACHABLE') return EXIT.UNREACHABLE;
+    if (err.code === 'FG_INTERRUPTED') return EXIT.INTERRUPTED;
     return err.code === 'FG_INTERNAL' ? EXIT.FAILED : EXIT.BAD_INPUT;
   }
   if (err instanceof Error && err.name === 'YError') {

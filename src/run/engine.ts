@@ -53,7 +53,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const { scenario, client } = options;
   const clock = options.clock ?? createSystemClock();
   const thresholds = parseScenarioThresholds(scenario);
-  const targets: OperationTargets = await prepareTargets(client, scenario);
+  const targets: OperationTargets = await prepareTargets(client, scenario, options.stopSignal);
   const extras = createRunExtras({
     client,
     clock,

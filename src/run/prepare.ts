@@ -9,9 +9,16 @@ import type { ResolvedScenario } from '../scenario/index.js';
 import type { OperationTargets } from './operations.js';
 import { createRecentIds } from './recent-ids.js';
 
-/** Resolves the ids a scenario's mix leaves to the target; throws when the target cannot serve. */
-export async function prepareTargets(client: Client, scenario: ResolvedScenario): Promise<OperationTargets> {
-  const listed = await client.listFlows({ status: 'published', limit: 1 });
+/**
+ * Resolves the ids a scenario's mix leaves to the target; throws when the target cannot serve,
+ * or when `signal` (Ctrl-C) aborts it before the run began.
+ */
+export async function prepareTargets(client: Client, scenario: ResolvedScenario, signal?: AbortSignal): Promise<OperationTargets> {
+  const opts = signal === undefined ? {} : { signal };
+  // A function, not a property read, so the check after each await is not narrowed away.
+  const aborted = (): boolean => signal?.aborted === true;
+  const listed = await client.listFlows({ status: 'published', limit: 1 }, opts);
+  if (aborted()) throw interruptedBeforeStart();
   if (!listed.ok) {
     const e = listed.error;
     if (listed.meta.status === 0) {
@@ -35,12 +42,17 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario)
 
   let sessionId: string | undefined;
   if (scenario.mix.some((m) => m.op === 'getHistory' && m.sessionId === undefined)) {
-    const s = await client.createSession({ flow_id: defaultFlowId, user_id: 'flowgauge', metadata: { source: 'flowgauge' } });
+    const s = await client.createSession({ flow_id: defaultFlowId, user_id: 'flowgauge', metadata: { source: 'flowgauge' } }, opts);
     if (s.ok) sessionId = s.value.id;
   }
   if (scenario.mix.some((m) => m.op === 'getRun')) {
-    const r = await client.run(defaultFlowId, { input: 'flowgauge warm-up', ...(sessionId ? { session_id: sessionId } : {}) });
+    const r = await client.run(defaultFlowId, { input: 'flowgauge warm-up', ...(sessionId ? { session_id: sessionId } : {}) }, opts);
     if (r.ok) runIds.add(r.value.id);
   }
+  if (aborted()) throw interruptedBeforeStart();
   return { defaultFlowId, sessionId, runIds };
+}
+
+function interruptedBeforeStart(): FlowgaugeError {
+  return new FlowgaugeError('FG_INTERRUPTED', 'interrupted before the first request: nothing was measured, no report written');
 }

@@ -173,3 +173,16 @@ describe('executeRun', () => {
     expect(report.ops.listFlows?.count).toBe(report.load.started);
   });
 });
+
+describe('executeRun before the first request', () => {
+  it('gives up preparation at once on the stop signal, instead of waiting out a hanging target', async () => {
+    const stop = new AbortController();
+    const started = runAgainstService(
+      { name: 'hang', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '10/s', duration: '1s' }, mix: [{ op: 'listFlows', weight: 1 }] },
+      // The listing that preparation sends hangs for a minute.
+      { service: { faults: { latencyMs: { listFlows: '60s' } } }, run: { stopSignal: stop.signal } },
+    );
+    setTimeout(() => stop.abort(), 100);
+    await expect(started).rejects.toMatchObject({ code: 'FG_INTERRUPTED' });
+  });
+});

@@ -33,12 +33,19 @@ export async function runAgainstService(
   });
   const client = createClient({ baseUrl: service.baseUrl, token: TEST_TOKEN, connections: opts.connections ?? 16 });
   opts.during?.(service);
-  const outcome = await executeRun({
-    scenario: resolveScenario(scenario),
-    client,
-    target: { baseUrl: service.baseUrl, embedded: true },
-    ...opts.run,
-  });
+  let outcome: RunOutcome;
+  try {
+    outcome = await executeRun({
+      scenario: resolveScenario(scenario),
+      client,
+      target: { baseUrl: service.baseUrl, embedded: true },
+      ...opts.run,
+    });
+  } catch (err) {
+    await client.close();
+    await service.close();
+    throw err;
+  }
   await client.close();
   return { outcome, service, close: () => service.close() };
 }

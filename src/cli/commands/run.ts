@@ -288,6 +288,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       log.write(`\nreport: ${dir}/report.html (and report.json, report.md)\n`);
       if (args.json === true) io.stdout.write(json);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
+      if (report.interrupted) ctx.setExit(EXIT.INTERRUPTED);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
