@@ -3,6 +3,7 @@
  * in closures; text that came from the server (error messages, details, odd values quoted
  * in violations) is scrubbed in case the server echoes it back.
  */
+import type { RateLimitInfo } from '../core/types.js';
 import type { Redact } from './validate.js';
 
 /** What replaces the token in scrubbed text. */
@@ -38,4 +39,18 @@ export function redactDeep<T>(value: T, redact: Redact): T {
     out[rk] = rv;
   }
   return (changed ? out : value) as T;
+}
+
+/**
+ * Scrubs the raw header values of rate-limit info (the parsed integers cannot hold a token).
+ * Returns `info` itself when nothing needed scrubbing, so the common case allocates nothing.
+ */
+export function redactRateLimit(info: RateLimitInfo, redact: Redact): RateLimitInfo {
+  const { limit, remaining, reset, retryAfter } = info.raw;
+  const l = limit === undefined ? undefined : redact(limit);
+  const m = remaining === undefined ? undefined : redact(remaining);
+  const r = reset === undefined ? undefined : redact(reset);
+  const a = retryAfter === undefined ? undefined : redact(retryAfter);
+  if (l === limit && m === remaining && r === reset && a === retryAfter) return info;
+  return { ...info, raw: { limit: l, remaining: m, reset: r, retryAfter: a } };
 }

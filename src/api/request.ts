@@ -1,11 +1,11 @@
 /**
  * One JSON request on an undici dispatcher, timed with the client's clock. Never rejects:
- * every outcome becomes an `ApiResult` (see `response.ts`).
+ * every outcome becomes an `ApiResult` (see `response.ts`); the wire half is `exchange.ts`.
  */
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { OpName } from '../core/ops.js';
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import { exchange } from './exchange.js';
 import {
   errorResult,
   isSuccessStatus,
@@ -50,9 +50,9 @@ export function queryString(query: Readonly<Record<string, string | number | und
 
 /**
  * Sends one request and interprets the answer. `body` is already JSON text. `headersNs` is
- * taken when undici hands over the response head, `endNs` when the body has been read.
+ * taken when undici has parsed the response head, `endNs` when the body has been read.
  */
-export async function requestJson<T>(
+export function requestJson<T>(
   ctx: ResponseContext,
   op: OpName,
   dispatcher: Dispatcher,
@@ -66,21 +66,18 @@ export async function requestJson<T>(
 ): Promise<ApiResult<T>> {
   const clock = ctx.clock;
   const startNs = clock.nowNs();
-  let headersNs: number | undefined;
-  let status = 0;
-  let resHeaders: ResponseHeaders | undefined;
-  let text: string;
-  try {
-    const res = await dispatcher.request({ path, method, headers, body, signal });
-    headersNs = clock.nowNs();
-    status = res.statusCode;
-    resHeaders = res.headers;
-    text = await res.body.text();
-  } catch (err) {
-    return transportResult(op, err, signal, status, resHeaders, startNs, headersNs, clock.nowNs());
-  }
-  const endNs = clock.nowNs();
-  return isSuccessStatus(status)
-    ? successResult<T>(ctx, op, schema, extra, status, resHeaders, text, startNs, headersNs, endNs)
-    : errorResult<T>(ctx, op, status, resHeaders, text, startNs, headersNs, endNs);
+  return new Promise((resolve) => {
+    exchange(dispatcher, { path, method, headers, body }, clock, signal, (o) => {
+      const { status, headers: resHeaders, headersNs, endNs, text } = o;
+      if (text === undefined || resHeaders === undefined || headersNs === undefined) {
+        resolve(transportResult(op, o.error, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact));
+      } else {
+        resolve(
+          isSuccessStatus(status)
+            ? successResult<T>(ctx, op, schema, extra, status, resHeaders, text, startNs, headersNs, endNs)
+            : errorResult<T>(ctx, op, status, resHeaders, text, startNs, headersNs, endNs),
+        );
+      }
+    });
+  });
 }

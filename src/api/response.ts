@@ -10,7 +10,7 @@ import type { OpName } from '../core/ops.js';
 import type { ContractViolation } from '../core/types.js';
 import { causeCodeOf, classifyTransportError, createApiError, createTransportError } from './errors.js';
 import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
-import { redactDeep } from './redact.js';
+import { redactDeep, redactRateLimit } from './redact.js';
 import type { ApiResult, ResponseMeta } from './result.js';
 import { errorBodySchema } from './schemas.js';
 import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type Redact } from './validate.js';
@@ -39,7 +39,13 @@ export function headerRequestId(headers: ResponseHeaders | undefined): string | 
   return v === undefined ? undefined : typeof v === 'string' ? v : v.join(', ');
 }
 
-function meta(
+/**
+ * The meta of an exchange. Header values the client keeps (request id, raw rate-limit values)
+ * are scrubbed with `redact` when given: a server or proxy may echo the Authorization header,
+ * and the raw Reset value goes into report.json's rate-limit windows.
+ */
+export function responseMeta(
+  redact: Redact | undefined,
   status: number,
   requestId: string | undefined,
   headers: ResponseHeaders | undefined,
@@ -47,7 +53,11 @@ function meta(
   headersNs: number | undefined,
   endNs: number,
 ): ResponseMeta {
-  const rateLimit = headers === undefined ? undefined : parseRateLimitHeaders(headers);
+  let rateLimit = headers === undefined ? undefined : parseRateLimitHeaders(headers);
+  if (redact !== undefined) {
+    if (rateLimit !== undefined) rateLimit = redactRateLimit(rateLimit, redact);
+    if (requestId !== undefined) requestId = redact(requestId);
+  }
   return { status, requestId, rateLimit, startNs, headersNs, endNs };
 }
 
@@ -80,7 +90,7 @@ export function successResult<T>(
   headersNs: number,
   endNs: number,
 ): ApiResult<T> {
-  const m = meta(status, headerRequestId(headers), headers, startNs, headersNs, endNs);
+  const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, headersNs, endNs);
   const parsed = parseJson(text);
   if (!isJsonObject(parsed)) {
     const got = bodyShape(text, parsed);
@@ -141,10 +151,13 @@ export function errorResult<T>(
   }
   if (requestId !== undefined) requestId = ctx.redact(requestId);
   const error = createApiError(code, status, `${code} (HTTP ${status}): ${message}`, details, requestId);
-  return { ok: false, error, meta: meta(status, requestId, headers, startNs, headersNs, endNs), violations };
+  return { ok: false, error, meta: responseMeta(ctx.redact, status, requestId, headers, startNs, headersNs, endNs), violations };
 }
 
-/** Result of a failure below HTTP, or while reading a body. */
+/**
+ * Result of a failure below HTTP, or while reading a body. Pass the client's `redact` when
+ * response headers may have arrived (a body that failed after its head).
+ */
 export function transportResult<T>(
   op: OpName,
   err: unknown,
@@ -154,9 +167,11 @@ export function transportResult<T>(
   startNs: number,
   headersNs: number | undefined,
   endNs: number,
+  redact?: Redact,
 ): ApiResult<T> {
   const code = classifyTransportError(err, signal);
   const cause = causeCodeOf(err);
   const error = createTransportError(code, `${op}: ${code}${cause === undefined ? '' : ` (${cause})`}`, cause);
-  return { ok: false, error, meta: meta(status, headerRequestId(headers), headers, startNs, headersNs, endNs), violations: NO_VIOLATIONS };
+  const m = responseMeta(redact, status, headerRequestId(headers), headers, startNs, headersNs, endNs);
+  return { ok: false, error, meta: m, violations: NO_VIOLATIONS };
 }

@@ -21,6 +21,7 @@ export interface SseDecoder {
 }
 
 const CR = 13;
+const LF = 10;
 const STREAM_OPTS = { stream: true } as const;
 
 /**
@@ -46,29 +47,41 @@ export function createSseDecoder(onEvent: (event: TimedStreamEvent) => void): Ss
   const text = new TextDecoder('utf-8');
   let currentNs = 0;
   // The parser holds back a CR that ends its input, waiting to see whether an LF follows.
-  // At the end of the body that CR is a complete line end, so it is then followed by an LF.
-  let endsWithCr = false;
+  // Held back, an event whose blank line ends in that CR would be stamped with the arrival
+  // of the next chunk (one token gap late, for a service ending lines with CR). A CR is a
+  // whole line end, so it is completed at once with an LF, and an LF starting the next
+  // chunk (the second half of a CRLF) is dropped.
+  let skipLf = false;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       onEvent(toTimedEvent(message.data, currentNs));
     },
   });
+  const feed = (input: string): void => {
+    let s = input;
+    // An empty chunk (or one holding only part of a character) says nothing about that LF yet.
+    if (s === '') return;
+    if (skipLf) {
+      skipLf = false;
+      if (s.charCodeAt(0) === LF) {
+        s = s.slice(1);
+        if (s === '') return;
+      }
+    }
+    parser.feed(s);
+    if (s.charCodeAt(s.length - 1) === CR) {
+      parser.feed('\n');
+      skipLf = true;
+    }
+  };
   return {
     push(chunk, atNs) {
       currentNs = atNs;
-      const s = text.decode(chunk, STREAM_OPTS);
-      if (s === '') return;
-      endsWithCr = s.charCodeAt(s.length - 1) === CR;
-      parser.feed(s);
+      feed(text.decode(chunk, STREAM_OPTS));
     },
     end(atNs) {
       currentNs = atNs;
-      const s = text.decode();
-      if (s !== '') {
-        endsWithCr = s.charCodeAt(s.length - 1) === CR;
-        parser.feed(s);
-      }
-      if (endsWithCr) parser.feed('\n');
+      feed(text.decode());
     },
   };
 }

@@ -6,18 +6,19 @@
 import type { Dispatcher } from 'undici';
 import type { TransportErrorCode } from '../core/codes.js';
 import { createTransportError } from './errors.js';
-import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
+import { exchange, type BodyStream, type ExchangeHandle } from './exchange.js';
+import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
-import { errorResult, headerRequestId, isSuccessStatus, transportResult, type ResponseContext } from './response.js';
+import { errorResult, headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext } from './response.js';
 import { EMPTY_STREAM_TIMING, type StreamResult, type TimedStreamEvent } from './result.js';
-import { createSseDecoder } from './sse-decoder.js';
+import { createSseDecoder, type SseDecoder } from './sse-decoder.js';
 import { StreamState } from './stream-state.js';
 import { isJsonObject } from './validate.js';
 
 /** Receives each event as it is decoded. */
 export type StreamEventSink = (event: TimedStreamEvent) => void;
 
-/** Stands for a body closed without 'end' or 'error'; classified as ABORTED. */
+/** The reason a stream is cancelled with when its event sink threw; classified as ABORTED. */
 const CLOSED_WITHOUT_END = { code: 'UND_ERR_ABORTED' };
 
 const EVENT_STREAM_RE = /^text\/event-stream\b/i;
@@ -31,9 +32,13 @@ function errorEventMessage(data: Record<string, unknown>): string {
 
 /**
  * Runs one stream. Resolves for every HTTP and transport outcome; rejects only when `sink`
- * throws (a programmer error), after cancelling the body.
+ * throws (a programmer error), after cancelling the request.
+ *
+ * The body is taken through undici's dispatch handler (`exchange.ts`): each chunk is stamped
+ * the moment undici hands it over, with no body stream in between and no listener added to a
+ * signal that hundreds of concurrent streams share.
  */
-export async function runStream(
+export function runStream(
   ctx: ResponseContext,
   dispatcher: Dispatcher,
   path: string,
@@ -44,86 +49,97 @@ export async function runStream(
 ): Promise<StreamResult> {
   const clock = ctx.clock;
   const startNs = clock.nowNs();
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await dispatcher.request({ path, method: 'POST', headers, body, signal });
-  } catch (err) {
-    const r = transportResult<never>('stream', err, signal, 0, undefined, startNs, undefined, clock.nowNs());
-    return { ...r, timing: EMPTY_STREAM_TIMING };
-  }
-  const headersNs = clock.nowNs();
-  const status = res.statusCode;
-  const resHeaders: ResponseHeaders = res.headers;
-  if (!isSuccessStatus(status)) {
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      const r = transportResult<never>('stream', err, signal, status, resHeaders, startNs, headersNs, clock.nowNs());
-      return { ...r, timing: EMPTY_STREAM_TIMING };
-    }
-    return { ...errorResult<never>(ctx, 'stream', status, resHeaders, text, startNs, headersNs, clock.nowNs()), timing: EMPTY_STREAM_TIMING };
-  }
-
-  const state = new StreamState(ctx.validate, ctx.redact);
-  const contentType = resHeaders['content-type'];
-  if (ctx.validate && (typeof contentType !== 'string' || !EVENT_STREAM_RE.test(contentType))) {
-    state.violate('headers.content-type', 'text/event-stream', contentType === undefined ? 'missing' : ctx.redact(String(contentType)));
-  }
+  let state: StreamState | undefined;
+  let decoder: SseDecoder | undefined;
   let sinkError: unknown;
   let sinkFailed = false;
-  const decoder = createSseDecoder((e) => {
-    state.add(e);
-    if (sink === undefined || sinkFailed) return;
-    try {
-      sink(e);
-    } catch (err) {
-      sinkFailed = true;
-      sinkError = err;
-    }
-  });
-  const stream = res.body;
+  let handle: ExchangeHandle | undefined;
 
-  const settle = (err: unknown, endNs: number): StreamResult => {
-    const timing = state.timing();
-    const meta = { status, requestId: headerRequestId(resHeaders), rateLimit: parseRateLimitHeaders(resHeaders), startNs, headersNs, endNs };
-    const violations = state.violations;
-    // A connection lost after the `end` event cost the caller nothing: the stream is complete.
-    if (err !== undefined && (!timing.complete || state.errorEvent !== undefined)) return { ...transportResult<never>('stream', err, signal, status, resHeaders, startNs, headersNs, endNs), violations, timing };
-    let code: TransportErrorCode | undefined;
-    let message = '';
-    if (state.errorEvent !== undefined) {
-      code = 'STREAM_ERROR_EVENT';
-      message = ctx.redact(errorEventMessage(state.errorEvent));
-    } else if (!timing.complete) {
-      code = 'STREAM_INCOMPLETE';
-      message = 'stream closed without an end event';
-    }
-    if (code !== undefined) return { ok: false, error: createTransportError(code, `stream: ${message}`), meta, violations, timing };
-    return { ok: true, value: state.summary(timing), meta, violations, timing };
+  const bodyStream: BodyStream = {
+    head(status, resHeaders) {
+      if (!isSuccessStatus(status)) return false;
+      const st = new StreamState(ctx.validate, ctx.redact);
+      state = st;
+      const contentType = resHeaders['content-type'];
+      if (ctx.validate && (typeof contentType !== 'string' || !EVENT_STREAM_RE.test(contentType))) {
+        st.violate('headers.content-type', 'text/event-stream', contentType === undefined ? 'missing' : ctx.redact(String(contentType)));
+      }
+      decoder = createSseDecoder((e) => {
+        st.add(e);
+        if (sink === undefined || sinkFailed) return;
+        try {
+          sink(e);
+        } catch (err) {
+          sinkFailed = true;
+          sinkError = err;
+        }
+      });
+      return true;
+    },
+    chunk(chunk, atNs) {
+      (state as StreamState).chunk(atNs);
+      (decoder as SseDecoder).push(chunk, atNs);
+      if (sinkFailed) handle?.cancel(CLOSED_WITHOUT_END);
+    },
   };
 
   return new Promise<StreamResult>((resolve, reject) => {
-    let done = false;
-    const finish = (err: unknown, endNs: number): void => {
-      if (done) return;
-      done = true;
-      if (sinkFailed) reject(sinkError);
-      else resolve(settle(err, endNs));
-    };
-    stream.on('data', (chunk: Buffer) => {
-      const atNs = clock.nowNs();
-      state.chunk(atNs);
-      decoder.push(chunk, atNs);
-      if (sinkFailed) stream.destroy();
-    });
-    stream.once('end', () => {
-      const endNs = clock.nowNs();
-      decoder.end(endNs);
-      finish(undefined, endNs);
-    });
-    stream.on('error', (err) => finish(err, clock.nowNs()));
-    // A body destroyed without an error (a cancel) emits neither 'end' nor 'error'.
-    stream.once('close', () => finish(CLOSED_WITHOUT_END, clock.nowNs()));
+    handle = exchange(
+      dispatcher,
+      { path, method: 'POST', headers, body },
+      clock,
+      signal,
+      (o) => {
+        if (sinkFailed) {
+          reject(sinkError);
+          return;
+        }
+        const { status, headers: resHeaders, headersNs, endNs } = o;
+        if (state === undefined || resHeaders === undefined || headersNs === undefined) {
+          // No 2xx head: an error answer (its body buffered) or a failure before one.
+          const r =
+            o.text !== undefined && resHeaders !== undefined && headersNs !== undefined
+              ? errorResult<never>(ctx, 'stream', status, resHeaders, o.text, startNs, headersNs, endNs)
+              : transportResult<never>('stream', o.error, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact);
+          resolve({ ...r, timing: EMPTY_STREAM_TIMING });
+          return;
+        }
+        if (o.error === undefined) (decoder as SseDecoder).end(endNs);
+        resolve(settle(ctx, state, o.error, signal, status, resHeaders, startNs, headersNs, endNs));
+      },
+      bodyStream,
+    );
   });
+}
+
+/** The result of a stream that got a 2xx head, from what its events showed. */
+function settle(
+  ctx: ResponseContext,
+  state: StreamState,
+  err: unknown,
+  signal: AbortSignal | undefined,
+  status: number,
+  resHeaders: ResponseHeaders,
+  startNs: number,
+  headersNs: number,
+  endNs: number,
+): StreamResult {
+  const timing = state.timing();
+  const meta = responseMeta(ctx.redact, status, headerRequestId(resHeaders), resHeaders, startNs, headersNs, endNs);
+  const violations = state.violations;
+  // A connection lost after the `end` event cost the caller nothing: the stream is complete.
+  if (err !== undefined && (!timing.complete || state.errorEvent !== undefined)) {
+    return { ...transportResult<never>('stream', err, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact), violations, timing };
+  }
+  let code: TransportErrorCode | undefined;
+  let message = '';
+  if (state.errorEvent !== undefined) {
+    code = 'STREAM_ERROR_EVENT';
+    message = ctx.redact(errorEventMessage(state.errorEvent));
+  } else if (!timing.complete) {
+    code = 'STREAM_INCOMPLETE';
+    message = 'stream closed without an end event';
+  }
+  if (code !== undefined) return { ok: false, error: createTransportError(code, `stream: ${message}`), meta, violations, timing };
+  return { ok: true, value: state.summary(timing), meta, violations, timing };
 }

@@ -81,13 +81,15 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     errorCode: undefined, rateLimit: undefined, violations: [], negative: false, runStatus: undefined, stream: undefined,
   };
   let cancelled = 0;
+  let plainOpts: CallOptions = {};
 
   const job = async (intendedNs: number, signal: AbortSignal): Promise<void> => {
     const entry = pick();
     const flowId = flowOf(entry, targets);
     const span = tracer?.startSpan(entry.op, flowId);
     const traceparent = span?.traceparent;
-    const opts: CallOptions = traceparent === undefined ? { signal } : { signal, headers: { traceparent } };
+    // Untraced calls share one options object (the signal is the run's, the same for every job).
+    const opts: CallOptions = traceparent !== undefined ? { signal, headers: { traceparent } } : signal === plainOpts.signal ? plainOpts : (plainOpts = { signal });
     const result = await callOperation(client, entry, targets, opts);
     const code = errorCodeOf(result);
     // Requests we cut off ourselves at the end of the grace period say nothing about the service.
