@@ -1,0 +1,62 @@
+/**
+ * The flowgauge CLI as a child process (`node bin/flowgauge.mjs …`), for tests that need a real
+ * process: signals, exit codes, everything it writes. Output is collected as it arrives, and
+ * `until` polls a condition instead of sleeping for a guessed time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/flowgauge.mjs', import.meta.url));
+
+/** A running CLI. */
+export interface CliProcess {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal that killed it). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** True once the process has exited. */
+  hasExited(): boolean;
+}
+
+/** Starts `flowgauge <args>` in `cwd`, with `env` added to (a trimmed copy of) this process's. */
+export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): CliProcess {
+  // FLOWGAUGE_TOKEN from the outer environment must not leak into a test that checks tokens.
+  const { FLOWGAUGE_TOKEN: _t, ...base } = process.env;
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...base, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  let done = false;
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => (err += s));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  return { child, stdout: () => out, stderr: () => err, exited, hasExited: () => done };
+}
+
+/**
+ * Polls `check` every `everyMs` until it returns true; rejects after `timeoutMs` with `what`
+ * (a safety net against a hung test, not a timing assertion).
+ */
+export async function until(check: () => boolean, what: string, timeoutMs = 20_000, everyMs = 5): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Kills `p` if it still runs (cleanup after a failed test). */
+export async function killIfRunning(p: CliProcess | undefined): Promise<void> {
+  if (p === undefined || p.hasExited()) return;
+  p.child.kill('SIGKILL');
+  await p.exited;
+}

@@ -1,0 +1,173 @@
+/**
+ * Stopping a run: the CLI as a real process at 1,000 requests/s against a reference service
+ * in this process, stopped by SIGINT or SIGTERM. The first signal must stop scheduling,
+ * drain and write a complete report marked `interrupted`; a second one must quit at once
+ * with 130. A target that dies mid-run must not stop the run from reporting.
+ *
+ * The 2 s bound on signal → report.json is the issue's requirement. It is not a flaky
+ * timing assertion: the service answers with no latency on loopback, so the drain only waits
+ * for requests already in flight (milliseconds), and building and writing a report of a few
+ * seconds of traffic takes tens of milliseconds; 2 s leaves a margin of more than 10×
+ * even on two busy cores. The test process polls the file every 5 ms.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { REPORT_JSON_SCHEMA, type Report } from '../../src/report/index.js';
+import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
+import { killIfRunning, spawnCli, until, type CliProcess } from './cli-process.js';
+import { recordFigures } from './figures.js';
+
+const TOKEN = 'fg_signals_token_T';
+const validate = new Ajv({ allErrors: true, strict: false }).compile(REPORT_JSON_SCHEMA);
+
+let dir: string;
+let service: ReferenceService | undefined;
+let cli: CliProcess | undefined;
+const signalToReportMs: Record<string, number> = {};
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-signals-'));
+});
+afterEach(async () => {
+  await killIfRunning(cli);
+  cli = undefined;
+  await service?.close();
+  service = undefined;
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  recordFigures('signals', { signalToReportMs });
+});
+
+async function startService(extra: ReferenceServiceOptions = {}): Promise<ReferenceService> {
+  service = await startReferenceService({
+    latency: 'none',
+    tokens: { [TOKEN]: { account: 'acct_b', tier: { limitPerMinute: 10_000_000 } } },
+    ...extra,
+  });
+  return service;
+}
+
+function scenarioFile(name: string, load: Record<string, unknown>, mix: readonly Record<string, unknown>[], thresholds: Record<string, string> = {}): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ name, tier: { limitPerMinute: 10_000_000 }, load: { executor: 'constant-arrival-rate', ...load }, mix, thresholds }));
+  return path;
+}
+
+const MIX = [
+  { op: 'run', weight: 2 },
+  { op: 'listFlows', weight: 1 },
+  { op: 'getFlow', weight: 1 },
+  { op: 'stream', weight: 1 },
+];
+
+function readReport(path: string): Report {
+  const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
+  expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+  return report;
+}
+
+/** Every request the run started is in some op's count, or cancelled at the stop. */
+function expectNoRecordLost(report: Report): void {
+  const counted = Object.values(report.ops).reduce((n, s) => n + (s?.count ?? 0), 0) + (report.load.cancelled ?? 0);
+  expect(counted).toBe(report.load.started);
+}
+
+async function interruptOnce(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
+  const svc = await startService();
+  const out = join(dir, `out-${signal}`);
+  const file = scenarioFile(`sig-${signal.toLowerCase()}`, { rate: '1000/s', duration: '60s' }, MIX);
+  cli = spawnCli(['run', file, '--base-url', svc.baseUrl, '--token', TOKEN, '--out', out, '--quiet'], { cwd: dir });
+  const proc = cli;
+  await until(() => svc.stats().requests > 500 || proc.hasExited(), 'the run to pass 500 requests');
+  expect(proc.hasExited(), proc.stderr()).toBe(false);
+
+  const reportPath = join(out, 'report.json');
+  const t0 = performance.now();
+  proc.child.kill(signal);
+  await until(() => existsSync(reportPath) || proc.hasExited(), 'report.json', 10_000);
+  const elapsed = performance.now() - t0;
+  signalToReportMs[signal] = Math.round(elapsed);
+  expect(existsSync(reportPath), proc.stderr()).toBe(true);
+  expect(elapsed).toBeLessThan(2000);
+
+  const { code } = await proc.exited;
+  // The report is written, but a partial run is no pass: 130 whatever the thresholds say.
+  expect(code, proc.stderr()).toBe(130);
+  expect(proc.stderr()).toContain(`${signal}: stopping`);
+  const report = readReport(reportPath);
+  expect(report.interrupted).toBe(true);
+  // The service had answered over 500 (the preparation among them) when the signal went.
+  expect(report.load.started).toBeGreaterThanOrEqual(500);
+  // Stopped long before the 60 s schedule ended.
+  expect(report.load.started).toBeLessThan(60_000);
+  expectNoRecordLost(report);
+  expect(report.slo.bad).toBe(0);
+  expect(existsSync(join(out, 'report.md'))).toBe(true);
+}
+
+describe('signals', () => {
+  it('SIGINT at 1,000 requests/s: a complete, schema-valid report marked interrupted within 2 s', async () => {
+    await interruptOnce('SIGINT');
+  });
+
+  it('SIGTERM at 1,000 requests/s: the same', async () => {
+    await interruptOnce('SIGTERM');
+  });
+
+  it('a second SIGINT during a long drain exits at once with 130', async () => {
+    // Runs take 60 s to answer and the grace period is 60 s: only the second signal can end this soon.
+    const svc = await startService({ faults: { latencyMs: { run: '60s' } } });
+    const file = scenarioFile('sig-twice', { rate: '200/s', duration: '60s', gracefulStop: '60s' }, [
+      { op: 'run', weight: 1 },
+      { op: 'listFlows', weight: 1 },
+    ]);
+    const out = join(dir, 'out-twice');
+    cli = spawnCli(['run', file, '--base-url', svc.baseUrl, '--token', TOKEN, '--out', out, '--quiet'], { cwd: dir });
+    const proc = cli;
+    // listFlows answers at once; by the time 20 have (beyond the preparation's), about as many
+    // runs are held in flight. (Soon every pooled connection holds a run and listFlows queues too.)
+    await until(() => svc.stats().requests > 21 || proc.hasExited(), 'the run to pass 20 answered requests');
+    proc.child.kill('SIGINT');
+    await until(() => proc.stderr().includes('draining') || proc.hasExited(), 'the drain to begin');
+    expect(proc.hasExited(), proc.stderr()).toBe(false);
+    proc.child.kill('SIGINT');
+    const { code } = await proc.exited;
+    expect(code).toBe(130);
+    // It quit in the middle of the drain: no report.
+    expect(existsSync(join(out, 'report.json'))).toBe(false);
+  });
+
+  it('a target that dies mid-run: the run completes and reports the connection errors', async () => {
+    const svc = await startService();
+    const file = scenarioFile('target-dies', { rate: '200/s', duration: '2s', gracefulStop: '2s' }, [{ op: 'listFlows', weight: 1 }], {
+      availability: '>=99.9%',
+    });
+    const out = join(dir, 'out-dies');
+    const io = memoryIo({ cwd: dir });
+    const running = main(['run', file, '--base-url', svc.baseUrl, '--token', TOKEN, '--out', out, '--quiet'], io);
+    await until(() => svc.stats().requests > 100, 'the run to pass 100 requests');
+    await svc.close();
+    service = undefined;
+    const code = await running;
+    // The availability threshold fails: exit 1, not a crash (no internal error) and not 3.
+    expect(code, io.err()).toBe(1);
+    expect(io.err()).not.toMatch(/internal error/);
+    const report = readReport(join(out, 'report.json'));
+    expect(report.interrupted).toBe(false);
+    expect(report.load.started).toBe(400);
+    expectNoRecordLost(report);
+    const s = report.ops.listFlows;
+    const connectionErrors = (s?.errors.CONNECTION_REFUSED ?? 0) + (s?.errors.CONNECTION_RESET ?? 0);
+    expect(connectionErrors).toBeGreaterThan(0);
+    expect(s?.bad).toBe(connectionErrors);
+    // What the service answered before it closed (its count included the preparation).
+    expect(s?.good).toBeGreaterThanOrEqual(100);
+    expect(report.thresholds[0]).toMatchObject({ metric: 'availability', passed: false });
+  });
+});
