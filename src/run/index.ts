@@ -5,3 +5,7 @@ export { createAsyncFollower, resolveFollowOptions, type AsyncFollower, type Asy
 export { parseListenAddress, startNotificationTracking, type NotificationMetricsSink, type NotificationTracking, type NotificationTrackingOptions } from './notifications.js';
 export { auditSessions, auditUsage, createUsageLedger, sessionBaseline, type AuditContext, type SessionRun, type UsageLedger } from './audit.js';
 export { createRunExtras, runIdOfAck, type ExtraSections, type ExtrasResult, type RunExtras, type RunExtrasOptions } from './run-extras.js';
+export * from './capacity.js';
+export * from './capacity-autocannon.js';
+export * from './capacity-request.js';
+export * from './capacity-chart.js';

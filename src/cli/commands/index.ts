@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
 import type { CommandContext } from '../context.js';
+import { capacityCommand } from './capacity.js';
 import { compareCommand } from './compare.js';
 import { conformanceCommand } from './conformance.js';
 import { mergeCommand } from './merge.js';
@@ -13,4 +14,4 @@ import { sloCommand } from './slo.js';
 export type MakeCommand = (ctx: CommandContext) => CommandModule<object, any>;
 
 /** Every command, in help order. A command is listed here only once it works. */
-export const commandModules: readonly MakeCommand[] = [runCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, conformanceCommand, serveCommand];
+export const commandModules: readonly MakeCommand[] = [runCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, conformanceCommand, capacityCommand, serveCommand];

@@ -1,0 +1,32 @@
+/** What every benchmark case gets from bench/run.ts. */
+import type { PeerInventory } from '../lib/peers.js';
+
+/** Durations and counts of one `npm run bench` (shortened by `--quick`). */
+export interface BenchPlan {
+  readonly quick: boolean;
+  /** Rounds of each saturation comparison (tools alternate within a round). */
+  readonly rounds: number;
+  readonly saturationS: number;
+  readonly warmupS: number;
+  readonly openRatePerS: number;
+  readonly openS: number;
+  readonly streamS: number;
+  readonly memoryRequests: number;
+  /** Extra node flags of the memory driver (`--memory-node-flags`), for experiments; none by default. */
+  readonly memoryNodeFlags: readonly string[];
+}
+
+/** The full plan, and the `--quick` smoke plan. */
+export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = []): BenchPlan {
+  return quick
+    ? { quick, rounds: 1, saturationS: 3, warmupS: 1, openRatePerS: 5000, openS: 5, streamS: 3, memoryRequests: 100_000, memoryNodeFlags }
+    : { quick, rounds: 2, saturationS: 6, warmupS: 2, openRatePerS: 5000, openS: 20, streamS: 8, memoryRequests: 1_000_000, memoryNodeFlags };
+}
+
+/** Shared by the cases. */
+export interface BenchContext {
+  readonly plan: BenchPlan;
+  readonly peers: PeerInventory;
+  /** Progress for the person waiting (stderr). */
+  log(message: string): void;
+}

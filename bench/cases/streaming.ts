@@ -1,0 +1,88 @@
+/**
+ * Case 3: streaming. Throughput: 200 concurrent streams of 50 tokens written as fast as the
+ * socket takes them; flowgauge (`stream()` + full stream collectors) against a bare undici +
+ * eventsource-parser loop, tokens/s (target ratio ≥ 0.9). Timing: 200 concurrent streams of
+ * paced tokens (first after 20 ms, then every 20 ms, about 10,000 tokens/s in all); the TTFT
+ * error is flowgauge's arrival stamp of the first token minus the server's own send stamp
+ * (target p99 ≤ 1 ms), over streams started after the run's first second (the closed run
+ * opens all 200 at once; the server varies each paced stream ±50 % so they do not stay in
+ * lockstep). Tools alternate over the rounds; figures are medians.
+ */
+import { spawnScript } from '../lib/bundle.js';
+import { GENERATOR_CORE, resultOf, SERVER_CORE } from '../lib/proc.js';
+import { median, ratio, type Percentiles } from '../lib/stats.js';
+import type { BenchContext } from './context.js';
+
+const CONCURRENCY = 200;
+
+/** What the stream driver reports. */
+export interface StreamRun {
+  readonly tool: string;
+  readonly streams: number;
+  readonly tokens: number;
+  readonly elapsedS: number;
+  readonly tokensPerS: number;
+  readonly cpuS: number;
+  readonly errors: number;
+  readonly ttftErrorMs?: Percentiles;
+  /** flowgauge only: the client's event-loop delay (1 ms timer) during the run. */
+  readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** flowgauge only: up to 50 first tokens more than 2 ms late, with when they arrived. */
+  readonly lateFirstTokens?: readonly { readonly atS: number; readonly errMs: number }[];
+}
+
+/** Case 3 results. */
+export interface StreamingResult {
+  readonly concurrency: number;
+  readonly throughput: { readonly flowgauge: readonly StreamRun[]; readonly bare: readonly StreamRun[] };
+  readonly flowgaugeTokensPerS: number | undefined;
+  readonly bareTokensPerS: number | undefined;
+  /** flowgauge ÷ bare tokens/s: target ≥ 0.9. */
+  readonly ratioToBare: number | undefined;
+  readonly paced: StreamRun | undefined;
+  /** TTFT error p99 in ms at the paced load: target ≤ 1. */
+  readonly ttftErrorP99Ms: number | undefined;
+}
+
+async function withServer<T>(args: readonly string[], body: (base: string) => Promise<T>): Promise<T> {
+  const server = await spawnScript('servers/sse-server.ts', args, SERVER_CORE);
+  try {
+    const ready = await server.waitFor(/READY (.*)/);
+    const { port } = JSON.parse(ready[1] as string) as { port: number };
+    return await body(`http://127.0.0.1:${port}/v1`);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function drive(base: string, mode: string, seconds: number, warmupS: number): Promise<StreamRun> {
+  const args = ['--base-url', base, '--mode', mode, '--concurrency', String(CONCURRENCY), '--duration-s', String(seconds), '--warmup-s', String(warmupS)];
+  return resultOf<StreamRun>(await spawnScript('drivers/stream-driver.ts', args, GENERATOR_CORE), 300_000);
+}
+
+/** Runs case 3. */
+export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> {
+  const { plan } = ctx;
+  const fg: StreamRun[] = [];
+  const bare: StreamRun[] = [];
+  await withServer(['--tokens', '50', '--batch', '4'], async (base) => {
+    for (let round = 0; round < plan.rounds; round++) {
+      ctx.log(`streaming: throughput round ${round + 1}/${plan.rounds}: flowgauge, bare`);
+      fg.push(await drive(base, 'flowgauge', plan.streamS, plan.warmupS));
+      bare.push(await drive(base, 'bare', plan.streamS, plan.warmupS));
+    }
+  });
+  ctx.log('streaming: paced tokens, TTFT error');
+  const paced = await withServer(['--tokens', '20', '--interval-ms', '20', '--first-ms', '20'], (base) => drive(base, 'flowgauge', plan.streamS, plan.warmupS));
+  const fgRate = fg.length > 0 ? median(fg.map((r) => r.tokensPerS)) : undefined;
+  const bareRate = bare.length > 0 ? median(bare.map((r) => r.tokensPerS)) : undefined;
+  return {
+    concurrency: CONCURRENCY,
+    throughput: { flowgauge: fg, bare },
+    flowgaugeTokensPerS: fgRate,
+    bareTokensPerS: bareRate,
+    ratioToBare: ratio(fgRate, bareRate),
+    paced,
+    ttftErrorP99Ms: paced.ttftErrorMs?.p99,
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * Streaming generators (a child of bench/run.ts), `--mode flowgauge` or `--mode bare`:
+ *
+ * - flowgauge: the closed-model executor, the client's `stream()` (chunks stamped on arrival,
+ *   events decoded, stream state kept) and the full collectors (TTFT, ITL, TPOT, tokens/s
+ *   histograms), as a run does. Also the TTFT error: the client's arrival stamp of the first
+ *   token against the server's own send stamp (`sent_ns`, CLOCK_MONOTONIC; the client's clock
+ *   is tied to it once through a paired reading).
+ * - bare: undici `request()` + eventsource-parser + `JSON.parse` of each event, counting tokens,
+ *   with no timing at all: the floor a streaming client cannot go below.
+ *
+ * Both start `--concurrency` streams and keep that many open for `--duration-s`, then let the
+ * open ones finish; tokens/s = tokens received / elapsed. Measured after a warm-up pass on
+ * the same connections.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createParser } from 'eventsource-parser';
+import { Pool } from 'undici';
+import { createClient, errorCodeOf } from '../../src/api/index.js';
+import { createCollectors } from '../../src/collect/index.js';
+import { createSystemClock, NS_PER_S } from '../../src/core/clock.js';
+import type { RequestSample } from '../../src/core/types.js';
+import { createExecutor } from '../../src/load/index.js';
+import { flag, numFlag, printResult } from '../lib/args.js';
+import { percentiles } from '../lib/stats.js';
+
+const baseUrl = flag('base-url', 'http://127.0.0.1:8080/v1');
+const mode = flag('mode', 'flowgauge');
+const concurrency = numFlag('concurrency', 200);
+const durationS = numFlag('duration-s', 10);
+const warmupS = numFlag('warmup-s', 2);
+const FLOW = 'flow_bench';
+const body = { input: 'Stream a benchmark answer.' };
+
+/** A simultaneous reading of the client clock (ns) and CLOCK_MONOTONIC (bigint ns). */
+function pairedReading(): { perfNs: number; hr: bigint } {
+  let best = { perfNs: 0, hr: 0n, spread: Infinity };
+  for (let i = 0; i < 50; i++) {
+    const a = process.hrtime.bigint();
+    const p = performance.now() * 1e6;
+    const b = process.hrtime.bigint();
+    const spread = Number(b - a);
+    if (spread < best.spread) best = { perfNs: p, hr: a + (b - a) / 2n, spread };
+  }
+  return best;
+}
+
+const client = createClient({ baseUrl, token: 'fg_bench_token', connections: concurrency });
+
+async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
+  const clock = createSystemClock();
+  const t0 = clock.nowNs();
+  // The TTFT error counts streams started after the first second: the start of a closed run
+  // opens all its streams in the same instant, a burst no steady load has.
+  const steadyNs = t0 + Math.min(1, seconds / 4) * NS_PER_S;
+  const collectors = createCollectors({ runStartNs: t0 });
+  const ref = pairedReading();
+  const ttftErrorsMs: number[] = [];
+  const late: { atS: number; errMs: number }[] = [];
+  // Event-loop delay while streaming: a stall shows here and in the TTFT error alike.
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const sample: RequestSample = {
+    op: 'stream', flowId: FLOW, intendedNs: 0, startNs: 0, headersNs: undefined, endNs: 0, status: 0, errorCode: undefined,
+    rateLimit: undefined, violations: [], negative: false, runStatus: undefined, stream: undefined,
+  };
+  const job = async (intendedNs: number, signal: AbortSignal): Promise<void> => {
+    let sent: string | undefined;
+    const result = await client.stream(FLOW, body, {
+      signal,
+      onEvent: (e) => {
+        if (sent === undefined && e.type === 'token') sent = (e.data as { sent_ns?: string }).sent_ns;
+      },
+    });
+    const m = result.meta;
+    sample.intendedNs = intendedNs;
+    sample.startNs = m.startNs;
+    sample.headersNs = m.headersNs;
+    sample.endNs = m.endNs;
+    sample.status = m.status;
+    sample.errorCode = errorCodeOf(result);
+    sample.rateLimit = m.rateLimit;
+    sample.violations = result.violations;
+    sample.stream = result.timing;
+    collectors.observe(sample);
+    const first = result.timing.firstTokenNs;
+    if (sent !== undefined && first !== undefined && intendedNs >= steadyNs) {
+      const errMs = (first - ref.perfNs - Number(BigInt(sent) - ref.hr)) / 1e6;
+      ttftErrorsMs.push(errMs);
+      if (errMs > 2 && late.length < 50) late.push({ atS: Math.round((first - t0) / 1e6) / 1000, errMs: Math.round(errMs * 100) / 100 });
+    }
+  };
+  const executor = createExecutor(
+    { executor: 'constant-concurrency', concurrency, durationMs: seconds * 1000, gracefulStopMs: 30_000 },
+    { clock, job },
+  );
+  const cpu0 = process.cpuUsage();
+  executor.start();
+  await executor.finished;
+  const elapsedS = (clock.nowNs() - t0) / NS_PER_S;
+  const cpu = process.cpuUsage(cpu0);
+  loop.disable();
+  const snap = collectors.snapshot(clock.nowNs());
+  return {
+    tool: 'flowgauge',
+    streams: snap.stream.count,
+    completed: snap.stream.completed,
+    tokens: snap.stream.tokens,
+    elapsedS,
+    tokensPerS: snap.stream.tokens / elapsedS,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+    ttftMs: snap.stream.ttftMs,
+    itlMs: snap.stream.itlMs,
+    ttftErrorMs: percentiles(ttftErrorsMs),
+    lateFirstTokens: late,
+    eventLoopDelayMs: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+    errors: snap.totals.bad,
+  };
+}
+
+const url = new URL(baseUrl);
+const pool = new Pool(url.origin, { connections: concurrency });
+
+async function bare(seconds: number): Promise<Record<string, unknown>> {
+  const path = `${url.pathname}/flows/${FLOW}/stream`;
+  const json = JSON.stringify(body);
+  const headers = { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer fg_bench_token' };
+  let tokens = 0;
+  let streams = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  const deadline = t0 + seconds * 1000;
+  const one = async (): Promise<void> => {
+    const res = await pool.request({ path, method: 'POST', headers, body: json });
+    const decoder = new TextDecoder();
+    const parser = createParser({
+      onEvent(ev) {
+        const data = JSON.parse(ev.data) as { type?: string };
+        if (data.type === 'token') tokens++;
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      res.body.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
+      res.body.once('end', resolve);
+      res.body.once('error', reject);
+    });
+    streams++;
+  };
+  const worker = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      try {
+        await one();
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const cpu0 = process.cpuUsage();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsedS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { tool: 'bare', streams, tokens, elapsedS, tokensPerS: tokens / elapsedS, cpuS: (cpu.user + cpu.system) / 1e6, errors };
+}
+
+const runOnce = mode === 'bare' ? bare : flowgauge;
+if (warmupS > 0) await runOnce(warmupS);
+printResult(await runOnce(durationS));
+await client.close();
+await pool.close();

@@ -1,0 +1,136 @@
+/**
+ * The benchmark report: targets judged from the case results, and the Markdown page of
+ * ratios (absolute numbers on a shared 2-core machine are noise; ratios between tools run in
+ * turn against the same server are not). Pure: bench/run.ts writes the files.
+ */
+import type { MemoryResult } from '../cases/memory.js';
+import type { OpenModelResult } from '../cases/open-model.js';
+import type { SaturationResult } from '../cases/saturation.js';
+import type { StreamingResult } from '../cases/streaming.js';
+
+/** Everything one `npm run bench` measured. */
+export interface BenchReport {
+  readonly schema: 'flowgauge/bench@1';
+  readonly date: string;
+  readonly quick: boolean;
+  readonly machine: {
+    readonly cpus: number;
+    readonly node: string;
+    readonly pinned: boolean;
+    readonly loadAverageStart: readonly number[];
+    readonly loadAverageEnd: readonly number[];
+  };
+  readonly peers: Readonly<Record<string, string | null>>;
+  readonly saturation: readonly SaturationResult[] | undefined;
+  readonly openModel: OpenModelResult | undefined;
+  readonly streaming: StreamingResult | undefined;
+  readonly memory: MemoryResult | undefined;
+  readonly targets: readonly TargetCheck[];
+  readonly elapsedS: number;
+}
+
+/** One stated target and what was observed. `passed` is undefined when it could not be measured. */
+export interface TargetCheck {
+  readonly id: string;
+  readonly description: string;
+  readonly target: string;
+  readonly observed: number | undefined;
+  readonly passed: boolean | undefined;
+}
+
+function check(id: string, description: string, target: string, observed: number | undefined, ok: (v: number) => boolean): TargetCheck {
+  return { id, description, target, observed, passed: observed === undefined ? undefined : ok(observed) };
+}
+
+/** Judges every target of the issue that the results allow. */
+export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory'>): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const s of r.saturation ?? []) {
+    if (!s.available) continue;
+    out.push(check(`1.saturation.${s.server}`, `closed loop, 50 connections, ${s.server}: flowgauge ÷ autocannon req/s`, '≥ 1.00', s.ratioToAutocannon, (v) => v >= 1));
+  }
+  const fg = r.openModel?.tools.find((t) => t.tool === 'flowgauge');
+  if (r.openModel !== undefined) {
+    const lag = (fg?.generator?.scheduleLagMs as { p99?: number } | undefined)?.p99;
+    out.push(check('2.open.achieved', `open model ${r.openModel.targetRatePerS}/s: achieved ÷ target (at the server)`, 'within 1 %', fg?.achievedRatio, (v) => Math.abs(v - 1) <= 0.01));
+    out.push(check('2.open.lag', 'open model: scheduling lag p99 (ms)', '≤ 2 ms', lag, (v) => v <= 2));
+    out.push(check('2.open.cv', `open model: CV of arrivals per ${r.openModel.bucketMs} ms (at the server)`, '≤ 0.05', fg?.atServer?.cv, (v) => v <= 0.05));
+  }
+  if (r.streaming !== undefined) {
+    out.push(check('3.stream.throughput', 'streaming tokens/s: flowgauge (full timing) ÷ bare undici + eventsource-parser', '≥ 0.90', r.streaming.ratioToBare, (v) => v >= 0.9));
+    out.push(check('3.stream.ttft', `TTFT error p99 at ${r.streaming.concurrency} streams (ms)`, '≤ 1 ms', r.streaming.ttftErrorP99Ms, (v) => v <= 1));
+  }
+  if (r.memory !== undefined) {
+    const n = r.memory.requests.toLocaleString('en-US');
+    out.push(check('4.memory.peak', `peak RSS over ${n} requests (MB)`, '≤ 150 MB', r.memory.maxRssMb, (v) => v <= 150));
+    out.push(check('4.memory.growth', `RSS growth, first tenth to ${n} requests (MB)`, '≤ 10 MB', r.memory.growthMb, (v) => v <= 10));
+  }
+  return out;
+}
+
+const fmt = (v: number | undefined, digits = 2): string => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
+const verdict = (p: boolean | undefined): string => (p === undefined ? 'not measured' : p ? 'met' : '**missed**');
+
+function saturationRows(list: readonly SaturationResult[]): string[] {
+  const rows = ['| server | flowgauge ÷ autocannon | flowgauge (validate off) ÷ autocannon | wrk ÷ autocannon | CPU/10k req: flowgauge ÷ autocannon | CPU/10k req: wrk ÷ autocannon |', '|---|---|---|---|---|---|'];
+  for (const s of list) {
+    if (!s.available) {
+      rows.push(`| ${s.server} | missing (not installed) | | | | |`);
+      continue;
+    }
+    const cpu = (k: string): number | undefined => s.tools[k]?.cpuSPer10k;
+    const ac = cpu('autocannon');
+    const div = (a: number | undefined): number | undefined => (a === undefined || ac === undefined || ac === 0 ? undefined : a / ac);
+    rows.push(
+      `| ${s.server} | ${fmt(s.ratioToAutocannon)} | ${fmt(s.ratioNoValidateToAutocannon)} | ${fmt(s.ratioWrkToAutocannon)} | ${fmt(div(cpu('flowgauge')))} | ${fmt(div(cpu('wrk')))} |`,
+    );
+  }
+  return rows;
+}
+
+function openRows(o: OpenModelResult): string[] {
+  const rows = [`| tool | achieved ÷ target | CV per ${o.bucketMs} ms | peak bucket ÷ mean | scheduling lag p99 |`, '|---|---|---|---|---|'];
+  for (const t of o.tools) {
+    if (!t.available) {
+      rows.push(`| ${t.tool} | missing (not installed) | | | |`);
+      continue;
+    }
+    const lag = (t.generator?.scheduleLagMs as { p99?: number } | undefined)?.p99;
+    rows.push(`| ${t.tool} | ${fmt(t.achievedRatio, 4)} | ${fmt(t.atServer?.cv, 3)} | ${fmt(t.atServer?.peakToMean)} | ${lag === undefined ? 'n/a' : `${fmt(lag)} ms`} |`);
+  }
+  return rows;
+}
+
+/** The Markdown page: targets first, then the ratio tables of each case. */
+export function renderBenchMarkdown(r: BenchReport): string {
+  const lines: string[] = [];
+  lines.push(`# flowgauge benchmark — ${r.date}${r.quick ? ' (quick)' : ''}`, '');
+  lines.push(
+    `Node ${r.machine.node}, ${r.machine.cpus} CPUs, ${r.machine.pinned ? 'server pinned to CPU 0 and generators to CPU 1 (taskset)' : 'not pinned (no taskset)'}; ` +
+      `load average ${r.machine.loadAverageStart.map((x) => x.toFixed(2)).join(' ')} at the start. Ratios only: the machine is shared. ${fmt(r.elapsedS, 0)} s in all.`,
+    '',
+  );
+  lines.push('## Targets', '', '| target | wanted | observed | verdict |', '|---|---|---|---|');
+  for (const t of r.targets) lines.push(`| ${t.description} | ${t.target} | ${fmt(t.observed, 3)} | ${verdict(t.passed)} |`);
+  lines.push('');
+  if (r.saturation !== undefined) lines.push('## 1 and 5. Closed-loop saturation and generator CPU', '', ...saturationRows(r.saturation), '');
+  if (r.openModel !== undefined) lines.push(`## 2. Open model at ${r.openModel.targetRatePerS}/s (measured at the server)`, '', ...openRows(r.openModel), '');
+  if (r.streaming !== undefined) {
+    const s = r.streaming;
+    lines.push('## 3. Streaming', '', '| measure | value |', '|---|---|');
+    lines.push(`| tokens/s, flowgauge ÷ bare loop (${s.concurrency} streams) | ${fmt(s.ratioToBare)} |`);
+    lines.push(`| TTFT error p50 / p99 / max (ms), ${s.concurrency} paced streams | ${fmt(s.paced?.ttftErrorMs?.p50, 3)} / ${fmt(s.paced?.ttftErrorMs?.p99, 3)} / ${fmt(s.paced?.ttftErrorMs?.max, 3)} |`);
+    const loop = s.paced?.eventLoopDelayMs;
+    lines.push(`| client event-loop delay p50 / p99 / max (ms, 1 ms timer), paced run | ${fmt(loop?.p50, 2)} / ${fmt(loop?.p99, 2)} / ${fmt(loop?.max, 2)} |`, '');
+  }
+  if (r.memory !== undefined) {
+    const m = r.memory;
+    lines.push('## 4. Memory', '', '| measure | MB |', '|---|---|');
+    lines.push(`| RSS at start / first tenth / end | ${fmt(m.rssStartMb, 1)} / ${fmt(m.rssAtTenthMb, 1)} / ${fmt(m.rssEndMb, 1)} |`);
+    lines.push(`| peak RSS (kernel high-water mark) | ${fmt(m.maxRssMb, 1)} |`, `| growth, first tenth to end | ${fmt(m.growthMb, 1)} |`);
+    lines.push(`| heap used at the end | ${fmt(m.heapUsedMb, 1)} |`, '');
+    if (m.nodeFlags.length > 0) lines.push(`Memory driver run with \`node ${m.nodeFlags.join(' ')}\`.`, '');
+  }
+  lines.push('## Peers', '', ...Object.entries(r.peers).map(([k, v]) => `- ${k}: ${v ?? 'missing (not installed)'}`), '');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,88 @@
+/**
+ * `npm run bench`: flowgauge against its peers, in one run, on loopback only.
+ *
+ *   npm run bench                 every case (a few minutes)
+ *   npm run bench -- --quick      every case, shortened (a smoke run)
+ *   npm run bench -- --only saturation,memory
+ *   npm run bench -- --only memory --memory-node-flags=--max-semi-space-size=2
+ *
+ * Servers run pinned to CPU 0 and every generator to CPU 1 (when taskset exists), one
+ * generator at a time. Writes reports/bench/<date>.json and reports/bench/<date>.md.
+ * A benchmark, not a test: it judges the issue's targets and reports them, it never fails
+ * the build (exit code 0 unless a case could not run at all).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { benchPlan, type BenchContext } from './cases/context.js';
+import { runMemory } from './cases/memory.js';
+import { runOpenModel } from './cases/open-model.js';
+import { runSaturation } from './cases/saturation.js';
+import { runStreaming } from './cases/streaming.js';
+import { findPeers, versionOf } from './lib/peers.js';
+import { canPin, ROOT } from './lib/proc.js';
+import { checkTargets, renderBenchMarkdown, type BenchReport } from './lib/report.js';
+
+const CASES = ['saturation', 'open', 'streaming', 'memory'] as const;
+
+function selected(): Set<string> {
+  const i = process.argv.indexOf('--only');
+  const list = i >= 0 ? (process.argv[i + 1] ?? '').split(',').filter((s) => s !== '') : [...CASES];
+  const unknown = list.filter((c) => !(CASES as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new Error(`--only: unknown case(s) ${unknown.join(', ')}; cases are ${CASES.join(', ')}`);
+  return new Set(list);
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const flagsArg = process.argv.find((a) => a.startsWith('--memory-node-flags='));
+  const memoryNodeFlags = flagsArg === undefined ? [] : flagsArg.slice('--memory-node-flags='.length).split(/\s+/).filter((f) => f !== '');
+  const only = selected();
+  const started = performance.now();
+  const peers = findPeers();
+  const ctx: BenchContext = {
+    plan: benchPlan(quick, memoryNodeFlags),
+    peers,
+    log: (m) => process.stderr.write(`bench: ${m}\n`),
+  };
+  const loadStart = loadavg();
+  ctx.log(`cases: ${[...only].join(', ')}${quick ? ' (quick)' : ''}; pinned: ${canPin()}`);
+
+  const saturation = only.has('saturation') ? await runSaturation(ctx) : undefined;
+  const openModel = only.has('open') ? await runOpenModel(ctx) : undefined;
+  const streaming = only.has('streaming') ? await runStreaming(ctx) : undefined;
+  const memory = only.has('memory') ? await runMemory(ctx) : undefined;
+
+  const now = new Date();
+  const report: BenchReport = {
+    schema: 'flowgauge/bench@1',
+    date: now.toISOString(),
+    quick,
+    machine: { cpus: availableParallelism(), node: process.version, pinned: canPin(), loadAverageStart: loadStart, loadAverageEnd: loadavg() },
+    peers: {
+      autocannon: peers.autocannon === undefined ? null : `autocannon ${peers.autocannon} (npm)`,
+      wrk: versionOf(peers.wrk, ['-v']) ?? null,
+      hey: peers.hey ?? null,
+      nginx: versionOf(peers.nginx, ['-v']) ?? null,
+    },
+    saturation,
+    openModel,
+    streaming,
+    memory,
+    targets: checkTargets({ saturation, openModel, streaming, memory }),
+    elapsedS: (performance.now() - started) / 1000,
+  };
+  const dir = join(ROOT, 'reports', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const stamp = now.toISOString().replace(/[:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const name = `${stamp}${quick ? '-quick' : ''}`;
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  const md = renderBenchMarkdown(report);
+  writeFileSync(join(dir, `${name}.md`), md);
+  process.stdout.write(`${md}\nwritten: reports/bench/${name}.json and .md\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});

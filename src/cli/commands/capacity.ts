@@ -1,0 +1,128 @@
+/**
+ * `flowgauge capacity <op>`: the highest throughput of one operation that meets a latency and
+ * an error objective. Closed-model steps through autocannon at doubling concurrency, then a
+ * bisection; prints each step, the verdict (stopped by rate limiting, or by service capacity)
+ * and an ASCII chart, and writes capacity.json and a self-contained capacity.html.
+ */
+import { resolve } from 'node:path';
+import { createClient } from '../../api/index.js';
+import { OPS, isOpName, type OpName } from '../../core/ops.js';
+import { DURATION_HELP, parseDurationMs, parsePercent } from '../../core/units.js';
+import { createAutocannonMeasure } from '../../run/capacity-autocannon.js';
+import { describeCapacity, renderCapacityAscii, renderCapacityHtml, renderCapacityTable, type CapacityObjectives } from '../../run/capacity-chart.js';
+import { capacityRequest } from '../../run/capacity-request.js';
+import { sweepCapacity } from '../../run/capacity.js';
+import { prepareTargets } from '../../run/prepare.js';
+import { resolveScenario } from '../../scenario/index.js';
+import { UsageError } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { writeReportFiles } from '../report-files.js';
+import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import type { MakeCommand } from './index.js';
+
+interface CapacityArgs extends TargetArgs {
+  op: string;
+  p99: string;
+  'max-errors': string;
+  step: string;
+  start: number;
+  'max-concurrency': number;
+  out?: string | undefined;
+  json?: boolean | undefined;
+}
+
+function parseArgs(args: CapacityArgs): { op: OpName; p99Ms: number; maxErrorRatio: number; stepS: number } {
+  if (!isOpName(args.op)) throw new UsageError(`"${args.op}" is not an operation; use one of ${OPS.join(', ')}`);
+  const p99Ms = parseDurationMs(args.p99);
+  if (p99Ms === undefined || p99Ms <= 0) throw new UsageError(`--p99 "${args.p99}" is not ${DURATION_HELP}`);
+  const maxErrorRatio = parsePercent(args['max-errors']);
+  if (maxErrorRatio === undefined || maxErrorRatio >= 1) throw new UsageError(`--max-errors "${args['max-errors']}" is not a percentage below 100%, e.g. 1%`);
+  const stepMs = parseDurationMs(args.step);
+  if (stepMs === undefined || stepMs < 1000) throw new UsageError(`--step "${args.step}" must be at least 1s (${DURATION_HELP})`);
+  for (const flag of ['start', 'max-concurrency'] as const) {
+    const v = args[flag];
+    if (!Number.isInteger(v) || v < 1) throw new UsageError(`--${flag} must be a whole number >= 1, got ${v}`);
+  }
+  if (args['max-concurrency'] < args.start) throw new UsageError(`--max-concurrency (${args['max-concurrency']}) is below --start (${args.start})`);
+  // autocannon counts the step in whole seconds.
+  return { op: args.op, p99Ms, maxErrorRatio, stepS: Math.round(stepMs / 1000) };
+}
+
+/** The `capacity` command. */
+export const capacityCommand: MakeCommand = (ctx) => ({
+  command: 'capacity <op>',
+  describe: 'find the highest throughput of one operation that meets a p99 and an error objective',
+  builder: (y) =>
+    y
+      .positional('op', { type: 'string', demandOption: true, describe: `operation: ${OPS.join(', ')}` })
+      .options(TARGET_OPTIONS)
+      .options({
+        p99: { type: 'string', default: '500ms', describe: `latency objective: p99 at most this (${DURATION_HELP})` },
+        'max-errors': { type: 'string', default: '1%', describe: 'error objective: at most this share of failed requests, 429s included' },
+        step: { type: 'string', default: '5s', describe: 'length of each step (whole seconds)' },
+        start: { type: 'number', default: 1, describe: 'first concurrency' },
+        'max-concurrency': { type: 'number', default: 256, describe: 'highest concurrency tried' },
+        out: { type: 'string', describe: 'directory for capacity.json and capacity.html (default reports/capacity-<op>-<timestamp>/)' },
+        json: { type: 'boolean', describe: 'print capacity.json to stdout; the table goes to stderr' },
+      }),
+  handler: async (argv) => {
+    const args = argv as unknown as CapacityArgs;
+    const { io } = ctx;
+    const { op, p99Ms, maxErrorRatio, stepS } = parseArgs(args);
+    const log = args.json === true ? io.stderr : io.stdout;
+    const target = await resolveTarget(args, io, 'enterprise');
+    try {
+      if (target.embedded) log.write(`flowgauge: no --base-url given; sweeping the embedded reference service at ${target.baseUrl}\n`);
+      const client = createClient({
+        baseUrl: target.baseUrl,
+        token: target.token,
+        ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
+      });
+      // The ids the operation needs (a published flow, a session, a run), found the way a run finds them.
+      const prep = resolveScenario({ name: 'capacity', tier: { limitPerMinute: 1e9 }, load: { executor: 'constant-concurrency', concurrency: 1, duration: '1s' }, mix: [{ op }] });
+      let advertisedLimit: number | undefined;
+      const ids = await prepareTargets(client, prep)
+        .then(async (t) => {
+          // One more read for the advertised limit, so a throttled sweep can say what it hit.
+          const probe = await client.listFlows({ limit: 1 });
+          advertisedLimit = probe.meta.rateLimit?.limit;
+          return t;
+        })
+        .finally(() => client.close());
+      const request = capacityRequest(
+        op,
+        { baseUrl: client.baseUrl, webhookHost: client.webhookHost, token: target.token },
+        { flowId: ids.defaultFlowId, sessionId: ids.sessionId, runId: ids.runIds.next() },
+      );
+      const objectives: CapacityObjectives = { op, p99Ms, maxErrorRatio, advertisedLimit };
+      log.write(`flowgauge: capacity of ${op} (${request.method} ${new URL(request.url).pathname}): ${stepS}s steps from concurrency ${args.start} up to ${args['max-concurrency']}\n`);
+      const startedAtMs = Date.now();
+      const result = await sweepCapacity({
+        p99Ms,
+        maxErrorRatio,
+        startConcurrency: args.start,
+        maxConcurrency: args['max-concurrency'],
+        measure: createAutocannonMeasure({ request, durationS: stepS }),
+        onStep: (s) =>
+          log.write(`  concurrency ${s.concurrency}: ${s.goodPerS.toFixed(0)} good/s, p99 ${s.p99Ms.toFixed(1)} ms, errors ${(s.errorRatio * 100).toFixed(1)}%${s.meets ? '' : ` (fails: ${s.limit ?? ''})`}\n`),
+      });
+      const verdict = describeCapacity(result, objectives);
+      log.write(`\n${renderCapacityTable(result)}\n${renderCapacityAscii(result)}\n${verdict}\n`);
+
+      const stamp = new Date(startedAtMs).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      const dir = args.out !== undefined ? resolve(io.cwd, args.out) : resolve(io.cwd, 'reports', `capacity-${op}-${stamp}`);
+      const subtitle = `${request.method} ${request.url}${target.embedded ? ' (embedded reference service)' : ''}, ${stepS}s steps, ${new Date(startedAtMs).toISOString()}`;
+      const json = JSON.stringify(
+        { schema: 'flowgauge/capacity@1', op, target: { baseUrl: client.baseUrl, embedded: target.embedded }, objectives: { p99Ms, maxErrorRatio }, stepS, startedAt: new Date(startedAtMs).toISOString(), verdict, ...result },
+        null,
+        2,
+      );
+      const written = await writeReportFiles(dir, { 'capacity.json': `${json}\n`, 'capacity.html': renderCapacityHtml(result, objectives, subtitle) });
+      log.write(`flowgauge: wrote ${written.join(', ')}\n`);
+      if (args.json === true) io.stdout.write(`${json}\n`);
+      ctx.setExit(result.best === undefined ? EXIT.FAILED : EXIT.OK);
+    } finally {
+      await target.close();
+    }
+  },
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { flowListSchema } from '../../src/api/schemas.js';
+import { benchPlan } from '../../bench/cases/context.js';
+import { flowListBody } from '../../bench/lib/flow-list-body.js';
+import { parseHey, parseWrk } from '../../bench/lib/peers.js';
+import { checkTargets, renderBenchMarkdown, type BenchReport } from '../../bench/lib/report.js';
+import { arrivalFigures, bucketCounts, meanCv, median, percentiles, ratio } from '../../bench/lib/stats.js';
+
+describe('bench stats', () => {
+  it('percentiles by nearest rank, without touching the input', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => 100 - i);
+    const p = percentiles(xs);
+    expect(p).toMatchObject({ count: 100, p50: 50, p90: 90, p99: 99, max: 100, mean: 50.5 });
+    expect(xs[0]).toBe(100);
+    expect(percentiles([]).count).toBe(0);
+  });
+
+  it('evenly spaced arrivals have a CV near 0; bursts have a high CV and peak', () => {
+    const even = Array.from({ length: 5000 }, (_, i) => i * 0.2); // 5000/s for 1 s
+    const e = arrivalFigures(even, 50, 0, 0);
+    expect(e.cv).toBeLessThan(0.01);
+    expect(e.ratePerS).toBeCloseTo(5000, -1);
+    // The same count, all sent in the first 10 ms of each 100 ms.
+    const bursty = Array.from({ length: 5000 }, (_, i) => Math.floor(i / 500) * 100 + (i % 500) * 0.02);
+    const b = arrivalFigures(bursty, 50, 0, 0);
+    expect(b.cv).toBeGreaterThan(0.9);
+    expect(b.peakToMean).toBeCloseTo(2, 1);
+  });
+
+  it('trims the start and end of the arrival window alike for every tool', () => {
+    const stamps = [0, 1, 2, ...Array.from({ length: 1000 }, (_, i) => 1000 + i), 5000];
+    const f = arrivalFigures(stamps, 100, 1000, 500);
+    expect(f.arrivals).toBe(1000);
+    expect(f.windowS).toBeCloseTo(3.5);
+    expect(bucketCounts([5, 15, 15, 99], 10, 0, 30)).toEqual([1, 2, 0]);
+    expect(meanCv([2, 2, 2]).cv).toBe(0);
+  });
+
+  it('medians and ratios', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(ratio(3, 2)).toBe(1.5);
+    expect(ratio(3, 0)).toBeUndefined();
+    expect(ratio(undefined, 2)).toBeUndefined();
+  });
+});
+
+describe('bench peers', () => {
+  it('reads wrk and hey summaries', () => {
+    const wrk = 'Running 8s test @ http://127.0.0.1:1/v1/flows\n  1 threads and 50 connections\n  123456 requests in 8.00s, 500.00MB read\n  Socket errors: connect 0, read 2, write 0, timeout 1\nRequests/sec:  15432.00\n';
+    expect(parseWrk(wrk)).toEqual({ requests: 123456, durationS: 8, errors: 3 });
+    expect(parseWrk('nothing')).toBeUndefined();
+    const hey = 'Summary:\n  Total:\t20.0012 secs\n  Requests/sec:\t4999.7\n\nStatus code distribution:\n  [200]\t99990 responses\n  [503]\t4 responses\n\nError distribution:\n  [6]\tGet "http://x": EOF\n';
+    expect(parseHey(hey)).toEqual({ requests: 99994, durationS: 20.0012, errors: 10 });
+  });
+
+  it('serves a ~4 KB flow list that the client schema accepts', () => {
+    const body = flowListBody();
+    expect(body.length).toBeGreaterThan(3800);
+    expect(body.length).toBeLessThan(4600);
+    expect(flowListSchema.safeParse(JSON.parse(body)).success).toBe(true);
+  });
+});
+
+describe('bench report', () => {
+  it('judges targets and renders missing peers as missing', () => {
+    const targets = checkTargets({
+      saturation: [
+        { server: 'node:http', available: true, tools: {}, ratioToAutocannon: 1.05, ratioNoValidateToAutocannon: 1.1, ratioWrkToAutocannon: 1.3 },
+        { server: 'nginx', available: false, tools: {}, ratioToAutocannon: undefined, ratioNoValidateToAutocannon: undefined, ratioWrkToAutocannon: undefined },
+      ],
+      openModel: undefined,
+      streaming: undefined,
+      memory: { requests: 1_000_000, elapsedS: 60, rssStartMb: 80, rssAtTenthMb: 120, rssEndMb: 125, rssSampledPeakMb: 130, maxRssMb: 160, heapUsedMb: 20, series: [], growthMb: 5, nodeFlags: [] },
+    });
+    expect(targets.map((t) => [t.id, t.passed])).toEqual([
+      ['1.saturation.node:http', true],
+      ['4.memory.peak', false],
+      ['4.memory.growth', true],
+    ]);
+    const report: BenchReport = {
+      schema: 'flowgauge/bench@1',
+      date: '2026-01-01T00:00:00Z',
+      quick: true,
+      machine: { cpus: 2, node: 'v20', pinned: true, loadAverageStart: [1, 1, 1], loadAverageEnd: [1, 1, 1] },
+      peers: { hey: null },
+      saturation: [{ server: 'nginx', available: false, tools: {}, ratioToAutocannon: undefined, ratioNoValidateToAutocannon: undefined, ratioWrkToAutocannon: undefined }],
+      openModel: undefined,
+      streaming: undefined,
+      memory: undefined,
+      targets,
+      elapsedS: 1,
+    };
+    const md = renderBenchMarkdown(report);
+    expect(md).toContain('| nginx | missing (not installed)');
+    expect(md).toContain('- hey: missing (not installed)');
+    expect(md).toContain('**missed**');
+  });
+
+  it('plans a quick smoke run shorter than the full one', () => {
+    const full = benchPlan(false);
+    const quick = benchPlan(true);
+    expect(full.memoryRequests).toBe(1_000_000);
+    expect(full.openS).toBe(20);
+    expect(quick.openS).toBeLessThan(full.openS);
+    expect(quick.memoryRequests).toBeLessThan(full.memoryRequests);
+  });
+});

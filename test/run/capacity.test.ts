@@ -1,0 +1,187 @@
+import { createServer, type Server } from 'node:http';
+import { inspect } from 'node:util';
+import type autocannon from 'autocannon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import { createAutocannonMeasure, measurementOf } from '../../src/run/capacity-autocannon.js';
+import { describeCapacity, renderCapacityAscii, renderCapacityHtml, renderCapacityTable } from '../../src/run/capacity-chart.js';
+import { capacityRequest } from '../../src/run/capacity-request.js';
+import { judgeStep, sweepCapacity, type StepMeasurement } from '../../src/run/capacity.js';
+
+/** A fake target: latency and errors as functions of concurrency; records what was measured. */
+function fakeTarget(shape: (c: number) => Partial<StepMeasurement>) {
+  const seen: number[] = [];
+  const measure = async (c: number): Promise<StepMeasurement> => {
+    seen.push(c);
+    const rate = Math.min(c * 100, 1000);
+    return { concurrency: c, requests: rate * 5, requestsPerS: rate, goodPerS: rate, p50Ms: 1, p99Ms: 10, errorRatio: 0, ratio429: 0, ...shape(c) };
+  };
+  return { seen, measure };
+}
+
+const OBJ = { p99Ms: 200, maxErrorRatio: 0.01 };
+
+describe('sweepCapacity', () => {
+  it('doubles until the latency objective breaks, then bisects to the edge', async () => {
+    const t = fakeTarget((c) => ({ p99Ms: 10 * c }));
+    const r = await sweepCapacity({ ...OBJ, measure: t.measure });
+    expect(t.seen).toEqual([1, 2, 4, 8, 16, 32, 24, 20, 22]);
+    expect(r.stoppedBy).toBe('latency');
+    expect(r.firstBad?.concurrency).toBe(22);
+    expect(r.steps.filter((s) => s.meets).map((s) => s.concurrency)).toEqual([1, 2, 4, 8, 16, 20]);
+    // 16 and 20 both reach the 1000/s plateau: the first (lower concurrency) is kept.
+    expect(r.best?.concurrency).toBe(16);
+    expect(r.best?.goodPerS).toBe(1000);
+    expect(r.steps.slice(6).every((s) => s.phase === 'bisect')).toBe(true);
+  });
+
+  it('picks the step with the most good throughput, not the highest concurrency', async () => {
+    // Throughput falls past 8 (contention) while latency still meets the objective.
+    const t = fakeTarget((c) => ({ goodPerS: c <= 8 ? c * 100 : 800 - (c - 8) * 10, p99Ms: c > 40 ? 500 : 50 }));
+    const r = await sweepCapacity({ ...OBJ, measure: t.measure });
+    expect(r.best?.concurrency).toBe(8);
+    expect(r.stoppedBy).toBe('latency');
+  });
+
+  it('stops at rate limiting without bisecting when 429s dominate the failures', async () => {
+    const t = fakeTarget((c) => (c >= 8 ? { errorRatio: 0.5, ratio429: 0.5, goodPerS: 400 } : {}));
+    const r = await sweepCapacity({ ...OBJ, measure: t.measure });
+    expect(t.seen).toEqual([1, 2, 4, 8]);
+    expect(r.stoppedBy).toBe('rate-limit');
+    expect(r.best?.concurrency).toBe(4);
+  });
+
+  it('stops at service capacity when other errors break the error objective', async () => {
+    const t = fakeTarget((c) => (c >= 4 ? { errorRatio: 0.05, ratio429: 0.001 } : {}));
+    const r = await sweepCapacity({ ...OBJ, measure: t.measure });
+    expect(r.stoppedBy).toBe('errors');
+    expect(t.seen).toEqual([1, 2, 4, 3]);
+    expect(r.best?.concurrency).toBe(3);
+    expect(r.firstBad?.concurrency).toBe(4);
+  });
+
+  it('reports max-concurrency when every step meets the objectives, ending exactly at the maximum', async () => {
+    const t = fakeTarget(() => ({}));
+    const r = await sweepCapacity({ ...OBJ, maxConcurrency: 20, measure: t.measure });
+    expect(t.seen).toEqual([1, 2, 4, 8, 16, 20]);
+    expect(r.stoppedBy).toBe('max-concurrency');
+    expect(r.firstBad).toBeUndefined();
+  });
+
+  it('has no capacity when the first step already fails', async () => {
+    const t = fakeTarget(() => ({ p99Ms: 999 }));
+    const r = await sweepCapacity({ ...OBJ, startConcurrency: 2, measure: t.measure });
+    expect(t.seen).toEqual([2]);
+    expect(r.best).toBeUndefined();
+    expect(describeCapacity(r, { op: 'run', ...OBJ })).toMatch(/^no concurrency met the objectives/);
+  });
+
+  it('rejects bad options before measuring anything', async () => {
+    const t = fakeTarget(() => ({}));
+    const bad = [{ p99Ms: 0 }, { maxErrorRatio: 1 }, { startConcurrency: 0 }, { maxConcurrency: 0 }, { startConcurrency: 1.5 }, { resolution: 0 }];
+    for (const b of bad) await expect(sweepCapacity({ ...OBJ, measure: t.measure, ...b })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(t.seen).toEqual([]);
+  });
+
+  it('calls onStep once per measured step, in order', async () => {
+    const t = fakeTarget((c) => ({ p99Ms: 10 * c }));
+    const order: number[] = [];
+    await sweepCapacity({ ...OBJ, maxConcurrency: 64, measure: t.measure, onStep: (s) => order.push(s.concurrency) });
+    expect(order).toEqual(t.seen);
+  });
+});
+
+describe('judgeStep', () => {
+  const m: StepMeasurement = { concurrency: 1, requests: 100, requestsPerS: 10, goodPerS: 10, p50Ms: 1, p99Ms: 10, errorRatio: 0, ratio429: 0 };
+  it('names the broken objective, errors before latency, 429-dominated errors as rate limiting', () => {
+    expect(judgeStep(m, 200, 0.01)).toBeUndefined();
+    expect(judgeStep({ ...m, p99Ms: 300 }, 200, 0.01)).toBe('latency');
+    expect(judgeStep({ ...m, p99Ms: 300, errorRatio: 0.4, ratio429: 0.3 }, 200, 0.01)).toBe('rate-limit');
+    expect(judgeStep({ ...m, errorRatio: 0.4, ratio429: 0.1 }, 200, 0.01)).toBe('errors');
+    expect(judgeStep({ ...m, errorRatio: 0.01 }, 200, 0.01)).toBeUndefined();
+  });
+});
+
+describe('capacity rendering', () => {
+  it('draws the table, the ASCII chart and a self-contained HTML page with the verdict', async () => {
+    const t = fakeTarget((c) => ({ p99Ms: 10 * c }));
+    const r = await sweepCapacity({ ...OBJ, measure: t.measure });
+    const o = { op: 'getFlow<x>', ...OBJ };
+    expect(renderCapacityTable(r).trimEnd().split('\n')).toHaveLength(r.steps.length + 1);
+    const ascii = renderCapacityAscii(r);
+    expect(ascii.trimEnd().split('\n')).toHaveLength(r.steps.length + 1);
+    expect(ascii).toMatch(/22 │.*✗ latency/);
+    const html = renderCapacityHtml(r, o, 'GET http://127.0.0.1/v1');
+    expect(html).toContain('<svg');
+    expect(html).toContain('getFlow&lt;x&gt;');
+    expect(html).not.toMatch(/<script|src=|href=/);
+    expect(describeCapacity(r, o)).toMatch(/1000 good requests\/s at concurrency 16.*stopped by service capacity: p99 reached 220\.0 ms at concurrency 22/);
+  });
+
+  it('says rate limiting, with the advertised limit, when 429s stopped the sweep', async () => {
+    const t = fakeTarget((c) => (c >= 4 ? { errorRatio: 0.9, ratio429: 0.9 } : {}));
+    const r = await sweepCapacity({ ...OBJ, measure: t.measure });
+    expect(describeCapacity(r, { op: 'run', ...OBJ, advertisedLimit: 1000 })).toMatch(/stopped by rate limiting: 429s were 90\.0% .*1000 requests per window/);
+  });
+});
+
+describe('capacityRequest', () => {
+  const target = { baseUrl: 'http://127.0.0.1:9/v1/', webhookHost: 'http://127.0.0.1:9', token: 'fg_secret_capacity_token' };
+
+  it('builds each operation and keeps the token out of JSON and inspect', () => {
+    const r = capacityRequest('run', target, { flowId: 'flow 1' });
+    expect(r).toMatchObject({ method: 'POST', url: 'http://127.0.0.1:9/v1/flows/flow%201/run' });
+    expect(r.headers.authorization).toBe('Bearer fg_secret_capacity_token');
+    expect(JSON.parse(r.body ?? '')).toHaveProperty('input');
+    expect(JSON.stringify(r)).not.toContain('fg_secret');
+    expect(inspect(r, { depth: 5 })).not.toContain('fg_secret');
+    expect(capacityRequest('getHistory', target, { flowId: 'f', sessionId: 's1' }).url).toBe('http://127.0.0.1:9/v1/sessions/s1/history');
+    expect(capacityRequest('stream', target, { flowId: 'f' }).headers.accept).toBe('text/event-stream');
+    const trigger = capacityRequest('trigger', target, { flowId: 'f' });
+    expect(trigger.url).toBe('http://127.0.0.1:9/api/v1/webhook/f');
+    expect(trigger.headers.authorization).toBeUndefined();
+  });
+
+  it('refuses an operation whose id is missing', () => {
+    expect(() => capacityRequest('getRun', target, { flowId: 'f' })).toThrow(InvalidArgumentError);
+  });
+});
+
+describe('autocannon measurement', () => {
+  let server: Server;
+  let port = 0;
+  let hits = 0;
+  beforeAll(async () => {
+    // Every third request is throttled.
+    server = createServer((_req, res) => {
+      hits++;
+      if (hits % 3 === 0) res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":{}}');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"flows":[]}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const addr = server.address();
+    port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('reads status counts into good throughput, error and 429 ratios', () => {
+    const fake = { duration: 2, errors: 5, latency: { p50: 3, p99: 40 }, statusCodeStats: { '200': { count: 150 }, '429': { count: 40 }, '503': { count: 5 } } };
+    const m = measurementOf(4, fake as unknown as autocannon.Result);
+    expect(m).toMatchObject({ concurrency: 4, requests: 200, goodPerS: 75, requestsPerS: 97.5, p99Ms: 40 });
+    expect(m.errorRatio).toBeCloseTo(50 / 200);
+    expect(m.ratio429).toBeCloseTo(40 / 200);
+  });
+
+  it('measures a real step against a local server', async () => {
+    const request = capacityRequest('listFlows', { baseUrl: `http://127.0.0.1:${port}/v1`, webhookHost: '', token: 't' }, { flowId: 'f' });
+    const m = await createAutocannonMeasure({ request, durationS: 1 })(2);
+    expect(m.requests).toBeGreaterThan(10);
+    expect(m.ratio429).toBeGreaterThan(0.25);
+    expect(m.ratio429).toBeLessThan(0.4);
+    expect(m.errorRatio).toBeCloseTo(m.ratio429, 5);
+    expect(judgeStep(m, 1000, 0.01)).toBe('rate-limit');
+  });
+});
