@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API_ERROR_CODES, API_ERROR_STATUS } from '../../src/core/codes.js';
 import { ApiError, TransportError, createClient, errorCodeOf, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { closedPort, sendJson, startServer, type TestServer } from './test-server.js';
+import { closedPort, sendJson, serveEach, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
 
-beforeEach(async () => {
-  server = await startServer();
-  client = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, timeouts: { headersMs: 200, bodyMs: 200 } });
-});
-
-afterEach(async () => {
-  await client.close();
-  await server.close();
-});
+serveEach((s, c) => {
+  server = s;
+  client = c;
+}, { timeouts: { headersMs: 200, bodyMs: 200 } });
 
 describe('HTTP errors', () => {
   for (const code of API_ERROR_CODES) {

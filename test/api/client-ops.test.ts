@@ -1,19 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { sendJson, startServer, type TestServer } from './test-server.js';
+import { sendJson, serveEach, startServer, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
 
-beforeEach(async () => {
-  server = await startServer();
-  client = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN });
-});
-
-afterEach(async () => {
-  await client.close();
-  await server.close();
+serveEach((s, c) => {
+  server = s;
+  client = c;
 });
 
 function answer(status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, parseRateLimitHeaders, type Client } from '../../src/api/index.js';
+import { describe, expect, it } from 'vitest';
+import { parseRateLimitHeaders, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { sendJson, startServer, type TestServer } from './test-server.js';
+import { sendJson, serveEach, type TestServer } from './test-server.js';
 
 describe('parseRateLimitHeaders', () => {
   it('parses the three integer headers and keeps the raw strings', () => {
@@ -46,15 +46,9 @@ describe('parseRateLimitHeaders', () => {
 describe('rate-limit headers on responses', () => {
   let server: TestServer;
   let client: Client;
-
-  beforeEach(async () => {
-    server = await startServer();
-    client = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN });
-  });
-
-  afterEach(async () => {
-    await client.close();
-    await server.close();
+  serveEach((s, c) => {
+    server = s;
+    client = c;
   });
 
   it('are parsed on a success', async () => {

@@ -1,20 +1,15 @@
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, TransportError, createClient, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { closedPort, sendJson, startServer, type TestServer } from './test-server.js';
+import { closedPort, sendJson, serveEach, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
 
-beforeEach(async () => {
-  server = await startServer();
-  client = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN });
-});
-
-afterEach(async () => {
-  await client.close();
-  await server.close();
+serveEach((s, c) => {
+  server = s;
+  client = c;
 });
 
 function renderings(x: unknown): string[] {

@@ -1,21 +1,16 @@
 import type http from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/core/clock.js';
 import { ApiError, createClient, errorCodeOf, type Client, type TimedStreamEvent } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { sendJson, startServer, type TestServer } from './test-server.js';
+import { sendJson, serveEach, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
 
-beforeEach(async () => {
-  server = await startServer();
-  client = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN });
-});
-
-afterEach(async () => {
-  await client.close();
-  await server.close();
+serveEach((s, c) => {
+  server = s;
+  client = c;
 });
 
 const ev = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
@@ -241,36 +236,23 @@ describe('stream', () => {
 });
 
 describe('stream endings', () => {
-  let srv: TestServer;
-  let c: Client;
-
-  beforeEach(async () => {
-    srv = await startServer();
-    c = createClient({ baseUrl: `${srv.origin}/v1`, token: fx.TOKEN });
-  });
-
-  afterEach(async () => {
-    await c.close();
-    await srv.close();
-  });
-
   it('a connection lost after the end event still counts as a complete stream', async () => {
-    srv.handler = (req, res) => {
+    server.handler = (req, res) => {
       sseHead(res);
       res.write(START + tok('a') + END, () => setImmediate(() => req.socket.destroy()));
     };
-    const r = await c.stream('f', { input: 'x' });
+    const r = await client.stream('f', { input: 'x' });
     expect(r.ok).toBe(true);
     expect(r.timing.complete).toBe(true);
   });
 
   it('CRLF and CR-only streams complete like LF ones', async () => {
     for (const eol of ['\r\n', '\r']) {
-      srv.handler = (_req, res) => {
+      server.handler = (_req, res) => {
         sseHead(res);
         res.end([START, tok('a'), END].join('').replaceAll('\n', eol));
       };
-      const r = await c.stream('f', { input: 'x' });
+      const r = await client.stream('f', { input: 'x' });
       expect([eol, r.ok, r.ok && r.value.output]).toEqual([eol, true, 'a']);
     }
   });

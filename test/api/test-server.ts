@@ -1,6 +1,9 @@
 /** A loopback HTTP server for the client tests: records requests, answers with a swappable handler. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
+import { createClient, type Client, type ClientOptions } from '../../src/api/index.js';
+import { TOKEN } from './fixtures.js';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -66,4 +69,22 @@ export async function closedPort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
+}
+
+/**
+ * Before each test: a fresh loopback server and a client of it (extra client options merged
+ * in), handed to `use`; after each: both closed.
+ */
+export function serveEach(use: (server: TestServer, client: Client) => void, options: Partial<ClientOptions> = {}): void {
+  let server: TestServer | undefined;
+  let client: Client | undefined;
+  beforeEach(async () => {
+    server = await startServer();
+    client = createClient({ baseUrl: `${server.origin}/v1`, token: TOKEN, ...options });
+    use(server, client);
+  });
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
 }

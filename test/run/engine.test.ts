@@ -5,6 +5,7 @@
  */
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
+import { OPS } from '../../src/core/ops.js';
 import { REPORT_JSON_SCHEMA } from '../../src/report/index.js';
 import { runAgainstService, TEST_TOKEN } from './helpers.js';
 
@@ -21,26 +22,14 @@ describe('executeRun', () => {
       name: 'all-ops',
       tier: 'pro',
       load: { executor: 'constant-arrival-rate', rate: '90/s', duration: '1s' },
-      mix: [
-        { op: 'run', weight: 1 },
-        { op: 'stream', weight: 1 },
-        { op: 'getRun', weight: 1 },
-        { op: 'listFlows', weight: 1 },
-        { op: 'getFlow', weight: 1 },
-        { op: 'createSession', weight: 1 },
-        { op: 'getHistory', weight: 1 },
-        { op: 'getUsage', weight: 1 },
-        { op: 'trigger', weight: 1 },
-      ],
+      mix: OPS.map((op) => ({ op, weight: 1 })),
       thresholds: { availability: '>=99.9%', 'run.latency.p99': '<5s' },
     });
     cleanups.push(r.close);
     const { report } = r.outcome;
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
     expect(report.schema).toBe('flowgauge/report@1');
-    expect(Object.keys(report.ops).sort()).toEqual(
-      ['createSession', 'getFlow', 'getHistory', 'getRun', 'getUsage', 'listFlows', 'run', 'stream', 'trigger'].sort(),
-    );
+    expect(Object.keys(report.ops).sort()).toEqual([...OPS].sort());
     for (const [op, s] of Object.entries(report.ops)) expect(s.bad, `${op} bad`).toBe(0);
     expect(report.load.started).toBe(90);
     expect(report.stream.completed).toBe(report.stream.count);
