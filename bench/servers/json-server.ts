@@ -8,6 +8,7 @@
  *
  * Prints `READY {"port":…}` once listening; exits on SIGTERM.
  */
+import { serve } from './serve.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FLOW_LIST_HEADERS, flowListBody } from '../lib/flow-list-body.js';
 
@@ -51,20 +52,4 @@ const server = createServer((req, res) => {
   res.writeHead(200, headers);
   res.end(body);
 });
-server.keepAliveTimeout = 120_000;
-server.headersTimeout = 130_000;
-server.requestTimeout = 0;
-
-server.listen(0, '127.0.0.1', () => {
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-  process.stdout.write(`READY ${JSON.stringify({ port, bytes: body.length })}\n`);
-});
-
-const stop = (): void => {
-  server.close();
-  server.closeAllConnections();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serve(server, { bytes: body.length });

@@ -16,6 +16,7 @@
  * `GET /v1/flows` answers with the flow list, so a run's preparation works too.
  * Prints `READY {"port":…}` once listening; exits on SIGTERM.
  */
+import { serve } from './serve.js';
 import { createServer, type ServerResponse } from 'node:http';
 import { flag, numFlag } from '../lib/args.js';
 import { FLOW_LIST_HEADERS, flowListBody } from '../lib/flow-list-body.js';
@@ -91,18 +92,4 @@ const server = createServer((req, res) => {
   res.writeHead(200, listHeaders);
   res.end(list);
 });
-server.keepAliveTimeout = 120_000;
-server.headersTimeout = 130_000;
-server.requestTimeout = 0;
-
-server.listen(0, '127.0.0.1', () => {
-  const addr = server.address();
-  process.stdout.write(`READY ${JSON.stringify({ port: typeof addr === 'object' && addr !== null ? addr.port : 0 })}\n`);
-});
-const stop = (): void => {
-  server.close();
-  server.closeAllConnections();
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+serve(server);
