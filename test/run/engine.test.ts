@@ -7,6 +7,7 @@ import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OPS } from '../../src/core/ops.js';
 import { REPORT_JSON_SCHEMA } from '../../src/report/index.js';
+import type { ReferenceService } from '../../src/target/index.js';
 import { runAgainstService, TEST_TOKEN } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -64,7 +65,8 @@ describe('executeRun', () => {
   });
 
   it('shows a stall in the percentiles of every request queued behind it (no coordinated omission)', async () => {
-    let slowAtServer = 0;
+    let service: ReferenceService | undefined;
+    let armed = false;
     const r = await runAgainstService(
       {
         name: 'stall',
@@ -77,21 +79,29 @@ describe('executeRun', () => {
         // which is exactly what a closed-loop tool would fail to count.
         connections: 1,
         service: {
-          onRequest: (info) => {
-            if (info.path.startsWith('/v1/flows') && slowAtServer === 0 && info.status === 200) void 0;
+          // Called as a response goes out. The first to go out after arming is the delayed one
+          // (nothing else reaches the server while it is held), so exactly one request is
+          // slowed, however late the arming timer fires.
+          onRequest: () => {
+            if (!armed) return;
+            armed = false;
+            service?.faults.clear();
           },
         },
-        during: (service) => {
-          setTimeout(() => service.faults.set({ latencyMs: { listFlows: 800 } }), 500);
-          setTimeout(() => service.faults.clear(), 520);
+        during: (s) => {
+          service = s;
+          setTimeout(() => {
+            s.faults.set({ latencyMs: { listFlows: 800 } });
+            armed = true;
+          }, 500);
         },
       },
     );
     cleanups.push(r.close);
+    expect(r.service.stats().faults.delayed).toBe(1);
     const lat = r.outcome.report.ops.listFlows?.latencyMs;
     expect(lat).toBeDefined();
-    // At most a couple of requests reached the server in the 20 ms the fault was on, yet tens
-    // of requests were scheduled during the 800 ms stall: all of them show it.
+    // One request was slow at the server, yet the ~80 scheduled during its 800 ms all show it.
     expect(lat?.p90).toBeGreaterThan(300);
     expect(lat?.max).toBeGreaterThan(700);
     expect(lat?.p50).toBeLessThan(lat?.p90 ?? 0);
