@@ -2,12 +2,23 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Real-part tests (Prometheus, Chromium, spawned CLIs) start processes; give them room
     // without letting a hung one stall CI for long.
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },
+      // The client tests again on undici (https targets use it), so both transports meet one contract.
+      {
+        extends: true,
+        test: {
+          name: 'api-undici',
+          include: ['test/api/{client-errors,client-ops,contract,stream,redaction,body-memo}.test.ts'],
+          env: { FG_TEST_TRANSPORT: 'undici' },
+        },
+      },
+    ],
   },
 });

@@ -1,17 +1,18 @@
 /**
- * `createClient`: the typed client on undici pools. The token lives only in this closure
- * (inside prebuilt header objects); the returned object shows `baseUrl` and `webhookHost`
- * to `util.inspect` and `JSON.stringify`, nothing else.
+ * `createClient`: the typed client, one transport per origin (`transport.ts`). The token lives
+ * only in this closure (inside prebuilt header objects); the returned object shows `baseUrl`
+ * and `webhookHost` to `util.inspect` and `JSON.stringify`, nothing else.
  *
- * Hot-path choices: one `Pool` per origin with `dispatcher.request()`, header objects built
- * once, paths built by concatenation, no per-request closures beyond the awaits.
+ * Hot-path choices: header objects built once (so a transport serialises each set once),
+ * paths built by concatenation, no per-request closures beyond the awaits.
  */
 import { inspect } from 'node:util';
-import { Pool, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { OpName } from '../core/ops.js';
+import { BodyMemo } from './body-memo.js';
 import type { Client, CallOptions, StreamCallOptions } from './client-types.js';
+import { createH1Transport } from './h1-pool.js';
 import { resolveClientOptions, USER_AGENT, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { createRedactor } from './redact.js';
 import { queryString, requestJson, withCallHeaders, type RequestHeaders } from './request.js';
@@ -30,19 +31,20 @@ import {
 } from './schemas.js';
 import { runStream } from './sse-stream.js';
 import { streamEvents } from './stream-events.js';
+import type { Transport } from './transport.js';
 import type { FlowList, ListAllFlowsQuery } from './types.js';
+import { createUndiciTransport } from './undici-transport.js';
 
 const JSON_TYPE = 'application/json';
 const MAX_PAGE_SIZE = 100;
 
-function createPool(origin: string, o: ResolvedClientOptions): Pool {
-  return new Pool(origin, {
-    connections: o.connections,
-    pipelining: o.pipelining,
-    connect: { timeout: o.connectMs },
-    headersTimeout: o.headersMs,
-    bodyTimeout: o.bodyMs,
-  });
+/**
+ * The transport for `origin`. The client's own HTTP/1.1 connections carry one request at a
+ * time, so asking for pipelining picks undici, which does it.
+ */
+function createTransport(origin: string, o: ResolvedClientOptions): Transport {
+  const own = o.transport === 'h1' || (o.transport === 'auto' && origin.startsWith('http:') && o.pipelining <= 1);
+  return own ? createH1Transport(origin, o) : createUndiciTransport(origin, o);
 }
 
 function freezeHeaders(h: Record<string, string>): RequestHeaders {
@@ -53,7 +55,7 @@ function freezeHeaders(h: Record<string, string>): RequestHeaders {
 export function createClient(options: ClientOptions): Client {
   const o = resolveClientOptions(options);
   const token = options.token;
-  const ctx: ResponseContext = { clock: o.clock, validate: o.validate, redact: createRedactor(token) };
+  const ctx: ResponseContext = { clock: o.clock, validate: o.validate, redact: createRedactor(token), bodies: new BodyMemo() };
   const auth = `Bearer ${token}`;
   const getHeaders = freezeHeaders({ authorization: auth, accept: JSON_TYPE, 'user-agent': USER_AGENT });
   const postHeaders = freezeHeaders({ ...getHeaders, 'content-type': JSON_TYPE });
@@ -62,9 +64,9 @@ export function createClient(options: ClientOptions): Client {
     o.triggerAuth ? { ...postHeaders } : { accept: JSON_TYPE, 'content-type': JSON_TYPE, 'user-agent': USER_AGENT },
   );
 
-  const apiPool = createPool(o.origin, o);
-  let hookPool: Pool | undefined = o.webhookOrigin === o.origin ? apiPool : undefined;
-  const hookDispatcher = (): Dispatcher => (hookPool ??= createPool(o.webhookOrigin, o));
+  const apiPool = createTransport(o.origin, o);
+  let hookPool: Transport | undefined = o.webhookOrigin === o.origin ? apiPool : undefined;
+  const hookDispatcher = (): Transport => (hookPool ??= createTransport(o.webhookOrigin, o));
 
   const base = o.basePath;
   const get = <T>(op: OpName, path: string, schema: z.ZodType, opts: CallOptions | undefined): Promise<ApiResult<T>> =>

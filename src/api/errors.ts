@@ -74,6 +74,11 @@ export function createApiError(
   return withoutStack(() => new ApiError(code, status, message, details, requestId));
 }
 
+/** An `Error` carrying `code`, without a stack trace: the raw failure of a transport, classified later. */
+export function createCodedError(code: string, message: string): Error & { readonly code: string } {
+  return withoutStack(() => Object.assign(new Error(message), { code }));
+}
+
 /** Builds a `TransportError` without a stack trace. */
 export function createTransportError(code: TransportErrorCode, message: string, causeCode?: string): TransportError {
   return withoutStack(() => new TransportError(code, message, causeCode));
@@ -96,6 +101,12 @@ const CODE_MAP: Readonly<Record<string, TransportErrorCode>> = {
   // A request on a closed client: the run is shutting down, so the request never happened.
   UND_ERR_CLOSED: 'ABORTED',
   UND_ERR_DESTROYED: 'ABORTED',
+  // The client's own HTTP/1.1 transport (h1-pool.ts).
+  FG_H1_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
+  FG_H1_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
+  FG_H1_BODY_TIMEOUT: 'BODY_TIMEOUT',
+  FG_H1_CLOSED: 'CONNECTION_RESET',
+  FG_H1_POOL_CLOSED: 'ABORTED',
 };
 
 const TLS_CODE_RE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;

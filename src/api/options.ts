@@ -25,7 +25,17 @@ export interface ClientOptions {
   validate?: boolean;
   /** Send the bearer to the trigger address too; default false (its authentication is not stated). */
   triggerAuth?: boolean;
+  /**
+   * The HTTP implementation: `h1` (the client's own HTTP/1.1 connections, `http:` only),
+   * `undici`, or `auto` (default): `h1` for `http:` origins, `undici` for `https:`.
+   */
+  transport?: TransportChoice;
 }
+
+/** Which HTTP implementation a client uses. */
+export type TransportChoice = 'auto' | 'h1' | 'undici';
+
+const TRANSPORTS: readonly TransportChoice[] = ['auto', 'h1', 'undici'];
 
 /** Options with every default filled. The token is deliberately not part of it. */
 export interface ResolvedClientOptions {
@@ -47,6 +57,8 @@ export interface ResolvedClientOptions {
   readonly clock: Clock;
   readonly validate: boolean;
   readonly triggerAuth: boolean;
+  /** `auto` is kept as asked; each origin picks its implementation by its scheme. */
+  readonly transport: TransportChoice;
 }
 
 /** `user-agent` of every request. */
@@ -110,6 +122,13 @@ function boolOption(value: unknown, fallback: boolean, path: string, issues: Con
   return value;
 }
 
+function transportOption(value: unknown, issues: ConfigIssue[]): TransportChoice {
+  if (value === undefined) return 'auto';
+  if (typeof value === 'string' && (TRANSPORTS as readonly string[]).includes(value)) return value as TransportChoice;
+  issues.push({ path: 'transport', message: `must be one of ${TRANSPORTS.join(', ')}` });
+  return 'auto';
+}
+
 /** Checks the token without ever quoting it. */
 function checkToken(token: unknown, issues: ConfigIssue[]): void {
   if (typeof token !== 'string' || token.trim() === '') issues.push({ path: 'token', message: 'must be a non-empty string' });
@@ -142,7 +161,12 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     bodyMs: msOption(t.bodyMs, 60_000, 'timeouts.bodyMs', issues),
     validate: boolOption(options.validate, true, 'validate', issues),
     triggerAuth: boolOption(options.triggerAuth, false, 'triggerAuth', issues),
+    transport: transportOption(options.transport, issues),
   };
+  const https = [base, hook].some((a) => a !== undefined && a.origin.startsWith('https:'));
+  if (resolved.transport === 'h1' && https) {
+    issues.push({ path: 'transport', message: "'h1' speaks plain http only; use 'auto' or 'undici' for https addresses" });
+  }
   if (issues.length > 0 || base === undefined || hook === undefined) throw new ConfigError(issues, 'client options');
   return Object.freeze({
     baseUrl: base.normalized,

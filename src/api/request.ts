@@ -1,11 +1,9 @@
 /**
- * One JSON request on an undici dispatcher, timed with the client's clock. Never rejects:
- * every outcome becomes an `ApiResult` (see `response.ts`); the wire half is `exchange.ts`.
+ * One JSON request on a transport, timed with the client's clock. Never rejects: every
+ * outcome becomes an `ApiResult` (see `response.ts`); the wire half is `transport.ts`.
  */
-import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { OpName } from '../core/ops.js';
-import { exchange } from './exchange.js';
 import {
   errorResult,
   isSuccessStatus,
@@ -15,9 +13,9 @@ import {
   type ResponseContext,
 } from './response.js';
 import type { ApiResult } from './result.js';
+import type { RequestHeaders, Transport } from './transport.js';
 
-/** Request headers as the client sends them (lower-case names). */
-export type RequestHeaders = Readonly<Record<string, string>>;
+export type { RequestHeaders } from './transport.js';
 
 /**
  * Returns `base` with the caller's headers laid over it (names lower-cased, so a caller's
@@ -50,12 +48,12 @@ export function queryString(query: Readonly<Record<string, string | number | und
 
 /**
  * Sends one request and interprets the answer. `body` is already JSON text. `headersNs` is
- * taken when undici has parsed the response head, `endNs` when the body has been read.
+ * when the response head arrived, `endNs` when the body's last byte did.
  */
 export function requestJson<T>(
   ctx: ResponseContext,
   op: OpName,
-  dispatcher: Dispatcher,
+  transport: Transport,
   method: 'GET' | 'POST',
   path: string,
   body: string | undefined,
@@ -67,7 +65,7 @@ export function requestJson<T>(
   const clock = ctx.clock;
   const startNs = clock.nowNs();
   return new Promise((resolve) => {
-    exchange(dispatcher, { path, method, headers, body }, clock, signal, (o) => {
+    transport.exchange({ path, method, headers, body, reuseKey: op }, clock, signal, (o) => {
       const { status, headers: resHeaders, headersNs, endNs, text } = o;
       if (text === undefined || resHeaders === undefined || headersNs === undefined) {
         resolve(transportResult(op, o.error, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact));

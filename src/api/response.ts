@@ -8,6 +8,7 @@ import { API_ERROR_CODES, API_ERROR_STATUS, isApiErrorCode, type ApiErrorCode } 
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { ContractViolation } from '../core/types.js';
+import type { BodyMemo } from './body-memo.js';
 import { causeCodeOf, classifyTransportError, createApiError, createTransportError } from './errors.js';
 import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
 import { redactDeep, redactRateLimit } from './redact.js';
@@ -15,11 +16,13 @@ import type { ApiResult, ResponseMeta } from './result.js';
 import { errorBodySchema } from './schemas.js';
 import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type Redact } from './validate.js';
 
-/** What interpreting needs from the client: its clock, redactor and validation switch. */
+/** What interpreting needs from the client: its clock, redactor, validation switch and body memo. */
 export interface ResponseContext {
   readonly clock: Clock;
   readonly validate: boolean;
   readonly redact: Redact;
+  /** Verdicts on the last 2xx body of each operation; none to judge every body afresh. */
+  readonly bodies?: BodyMemo;
 }
 
 /** An extra check beyond the schema (e.g. fields required once a run completed). */
@@ -91,6 +94,8 @@ export function successResult<T>(
   endNs: number,
 ): ApiResult<T> {
   const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, headersNs, endNs);
+  const seen = ctx.bodies?.lookup(op, text);
+  if (seen !== undefined) return sameBodyResult<T>(text, m, seen.violations);
   const parsed = parseJson(text);
   if (!isJsonObject(parsed)) {
     const got = bodyShape(text, parsed);
@@ -108,7 +113,28 @@ export function successResult<T>(
       if (out.length > 0) violations = out;
     }
   }
+  ctx.bodies?.keep(op, text, violations);
   return { ok: true, value: value as T, meta: m, violations };
+}
+
+const UNPARSED: unique symbol = Symbol('unparsed');
+
+/**
+ * The result of a body identical to one already judged: its verdict, and its value parsed only
+ * if someone reads it (an own getter, so spreading and JSON.stringify still see `value`). The
+ * text parsed to a JSON object before, so parsing it again cannot fail.
+ */
+function sameBodyResult<T>(text: string, meta: ResponseMeta, violations: readonly ContractViolation[]): ApiResult<T> {
+  let parsed: T | typeof UNPARSED = UNPARSED;
+  return {
+    ok: true,
+    get value(): T {
+      if (parsed === UNPARSED) parsed = JSON.parse(text) as T;
+      return parsed;
+    },
+    meta,
+    violations,
+  };
 }
 
 /** Result of a non-2xx answer whose body is `text`. */

@@ -3,10 +3,9 @@
  * the moment it arrives (before decoding), decodes events, and settles into a `StreamResult`
  * that always carries the timing seen, complete or not.
  */
-import type { Dispatcher } from 'undici';
 import type { TransportErrorCode } from '../core/codes.js';
 import { createTransportError } from './errors.js';
-import { exchange, type BodyStream, type ExchangeHandle } from './exchange.js';
+import type { BodyStream, ExchangeHandle, Transport } from './transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
 import { errorResult, headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext } from './response.js';
@@ -34,13 +33,13 @@ function errorEventMessage(data: Record<string, unknown>): string {
  * Runs one stream. Resolves for every HTTP and transport outcome; rejects only when `sink`
  * throws (a programmer error), after cancelling the request.
  *
- * The body is taken through undici's dispatch handler (`exchange.ts`): each chunk is stamped
- * the moment undici hands it over, with no body stream in between and no listener added to a
- * signal that hundreds of concurrent streams share.
+ * The body is taken from the transport chunk by chunk (`BodyStream`): each chunk is stamped
+ * the moment it is read, with no body stream in between and no listener added to a signal
+ * that hundreds of concurrent streams share.
  */
 export function runStream(
   ctx: ResponseContext,
-  dispatcher: Dispatcher,
+  transport: Transport,
   path: string,
   body: string,
   headers: RequestHeaders,
@@ -84,8 +83,7 @@ export function runStream(
   };
 
   return new Promise<StreamResult>((resolve, reject) => {
-    handle = exchange(
-      dispatcher,
+    handle = transport.exchange(
       { path, method: 'POST', headers, body },
       clock,
       signal,

@@ -211,7 +211,7 @@ function fillSample(
   s.rateLimit = meta.rateLimit;
   s.violations = result.violations;
   s.stream = 'timing' in result ? result.timing : undefined;
-  const value = result.ok ? (result.value as { status?: unknown }) : undefined;
-  const status = value !== undefined && (op === 'run' || op === 'getRun') ? value.status : undefined;
+  // Only runs carry a run status; other values are not touched (a repeated body's value is parsed on first read).
+  const status = result.ok && (op === 'run' || op === 'getRun') ? (result.value as { status?: unknown }).status : undefined;
   s.runStatus = status === 'running' || status === 'completed' || status === 'failed' ? status : undefined;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { API_ERROR_CODES, API_ERROR_STATUS } from '../../src/core/codes.js';
 import { ApiError, TransportError, createClient, errorCodeOf, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { closedPort, sendJson, serveEach, type TestServer } from './test-server.js';
+import { closedPort, sendJson, serveEach, TEST_TRANSPORT, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
@@ -103,7 +103,7 @@ describe('HTTP errors', () => {
 describe('transport errors', () => {
   it('connection refused', async () => {
     const port = await closedPort();
-    const c = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: fx.TOKEN });
+    const c = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: fx.TOKEN, transport: TEST_TRANSPORT });
     try {
       const r = await c.getRun('r');
       expect(r.ok).toBe(false);
@@ -175,7 +175,7 @@ describe('transport errors', () => {
   });
 
   it('a DNS failure is DNS_ERROR', async () => {
-    const c = createClient({ baseUrl: 'http://flowgauge-test.invalid/v1', token: fx.TOKEN });
+    const c = createClient({ baseUrl: 'http://flowgauge-test.invalid/v1', token: fx.TOKEN, transport: TEST_TRANSPORT });
     try {
       expect(errorCodeOf(await c.getRun('r'))).toBe('DNS_ERROR');
     } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { sendJson, serveEach, startServer, type TestServer } from './test-server.js';
+import { sendJson, serveEach, startServer, TEST_TRANSPORT, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
@@ -170,7 +170,7 @@ describe('client operations', () => {
 
   it('trigger: sends the bearer with triggerAuth, to a separate webhook host', async () => {
     const hook = await startServer((_req, res) => sendJson(res, 200, fx.triggerAck));
-    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, webhookHost: `${hook.origin}/prefix/`, triggerAuth: true });
+    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, webhookHost: `${hook.origin}/prefix/`, triggerAuth: true, transport: TEST_TRANSPORT });
     try {
       expect(c.webhookHost).toBe(`${hook.origin}/prefix`);
       const r = await c.trigger('f', {});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { sendJson, serveEach, type TestServer } from './test-server.js';
+import { sendJson, serveEach, TEST_TRANSPORT, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
@@ -89,7 +89,7 @@ describe('contract violations', () => {
   });
 
   it('validate: false skips the checks but still returns the value', async () => {
-    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, validate: false });
+    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, validate: false, transport: TEST_TRANSPORT });
     try {
       answer({ ...fx.run, usage: { total_tokens: 'x' } });
       const r = await c.run('f', { input: 'x' });

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ApiError, TransportError, createClient, type Client } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { closedPort, sendJson, serveEach, type TestServer } from './test-server.js';
+import { closedPort, sendJson, serveEach, TEST_TRANSPORT, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
@@ -49,7 +49,7 @@ describe('token redaction', () => {
 
   it('a TransportError does not carry the token', async () => {
     const port = await closedPort();
-    const c = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: fx.TOKEN });
+    const c = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: fx.TOKEN, transport: TEST_TRANSPORT });
     try {
       const r = await c.getRun('r');
       expect(r.ok).toBe(false);

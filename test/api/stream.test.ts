@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/core/clock.js';
 import { ApiError, createClient, errorCodeOf, type Client, type TimedStreamEvent } from '../../src/api/index.js';
 import * as fx from './fixtures.js';
-import { sendJson, serveEach, type TestServer } from './test-server.js';
+import { sendJson, serveEach, TEST_TRANSPORT, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let client: Client;
@@ -65,7 +65,7 @@ describe('stream', () => {
 
   it('stamps events with the fake clock at the instant their chunk arrived', async () => {
     const clock = createFakeClock({ startNs: 1_000 });
-    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, clock });
+    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, clock, transport: TEST_TRANSPORT });
     let res: http.ServerResponse | undefined;
     server.handler = (_req, r) => {
       sseHead(r);

@@ -72,6 +72,13 @@ export async function closedPort(): Promise<number> {
 }
 
 /**
+ * The transport the client tests run on: the default (`auto`, which is the client's own
+ * HTTP/1.1 connections for these http: servers), or undici when the `api-undici` test project
+ * sets `FG_TEST_TRANSPORT=undici`, so both transports pass the same client tests.
+ */
+export const TEST_TRANSPORT: ClientOptions['transport'] = process.env.FG_TEST_TRANSPORT === 'undici' ? 'undici' : 'auto';
+
+/**
  * Before each test: a fresh loopback server and a client of it (extra client options merged
  * in), handed to `use`; after each: both closed.
  */
@@ -80,7 +87,7 @@ export function serveEach(use: (server: TestServer, client: Client) => void, opt
   let client: Client | undefined;
   beforeEach(async () => {
     server = await startServer();
-    client = createClient({ baseUrl: `${server.origin}/v1`, token: TOKEN, ...options });
+    client = createClient({ baseUrl: `${server.origin}/v1`, token: TOKEN, transport: TEST_TRANSPORT, ...options });
     use(server, client);
   });
   afterEach(async () => {

@@ -1,0 +1,162 @@
+/**
+ * One keep-alive HTTP/1.1 connection of the client's own transport: a `net` socket that reads
+ * into the pool's shared buffer (`onread`, so no Buffer is allocated per read), the response
+ * parser, and the exchange it is carrying. Each read is stamped with the exchange's clock on
+ * arrival, before the parser sees it. Timeouts are enforced by the pool's sweep, which reads
+ * the marks kept here.
+ */
+import { connect, type Socket } from 'node:net';
+import { createCodedError } from './errors.js';
+import type { H1Exchange } from './h1-exchange.js';
+import { H1ResponseParser, type H1Events, type H1Head } from './h1-parser.js';
+
+/** What a connection tells its pool. */
+export interface ConnectionOwner {
+  /** The exchange finished; the connection may carry another when `reusable`. */
+  released(conn: H1Connection, reusable: boolean): void;
+  /** The connection is gone (closed by either side, or failed). */
+  gone(conn: H1Connection): void;
+}
+
+/** Where to connect, and the settings a connection needs. */
+export interface ConnectionTarget {
+  readonly host: string;
+  readonly port: number;
+  /** Idle time after which a kept-alive connection is not reused, when the server states none. */
+  readonly keepAliveMs: number;
+  readonly maxHeadBytes: number;
+}
+
+/** Reuse stops this long before the server's stated keep-alive timeout, so a request never races its close. */
+const KEEP_ALIVE_MARGIN_MS = 1000;
+
+/** A connection and the marks the pool's timeout sweep reads. */
+export class H1Connection implements H1Events {
+  ex: H1Exchange | undefined = undefined;
+  connected = false;
+  dead = false;
+  readonly createdAtMs = performance.now();
+  /** When the current request was written (or, if written while connecting, when the connection opened). */
+  sentAtMs = 0;
+  idleSinceMs = 0;
+  keepAliveMs: number;
+  /** Bytes read so far; the sweep compares it between passes to see a stalled body. */
+  bytesIn = 0;
+  markBytes = -1;
+  markAtMs = 0;
+  private readonly socket: Socket;
+  private readonly parser: H1ResponseParser;
+  private atNs = 0;
+  private completed: boolean | undefined = undefined;
+
+  constructor(
+    private readonly owner: ConnectionOwner,
+    target: ConnectionTarget,
+    readBuffer: Buffer,
+  ) {
+    this.keepAliveMs = target.keepAliveMs;
+    this.parser = new H1ResponseParser(this, target.maxHeadBytes);
+    this.socket = connect({ host: target.host, port: target.port, onread: { buffer: readBuffer, callback: (n) => this.read(n, readBuffer) } });
+    this.socket.setNoDelay(true);
+    this.socket.on('connect', () => {
+      this.connected = true;
+      this.sentAtMs = performance.now();
+    });
+    this.socket.on('error', (err) => this.lost(err));
+    this.socket.on('end', () => this.ended());
+    this.socket.on('close', () => this.lost(undefined));
+  }
+
+  /** Writes `ex` (already serialised into `ex.wire`) and waits for its answer. */
+  send(ex: H1Exchange): void {
+    this.ex = ex;
+    ex.connection = this;
+    this.markBytes = -1;
+    this.parser.expect(false);
+    if (this.connected) this.sentAtMs = performance.now();
+    this.socket.write(ex.wire as string | Buffer, ex.wireEncoding);
+  }
+
+  /** Gives up the exchange `ex` (cancelled): the connection cannot be reused mid-answer. */
+  drop(ex: H1Exchange): void {
+    if (this.ex === ex) this.destroy();
+  }
+
+  /** Fails the current exchange with a timeout and closes the connection. */
+  timeout(code: string, message: string): void {
+    const ex = this.ex;
+    if (ex !== undefined) ex.fail(createCodedError(code, message), ex.clock.nowNs());
+    this.destroy();
+  }
+
+  /** Closes the connection now. */
+  destroy(): void {
+    this.socket.destroy();
+    this.lost(undefined);
+  }
+
+  onHead(head: H1Head): void {
+    const ex = this.ex;
+    if (head.keepAliveHintMs !== undefined) this.keepAliveMs = Math.max(0, head.keepAliveHintMs - KEEP_ALIVE_MARGIN_MS);
+    if (ex !== undefined && !ex.done) ex.head(head.status, head.headers, this.atNs);
+  }
+
+  onBody(buf: Buffer, start: number, end: number, last: boolean): void {
+    const ex = this.ex;
+    if (ex !== undefined && !ex.done) ex.bodyBytes(buf, start, end, last, this.atNs);
+  }
+
+  onComplete(reusable: boolean): void {
+    this.ex?.complete(this.atNs);
+    this.completed = reusable;
+  }
+
+  private read(n: number, buf: Buffer): boolean {
+    this.bytesIn += n;
+    const ex = this.ex;
+    if (ex === undefined || ex.done) {
+      // Bytes nobody asked for (or for a cancelled request): the stream can no longer be trusted.
+      this.destroy();
+      return false;
+    }
+    this.atNs = ex.clock.nowNs();
+    this.completed = undefined;
+    const problem = this.parser.execute(buf, 0, n);
+    if (problem !== undefined) {
+      if (!ex.done) ex.fail(createCodedError('FG_H1_PARSE', `bad response: ${problem}`), this.atNs);
+      this.destroy();
+      return false;
+    }
+    this.release();
+    return true;
+  }
+
+  private release(): void {
+    const reusable = this.completed;
+    if (reusable === undefined) return;
+    this.completed = undefined;
+    this.ex = undefined;
+    if (!this.dead) this.owner.released(this, reusable);
+  }
+
+  /** The server closed its side: completes a body delimited by close, else fails the exchange. */
+  private ended(): void {
+    const ex = this.ex;
+    if (ex !== undefined && !ex.done) {
+      this.atNs = ex.clock.nowNs();
+      if (this.parser.eof() === 'closed') ex.fail(createCodedError('FG_H1_CLOSED', 'other side closed'), this.atNs);
+    }
+    this.ex = undefined;
+    this.destroy();
+  }
+
+  private lost(err: Error | undefined): void {
+    const ex = this.ex;
+    this.ex = undefined;
+    if (ex !== undefined && !ex.done) ex.fail(err ?? createCodedError('FG_H1_CLOSED', 'other side closed'), ex.clock.nowNs());
+    if (this.dead) return;
+    this.dead = true;
+    if (err !== undefined) this.socket.destroy();
+    this.owner.gone(this);
+  }
+}

@@ -1,0 +1,394 @@
+/**
+ * An HTTP/1.1 response parser for the client's own connections (`h1-connection.ts`). Pure:
+ * bytes in, events out, no I/O and no clock. It reads heads in place from the socket's read
+ * buffer, keeps only the headers the client interprets (`kept-headers.ts`) plus the framing
+ * ones, and frames bodies by `Content-Length`, `chunked` coding or connection close (RFC 9112 §6).
+ *
+ * It is deliberately strict where leniency would hide a broken service (a bad status line, a
+ * folded header, conflicting lengths, a malformed chunk size are errors) and it accepts what
+ * RFC 9112 requires a client to accept (1xx heads before the real one, chunk extensions,
+ * trailers, bodies delimited by close).
+ */
+import { keptNameAt } from './kept-headers.js';
+import type { ResponseHeaders } from './rate-limit-headers.js';
+
+/** What the head of one response says that the connection needs. */
+export interface H1Head {
+  readonly status: number;
+  /** The kept headers (lower-cased names; repeated headers as arrays of values). */
+  readonly headers: ResponseHeaders;
+  /** False when the connection cannot carry another request after this response. */
+  readonly keepAlive: boolean;
+  /** `Keep-Alive: timeout=N` of the server, in ms; undefined when not sent. */
+  readonly keepAliveHintMs: number | undefined;
+}
+
+/** Receives the parser's events, synchronously, from inside `execute`. */
+export interface H1Events {
+  /** The final (non-1xx) head. */
+  onHead(head: H1Head): void;
+  /**
+   * Body bytes `buf[start, end)`. The bytes are only valid during the call (the buffer is the
+   * socket's, reused for the next read). `last` is true when they complete a body whose length
+   * was known, so a caller can decode them in place without a copy.
+   */
+  onBody(buf: Buffer, start: number, end: number, last: boolean): void;
+  /** The response is complete; `reusable` says whether the connection may carry another. */
+  onComplete(reusable: boolean): void;
+}
+
+/** Default cap on a response head, as undici's `maxHeaderSize`. */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+const S_IDLE = 0;
+const S_HEAD = 1;
+const S_LENGTH = 2;
+const S_CLOSE = 3;
+const S_CHUNK_SIZE = 4;
+const S_CHUNK_EXT = 5;
+const S_CHUNK_SIZE_LF = 6;
+const S_CHUNK_DATA = 7;
+const S_CHUNK_DATA_CR = 8;
+const S_CHUNK_DATA_LF = 9;
+const S_TRAILER_LINE_START = 10;
+const S_TRAILER_LINE = 11;
+const S_DONE_LF = 12;
+
+const CR = 13;
+const LF = 10;
+const SP = 32;
+const HT = 9;
+const COLON = 58;
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const HTTP_1 = Buffer.from('HTTP/1.', 'latin1');
+// 2^53 guards Number precision; no real chunk comes near it.
+const MAX_CHUNK = Number.MAX_SAFE_INTEGER / 16;
+
+function isDigit(b: number): boolean {
+  return b >= 48 && b <= 57;
+}
+
+function hexValue(b: number): number {
+  if (b >= 48 && b <= 57) return b - 48;
+  const l = b | 0x20;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
+}
+
+/** Framing fields gathered while reading a head. */
+interface Framing {
+  contentLength: number;
+  chunked: boolean;
+  transferEncoding: boolean;
+  connectionClose: boolean;
+  connectionKeepAlive: boolean;
+  keepAliveHintMs: number | undefined;
+}
+
+/** Lower-cased `buf[start, end)` equals `word` (lower-case letters and '-'). */
+function equalsLower(buf: Buffer, start: number, end: number, word: string): boolean {
+  if (end - start !== word.length) return false;
+  for (let i = 0; i < word.length; i++) {
+    const b = buf[start + i] as number;
+    const w = word.charCodeAt(i);
+    if (b !== w && ((b | 0x20) !== w || w < 97)) return false;
+  }
+  return true;
+}
+
+/** The comma-separated tokens of a header value, lower-cased. */
+function tokens(buf: Buffer, start: number, end: number): string[] {
+  return buf.toString('latin1', start, end).toLowerCase().split(',').map((t) => t.trim());
+}
+
+/** Reads a framing header into `f`; returns an error message for a bad one. */
+function framingHeader(f: Framing, buf: Buffer, ns: number, ne: number, vs: number, ve: number): string | undefined {
+  const len = ne - ns;
+  if (len === 14 && equalsLower(buf, ns, ne, 'content-length')) {
+    if (vs === ve) return 'empty Content-Length';
+    let n = 0;
+    for (let i = vs; i < ve; i++) {
+      const b = buf[i] as number;
+      if (!isDigit(b)) return 'Content-Length is not a number';
+      n = n * 10 + (b - 48);
+    }
+    if (!Number.isSafeInteger(n)) return 'Content-Length too large';
+    if (f.contentLength !== -1 && f.contentLength !== n) return 'conflicting Content-Length headers';
+    f.contentLength = n;
+  } else if (len === 17 && equalsLower(buf, ns, ne, 'transfer-encoding')) {
+    f.transferEncoding = true;
+    const t = tokens(buf, vs, ve);
+    f.chunked = t[t.length - 1] === 'chunked';
+  } else if (len === 10 && equalsLower(buf, ns, ne, 'connection')) {
+    // The two values every server sends, without building strings.
+    if (equalsLower(buf, vs, ve, 'keep-alive')) f.connectionKeepAlive = true;
+    else if (equalsLower(buf, vs, ve, 'close')) f.connectionClose = true;
+    else
+      for (const t of tokens(buf, vs, ve)) {
+        if (t === 'close') f.connectionClose = true;
+        else if (t === 'keep-alive') f.connectionKeepAlive = true;
+      }
+  } else if (len === 10 && equalsLower(buf, ns, ne, 'keep-alive')) {
+    const m = /(?:^|[\s,])timeout\s*=\s*(\d+)/i.exec(buf.toString('latin1', vs, ve));
+    if (m !== null) f.keepAliveHintMs = Number(m[1]) * 1000;
+  }
+  return undefined;
+}
+
+/** The parsed head, or an error message. `end` is the index of the blank line's CRLF pair. */
+function parseHead(buf: Buffer, start: number, end: number, f: Framing): { status: number; minor: number; headers: ResponseHeaders } | string {
+  if (end - start < 12 || buf.compare(HTTP_1, 0, 7, start, start + 7) !== 0) return 'not an HTTP/1.x status line';
+  const minor = (buf[start + 7] as number) - 48;
+  const d0 = buf[start + 9] as number;
+  const d1 = buf[start + 10] as number;
+  const d2 = buf[start + 11] as number;
+  if ((minor !== 0 && minor !== 1) || buf[start + 8] !== SP || !isDigit(d0) || !isDigit(d1) || !isDigit(d2)) {
+    return 'malformed status line';
+  }
+  const after = buf[start + 12];
+  if (end - start > 12 && after !== SP && after !== CR) return 'malformed status line';
+  const status = (d0 - 48) * 100 + (d1 - 48) * 10 + (d2 - 48);
+  const headers: Record<string, string | string[]> = {};
+  let pos = buf.indexOf(LF, start);
+  pos = pos === -1 || pos > end ? end + 2 : pos + 1;
+  while (pos < end) {
+    let lineEnd = buf.indexOf(LF, pos);
+    if (lineEnd === -1 || lineEnd > end) lineEnd = end + 1;
+    const le = buf[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd;
+    const first = buf[pos] as number;
+    if (first === SP || first === HT) return 'folded header line';
+    let colon = pos;
+    while (colon < le && buf[colon] !== COLON) colon++;
+    if (colon === le || colon === pos) return 'malformed header line';
+    const ne = colon;
+    if (buf[ne - 1] === SP || buf[ne - 1] === HT) return 'whitespace before a header colon';
+    let vs = colon + 1;
+    let ve = le;
+    while (vs < ve && (buf[vs] === SP || buf[vs] === HT)) vs++;
+    while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HT)) ve--;
+    const problem = framingHeader(f, buf, pos, ne, vs, ve);
+    if (problem !== undefined) return problem;
+    const name = keptNameAt(buf, pos, ne);
+    if (name !== undefined) {
+      const value = buf.toString('latin1', vs, ve);
+      const prev = headers[name];
+      if (prev === undefined) headers[name] = value;
+      else if (typeof prev === 'string') headers[name] = [prev, value];
+      else prev.push(value);
+    }
+    pos = lineEnd + 1;
+  }
+  return { status, minor, headers };
+}
+
+/** Parses the responses of one connection, one request at a time (no pipelining). */
+export class H1ResponseParser {
+  private state = S_IDLE;
+  private noBody = false;
+  private keepAlive = true;
+  private remaining = 0;
+  private headBuf: Buffer | undefined = undefined;
+  private headLen = 0;
+
+  constructor(
+    private readonly events: H1Events,
+    private readonly maxHeadBytes: number = MAX_HEAD_BYTES,
+  ) {}
+
+  /** True while a response is expected or being read. */
+  get busy(): boolean {
+    return this.state !== S_IDLE;
+  }
+
+  /** True while a body delimited by the connection's close is being read. */
+  get readingUntilClose(): boolean {
+    return this.state === S_CLOSE;
+  }
+
+  /** Arms the parser for the response to a request just sent; `noBody` for a HEAD request. */
+  expect(noBody: boolean): void {
+    this.state = S_HEAD;
+    this.noBody = noBody;
+    this.headLen = 0;
+  }
+
+  /** Feeds `buf[start, end)`. Returns an error message when the bytes are not a valid response. */
+  execute(buf: Buffer, start: number, end: number): string | undefined {
+    let pos = start;
+    while (pos < end) {
+      const state = this.state;
+      if (state === S_IDLE) return 'data arrived with no request outstanding';
+      if (state === S_HEAD) {
+        const r = this.head(buf, pos, end);
+        if (typeof r === 'string') return r;
+        pos = r;
+      } else if (state === S_LENGTH) {
+        const take = Math.min(this.remaining, end - pos);
+        this.remaining -= take;
+        const last = this.remaining === 0;
+        this.events.onBody(buf, pos, pos + take, last);
+        pos += take;
+        if (last) this.complete(this.keepAlive);
+      } else if (state === S_CLOSE) {
+        this.events.onBody(buf, pos, end, false);
+        pos = end;
+      } else if (state === S_CHUNK_DATA) {
+        const take = Math.min(this.remaining, end - pos);
+        this.remaining -= take;
+        this.events.onBody(buf, pos, pos + take, false);
+        pos += take;
+        if (this.remaining === 0) this.state = S_CHUNK_DATA_CR;
+      } else {
+        const problem = this.chunkFraming(buf[pos] as number);
+        if (problem !== undefined) return problem;
+        pos++;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The connection ended. Completes a body delimited by close; returns 'closed' when a
+   * response was still expected or incomplete, undefined otherwise.
+   */
+  eof(): 'closed' | undefined {
+    if (this.state === S_IDLE) return undefined;
+    if (this.state === S_CLOSE) {
+      this.complete(false);
+      return undefined;
+    }
+    return 'closed';
+  }
+
+  private complete(reusable: boolean): void {
+    this.state = S_IDLE;
+    this.events.onComplete(reusable);
+  }
+
+  /** Consumes head bytes from `pos`; returns the position after the head, or an error. */
+  private head(buf: Buffer, pos: number, end: number): number | string {
+    let src = buf;
+    let hs = pos;
+    let he: number;
+    let next: number;
+    if (this.headLen === 0) {
+      const at = buf.indexOf(HEAD_END, pos);
+      if (at === -1 || at + 4 > end) return this.stashHead(buf, pos, end);
+      he = at;
+      next = at + 4;
+    } else {
+      // The head began in an earlier read: append what fits, then look for its end across the seam.
+      const from = Math.max(0, this.headLen - 3);
+      const before = this.headLen;
+      const hb = this.headBuf as Buffer;
+      const copied = buf.copy(hb, before, pos, Math.min(end, pos + hb.length - before));
+      this.headLen += copied;
+      const at = hb.indexOf(HEAD_END, from);
+      if (at === -1 || at + 4 > this.headLen) return copied < end - pos ? 'response head too large' : end;
+      src = hb;
+      hs = 0;
+      he = at;
+      next = pos + (at + 4 - before);
+      this.headLen = 0;
+    }
+    if (he - hs > this.maxHeadBytes) return 'response head too large';
+    const f: Framing = {
+      contentLength: -1,
+      chunked: false,
+      transferEncoding: false,
+      connectionClose: false,
+      connectionKeepAlive: false,
+      keepAliveHintMs: undefined,
+    };
+    const h = parseHead(src, hs, he, f);
+    if (typeof h === 'string') return h;
+    if (h.status < 200) {
+      // 101 would switch protocols, which the client never asks for; other 1xx precede the answer.
+      if (h.status === 101) return 'unexpected protocol switch (101)';
+      this.state = S_HEAD;
+      return next;
+    }
+    this.keepAlive = !f.connectionClose && (h.minor === 1 || f.connectionKeepAlive);
+    const bodyless = this.noBody || h.status === 204 || h.status === 304;
+    const delimited = bodyless || f.chunked || (f.contentLength !== -1 && !f.transferEncoding);
+    // A Transfer-Encoding that does not end in chunked is read to the close (RFC 9112 §6.3).
+    if (!delimited) this.keepAlive = false;
+    // With both, Transfer-Encoding wins, and the connection must not be reused (§6.1).
+    if (f.transferEncoding && f.contentLength !== -1) this.keepAlive = false;
+    this.events.onHead({ status: h.status, headers: h.headers, keepAlive: this.keepAlive, keepAliveHintMs: f.keepAliveHintMs });
+    if (bodyless) {
+      this.complete(this.keepAlive);
+    } else if (f.chunked) {
+      this.state = S_CHUNK_SIZE;
+      this.remaining = 0;
+      this.sawDigit = false;
+    } else if (f.contentLength !== -1 && !f.transferEncoding) {
+      this.remaining = f.contentLength;
+      if (this.remaining === 0) this.complete(this.keepAlive);
+      else this.state = S_LENGTH;
+    } else {
+      this.state = S_CLOSE;
+    }
+    return next;
+  }
+
+  /** Appends head bytes to the stash; an error once the head outgrows the cap. */
+  private stashHead(buf: Buffer, pos: number, end: number): number | string {
+    const n = end - pos;
+    if (this.headLen + n > this.maxHeadBytes + 4) return 'response head too large';
+    this.headBuf ??= Buffer.allocUnsafe(this.maxHeadBytes + 4);
+    buf.copy(this.headBuf, this.headLen, pos, end);
+    this.headLen += n;
+    return end;
+  }
+
+  private sawDigit = false;
+
+  /** One byte of chunked framing (size line, the CRLF after data, trailers). */
+  private chunkFraming(b: number): string | undefined {
+    switch (this.state) {
+      case S_CHUNK_SIZE: {
+        const v = hexValue(b);
+        if (v !== -1) {
+          if (this.remaining > MAX_CHUNK) return 'chunk size too large';
+          this.remaining = this.remaining * 16 + v;
+          this.sawDigit = true;
+          return undefined;
+        }
+        if (!this.sawDigit) return 'malformed chunk size';
+        if (b === CR) this.state = S_CHUNK_SIZE_LF;
+        else if (b === 59 /* ; */ || b === SP || b === HT) this.state = S_CHUNK_EXT;
+        else return 'malformed chunk size';
+        return undefined;
+      }
+      case S_CHUNK_EXT:
+        if (b === CR) this.state = S_CHUNK_SIZE_LF;
+        else if (b === LF) return 'malformed chunk extension';
+        return undefined;
+      case S_CHUNK_SIZE_LF:
+        if (b !== LF) return 'malformed chunk size line';
+        this.sawDigit = false;
+        this.state = this.remaining === 0 ? S_TRAILER_LINE_START : S_CHUNK_DATA;
+        return undefined;
+      case S_CHUNK_DATA_CR:
+        if (b !== CR) return 'chunk data longer than its size';
+        this.state = S_CHUNK_DATA_LF;
+        return undefined;
+      case S_CHUNK_DATA_LF:
+        if (b !== LF) return 'chunk data longer than its size';
+        this.state = S_CHUNK_SIZE;
+        return undefined;
+      case S_TRAILER_LINE_START:
+        this.state = b === CR ? S_DONE_LF : S_TRAILER_LINE;
+        return undefined;
+      case S_TRAILER_LINE:
+        if (b === LF) this.state = S_TRAILER_LINE_START;
+        return undefined;
+      case S_DONE_LF:
+        if (b !== LF) return 'malformed end of chunked body';
+        this.complete(this.keepAlive);
+        return undefined;
+      default:
+        return 'parser in an impossible state';
+    }
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * The client's own HTTP/1.1 transport for `http:` origins: up to `connections` keep-alive
+ * connections, one request on each at a time, a FIFO queue beyond that.
+ *
+ * Why not undici here: a load generator's ceiling is its cost per request, and undici's
+ * general machinery (request objects, header validation and normalisation, its parser binding,
+ * per-request timers) costs about as much as everything else the client does together. This
+ * transport serialises each header set once, parses only the headers the client reads, reads
+ * every socket into one shared buffer, and checks timeouts in one sweep per pool instead of
+ * arming timers per request. `https:` stays on undici (TLS, ALPN, certificates).
+ */
+import type { Clock } from '../core/clock.js';
+import { watchAbort } from './abort-watch.js';
+import { createCodedError } from './errors.js';
+import { H1Connection, type ConnectionOwner, type ConnectionTarget } from './h1-connection.js';
+import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
+import { MAX_HEAD_BYTES } from './h1-parser.js';
+import { TextCache } from './text-cache.js';
+import type { BodyStream, ExchangeRequest, ExchangeSink, RequestHeaders, Transport } from './transport.js';
+import type { TransportSettings } from './undici-transport.js';
+
+/** Idle reuse limit when the server states no `Keep-Alive: timeout` (as undici's default). */
+const DEFAULT_KEEP_ALIVE_MS = 4000;
+/** Bytes of the read buffer every connection of a pool shares (a read never outlives its callback). */
+const READ_BUFFER_BYTES = 64 * 1024;
+const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_VALUE_RE = /[\r\n\0]|[^\u0000-\u00ff]/;
+const NON_ASCII_RE = /[^\u0000-\u007f]/;
+// The transport frames requests itself; a caller's copy of these would contradict it.
+const FRAMING = new Set(['host', 'content-length', 'transfer-encoding']);
+
+/** A header set serialised once: its lines, or why it cannot be sent. */
+interface HeaderBlock {
+  readonly lines: string;
+  readonly ascii: boolean;
+  readonly problem: string | undefined;
+}
+
+function serialiseHeaders(headers: RequestHeaders): HeaderBlock {
+  let lines = '';
+  let ascii = true;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name] as string;
+    if (!TOKEN_RE.test(name)) return { lines: '', ascii, problem: `invalid header name ${JSON.stringify(name)}` };
+    if (BAD_VALUE_RE.test(value)) return { lines: '', ascii, problem: `invalid value of header ${name}` };
+    if (FRAMING.has(name.toLowerCase())) continue;
+    if (NON_ASCII_RE.test(value)) ascii = false;
+    lines += `${name}: ${value}\r\n`;
+  }
+  return { lines, ascii, problem: undefined };
+}
+
+class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
+  readonly kind = 'h1';
+  private readonly target: ConnectionTarget;
+  private readonly hostHeader: string;
+  private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  private readonly blocks = new WeakMap<RequestHeaders, HeaderBlock>();
+  readonly texts = new TextCache();
+  private readonly all = new Set<H1Connection>();
+  private readonly idle: H1Connection[] = [];
+  private queue: (H1Exchange | undefined)[] = [];
+  private queueHead = 0;
+  private isClosed = false;
+  private closing: Promise<void> | undefined = undefined;
+  private drained: (() => void) | undefined = undefined;
+  private sweepTimer: NodeJS.Timeout | undefined = undefined;
+  private readonly tickMs: number;
+
+  constructor(
+    url: URL,
+    private readonly s: TransportSettings,
+  ) {
+    // URL keeps the brackets of an IPv6 literal; connect() wants the bare address.
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    this.target = { host, port: url.port === '' ? 80 : Number(url.port), keepAliveMs: DEFAULT_KEEP_ALIVE_MS, maxHeadBytes: MAX_HEAD_BYTES };
+    this.hostHeader = url.host;
+    const enabled = [s.connectMs, s.headersMs, s.bodyMs].filter((ms) => ms > 0);
+    // A timeout fires within a quarter of itself (at most 1 s) of its deadline, as undici's coarse timers do.
+    this.tickMs = Math.min(1000, Math.max(5, Math.min(...enabled, 4000) / 4));
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  exchange(req: ExchangeRequest, clock: Clock, signal: AbortSignal | undefined, sink: ExchangeSink, body?: BodyStream): H1Exchange {
+    const ex = new H1Exchange(req, clock, signal, sink, body, this);
+    if (this.isClosed) {
+      ex.fail(createCodedError('FG_H1_POOL_CLOSED', 'the client is closed'), clock.nowNs());
+      return ex;
+    }
+    const problem = this.serialise(ex);
+    if (problem !== undefined) {
+      ex.fail(createCodedError('FG_H1_INVALID_REQUEST', problem), clock.nowNs());
+      return ex;
+    }
+    if (signal !== undefined) {
+      if (signal.aborted) {
+        ex.fail(signal.reason, clock.nowNs());
+        return ex;
+      }
+      watchAbort(signal, ex);
+    }
+    this.sweepTimer ??= setInterval(() => this.sweep(), this.tickMs).unref();
+    this.dispatch(ex);
+    return ex;
+  }
+
+  close(): Promise<void> {
+    if (this.closing === undefined) {
+      this.isClosed = true;
+      this.closing = new Promise((resolve) => {
+        this.drained = resolve;
+      });
+      this.checkDrained();
+    }
+    return this.closing;
+  }
+
+  cancel(ex: H1Exchange): void {
+    if (ex.connection !== undefined) {
+      ex.connection.drop(ex);
+      return;
+    }
+    const i = this.queue.indexOf(ex, this.queueHead);
+    if (i !== -1) this.queue[i] = undefined;
+    this.checkDrained();
+  }
+
+  released(conn: H1Connection, reusable: boolean): void {
+    if (!reusable) {
+      conn.destroy();
+      return;
+    }
+    const next = this.dequeue();
+    if (next !== undefined) {
+      conn.send(next);
+      return;
+    }
+    conn.idleSinceMs = performance.now();
+    this.idle.push(conn);
+    this.checkDrained();
+  }
+
+  gone(conn: H1Connection): void {
+    this.all.delete(conn);
+    const i = this.idle.indexOf(conn);
+    if (i !== -1) this.idle.splice(i, 1);
+    // The capacity it held goes to the next request waiting, if any.
+    const next = this.dequeue();
+    if (next !== undefined) this.open().send(next);
+    this.checkDrained();
+  }
+
+  private serialise(ex: H1Exchange): string | undefined {
+    const req = ex.req;
+    let block = this.blocks.get(req.headers);
+    if (block === undefined) {
+      block = serialiseHeaders(req.headers);
+      this.blocks.set(req.headers, block);
+    }
+    if (block.problem !== undefined) return block.problem;
+    const head = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${block.lines}`;
+    const body = req.body;
+    if (body === undefined) {
+      ex.wire = `${head}\r\n`;
+      ex.wireEncoding = 'latin1';
+      return undefined;
+    }
+    const withLength = `${head}content-length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n`;
+    if (block.ascii) {
+      // An ASCII head reads the same in UTF-8, so head and body go out as one string, one write.
+      ex.wire = withLength + body;
+      ex.wireEncoding = 'utf8';
+    } else {
+      ex.wire = Buffer.concat([Buffer.from(withLength, 'latin1'), Buffer.from(body, 'utf8')]);
+    }
+    return undefined;
+  }
+
+  private dispatch(ex: H1Exchange): void {
+    const conn = this.takeIdle();
+    if (conn !== undefined) conn.send(ex);
+    else if (this.all.size < this.s.connections) this.open().send(ex);
+    else this.queue.push(ex);
+  }
+
+  private open(): H1Connection {
+    const conn = new H1Connection(this, this.target, this.readBuffer);
+    this.all.add(conn);
+    return conn;
+  }
+
+  private takeIdle(): H1Connection | undefined {
+    const now = performance.now();
+    for (;;) {
+      const conn = this.idle.pop();
+      if (conn === undefined) return undefined;
+      if (conn.dead) continue;
+      if (now - conn.idleSinceMs < conn.keepAliveMs) return conn;
+      conn.destroy();
+    }
+  }
+
+  private dequeue(): H1Exchange | undefined {
+    const q = this.queue;
+    while (this.queueHead < q.length) {
+      const ex = q[this.queueHead];
+      q[this.queueHead++] = undefined;
+      if (ex !== undefined && !ex.done) {
+        this.compactQueue();
+        return ex;
+      }
+    }
+    this.queue = [];
+    this.queueHead = 0;
+    return undefined;
+  }
+
+  private compactQueue(): void {
+    if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.queueHead);
+      this.queueHead = 0;
+    }
+  }
+
+  /** Times out stalled connects, heads and bodies; retires connections idle past their keep-alive. */
+  private sweep(): void {
+    const now = performance.now();
+    const { connectMs, headersMs, bodyMs } = this.s;
+    for (const conn of this.all) {
+      const ex = conn.ex;
+      if (ex === undefined) {
+        if (!conn.dead && now - conn.idleSinceMs >= conn.keepAliveMs) conn.destroy();
+      } else if (!conn.connected) {
+        if (connectMs > 0 && now - conn.createdAtMs >= connectMs) conn.timeout('FG_H1_CONNECT_TIMEOUT', `connect timed out after ${connectMs} ms`);
+      } else if (ex.headersNs === undefined) {
+        if (headersMs > 0 && now - conn.sentAtMs >= headersMs) conn.timeout('FG_H1_HEADERS_TIMEOUT', `no response head within ${headersMs} ms`);
+      } else if (conn.bytesIn !== conn.markBytes) {
+        conn.markBytes = conn.bytesIn;
+        conn.markAtMs = now;
+      } else if (bodyMs > 0 && now - conn.markAtMs >= bodyMs) {
+        conn.timeout('FG_H1_BODY_TIMEOUT', `body stalled for ${bodyMs} ms`);
+      }
+    }
+  }
+
+  private checkDrained(): void {
+    if (this.drained === undefined) return;
+    for (const conn of this.all) if (conn.ex !== undefined) return;
+    for (let i = this.queueHead; i < this.queue.length; i++) if (this.queue[i] !== undefined) return;
+    const done = this.drained;
+    this.drained = undefined;
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    for (const conn of [...this.all]) conn.destroy();
+    done();
+  }
+}
+
+/** The client's own HTTP/1.1 transport to an `http:` origin. */
+export function createH1Transport(origin: string, s: TransportSettings): Transport {
+  return new H1Pool(new URL(origin), s);
+}

@@ -1,0 +1,78 @@
+/**
+ * The wire under the client: one exchange at a time, its outcome delivered to a sink exactly
+ * once, never thrown. Two transports implement it: the client's own HTTP/1.1 connections
+ * (`h1-pool.ts`, the default for `http:` targets, because they cost a load generator a third
+ * of what undici does per request) and undici (`undici-transport.ts`, for `https:` and on request).
+ */
+import type { Clock } from '../core/clock.js';
+import type { ResponseHeaders } from './rate-limit-headers.js';
+
+/** Request headers as the client sends them (lower-case names). */
+export type RequestHeaders = Readonly<Record<string, string>>;
+
+/** One request. `body` is already serialised (UTF-8 text). */
+export interface ExchangeRequest {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly headers: RequestHeaders;
+  readonly body: string | undefined;
+  /**
+   * Bodies of requests with the same key tend to repeat (the operation's name): a transport
+   * may hand back the very string it decoded last time for a byte-identical body.
+   */
+  readonly reuseKey?: string;
+}
+
+/** What one exchange ended in: a full answer, or an error (with what arrived before it). */
+export interface ExchangeOutcome {
+  readonly status: number;
+  readonly headers: ResponseHeaders | undefined;
+  /** When the response head arrived (the client's clock). */
+  readonly headersNs: number | undefined;
+  /** When the body's last byte, or the failure, arrived. */
+  readonly endNs: number;
+  /** The body decoded as UTF-8 (BOM dropped), when it arrived whole and was not streamed. */
+  readonly text: string | undefined;
+  /** The failure, when there was one. */
+  readonly error: unknown;
+}
+
+/** Receives the outcome of one exchange. */
+export type ExchangeSink = (outcome: ExchangeOutcome) => void;
+
+/**
+ * Optional streaming of the body: `head` sees the response head first and returns true to
+ * receive the body chunk by chunk (each stamped on arrival) instead of buffered; the outcome
+ * then carries no `text`. A chunk is only valid during the call.
+ */
+export interface BodyStream {
+  head(status: number, headers: ResponseHeaders, atNs: number): boolean;
+  chunk(chunk: Buffer, atNs: number): void;
+}
+
+/** A request in flight, for cancelling it from outside (a failed consumer). */
+export interface ExchangeHandle {
+  /** Aborts the request; the outcome then arrives with `reason` as its error. */
+  cancel(reason: unknown): void;
+}
+
+/** Connections to one origin. */
+export interface Transport {
+  /** Which implementation this is (for reports and diagnosis). */
+  readonly kind: 'h1' | 'undici';
+  /**
+   * Sends one request and calls `sink` exactly once with its outcome. Never throws for
+   * transport failures (they arrive as `error`). With `body`, the body can be taken chunk by chunk.
+   */
+  exchange(req: ExchangeRequest, clock: Clock, signal: AbortSignal | undefined, sink: ExchangeSink, body?: BodyStream): ExchangeHandle;
+  /** Lets exchanges in flight finish, then closes every connection; later exchanges fail as aborted. */
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+/** Decodes a buffered body: UTF-8 with a leading BOM dropped. */
+export function decodeBody(buf: Buffer, start: number, end: number): string {
+  if (end <= start) return '';
+  const s = end - start > 2 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf ? start + 3 : start;
+  return buf.toString('utf8', s, end);
+}
