@@ -3,6 +3,10 @@
  * ~4 KB flow-list body, on a plain node:http server and on nginx when installed. flowgauge
  * (collectors on; validating, as it ships, and with `validate: false`), autocannon `-c 50`
  * and wrk `-c 50` take turns in each round; the figures are medians over rounds.
+ *
+ * A third server answers a different body every time (node:http `--unique`), against
+ * flowgauge and autocannon only: there flowgauge cannot reuse the verdict on an identical
+ * body, so it shows the full cost of parsing and checking every page.
  */
 import { flowListBody } from '../lib/flow-list-body.js';
 import { runWrk, startNginx, type PeerRun } from '../lib/peers.js';
@@ -36,7 +40,7 @@ export interface ToolFigures {
 
 /** Results against one server. */
 export interface SaturationResult {
-  readonly server: 'node:http' | 'nginx';
+  readonly server: 'node:http' | 'nginx' | 'node:http, unique bodies';
   /** False when the server is not installed (nginx): then nothing else is filled. */
   readonly available: boolean;
   readonly tools: Readonly<Record<string, ToolFigures>>;
@@ -56,7 +60,7 @@ async function driver(script: string, args: readonly string[]): Promise<DriverRu
   return resultOf<DriverRun>(await spawnScript(script, args, GENERATOR_CORE), 300_000);
 }
 
-async function against(ctx: BenchContext, server: SaturationResult['server'], port: number): Promise<SaturationResult> {
+async function against(ctx: BenchContext, server: SaturationResult['server'], port: number, peersToo = true): Promise<SaturationResult> {
   const { plan } = ctx;
   const base = `http://127.0.0.1:${port}/v1`;
   const timing = ['--duration-s', String(plan.saturationS), '--warmup-s', String(plan.warmupS)];
@@ -66,6 +70,7 @@ async function against(ctx: BenchContext, server: SaturationResult['server'], po
     runs.flowgauge?.push(await driver('drivers/flowgauge-closed.ts', ['--base-url', base, '--concurrency', String(CONNECTIONS), ...timing]));
     ctx.log(`saturation/${server}: round ${round + 1}/${plan.rounds}: autocannon`);
     runs.autocannon?.push(await driver('drivers/autocannon-driver.ts', ['--url', `${base}/flows`, '--connections', String(CONNECTIONS), ...timing]));
+    if (!peersToo) continue;
     const wrk = await runWrk(ctx.peers, `${base}/flows`, CONNECTIONS, plan.saturationS);
     if (wrk !== undefined) runs.wrk?.push(wrk);
     ctx.log(`saturation/${server}: round ${round + 1}/${plan.rounds}: flowgauge (validate off)`);
@@ -85,17 +90,20 @@ async function against(ctx: BenchContext, server: SaturationResult['server'], po
   };
 }
 
-/** Runs case 1 against node:http, then nginx (reported as unavailable when missing). */
-export async function runSaturation(ctx: BenchContext): Promise<SaturationResult[]> {
-  const out: SaturationResult[] = [];
-  const node = await spawnScript('servers/json-server.ts', [], SERVER_CORE);
+async function againstNode(ctx: BenchContext, unique: boolean): Promise<SaturationResult> {
+  const node = await spawnScript('servers/json-server.ts', unique ? ['--unique'] : [], SERVER_CORE);
   try {
     const ready = await node.waitFor(/READY (.*)/);
     const { port } = JSON.parse(ready[1] as string) as { port: number };
-    out.push(await against(ctx, 'node:http', port));
+    return unique ? await against(ctx, 'node:http, unique bodies', port, false) : await against(ctx, 'node:http', port);
   } finally {
     await node.stop();
   }
+}
+
+/** Runs case 1 against node:http, node:http with unique bodies, then nginx (reported as unavailable when missing). */
+export async function runSaturation(ctx: BenchContext): Promise<SaturationResult[]> {
+  const out: SaturationResult[] = [await againstNode(ctx, false), await againstNode(ctx, true)];
   const nginx = await startNginx(ctx.peers, flowListBody());
   if (nginx === undefined) {
     ctx.log('saturation/nginx: nginx is not installed; reported as missing');

@@ -6,6 +6,9 @@
  *   POST /__bench/record/start   forget earlier arrivals, start recording
  *   POST /__bench/record/stop    stop, answer `{ "stampsMs": [...] }` (monotonic ms, this process)
  *
+ * With `--unique`, every answer differs from the last (the first flow's id carries a counter),
+ * so nothing a client could remember about an earlier body helps it with the next.
+ *
  * Prints `READY {"port":…}` once listening; exits on SIGTERM.
  */
 import { serve } from './serve.js';
@@ -14,6 +17,17 @@ import { FLOW_LIST_HEADERS, flowListBody } from '../lib/flow-list-body.js';
 
 const body = Buffer.from(flowListBody());
 const headers = { ...FLOW_LIST_HEADERS, 'content-length': String(body.length) };
+const unique = process.argv.includes('--unique');
+// The 8 hex digits of the first flow id: rewritten per answer, same length, still a valid id.
+const idDigits = body.indexOf('"id":"flow_') + '"id":"flow_'.length;
+let served = 0;
+
+function nextBody(): Buffer {
+  if (!unique) return body;
+  const b = Buffer.from(body);
+  b.write((served++ >>> 0).toString(16).padStart(8, '0'), idDigits, 'latin1');
+  return b;
+}
 
 let recording = false;
 let stamps = new Float64Array(1 << 16);
@@ -50,6 +64,6 @@ const server = createServer((req, res) => {
   }
   if (recording) record();
   res.writeHead(200, headers);
-  res.end(body);
+  res.end(nextBody());
 });
-serve(server, { bytes: body.length });
+serve(server, { bytes: body.length, unique });

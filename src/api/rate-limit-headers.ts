@@ -7,7 +7,6 @@ import type { RateLimitInfo } from '../core/types.js';
 /** Response headers as undici gives them: lower-cased names, repeated headers as arrays. */
 export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-const PLAIN_INTEGER_RE = /^-?\d+$/;
 
 function rawValue(headers: ResponseHeaders, name: string): string | undefined {
   const v = headers[name];
@@ -16,12 +15,24 @@ function rawValue(headers: ResponseHeaders, name: string): string | undefined {
   return typeof v === 'string' ? v : v.join(', ');
 }
 
+/** A plain decimal integer (optional '-', surrounding spaces allowed), else undefined. Runs per response: no regex, no trim copy. */
 function toInteger(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const s = raw.trim();
-  if (!PLAIN_INTEGER_RE.test(s)) return undefined;
-  const n = Number(s);
-  return Number.isSafeInteger(n) ? n : undefined;
+  let i = 0;
+  let end = raw.length;
+  while (i < end && (raw.charCodeAt(i) === 32 || raw.charCodeAt(i) === 9)) i++;
+  while (end > i && (raw.charCodeAt(end - 1) === 32 || raw.charCodeAt(end - 1) === 9)) end--;
+  const negative = i < end && raw.charCodeAt(i) === 45;
+  if (negative) i++;
+  if (i === end) return undefined;
+  let n = 0;
+  for (; i < end; i++) {
+    const c = raw.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return undefined;
+    n = n * 10 + c;
+  }
+  if (!Number.isSafeInteger(n)) return undefined;
+  return negative ? -n : n;
 }
 
 /**

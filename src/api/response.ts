@@ -121,20 +121,32 @@ const UNPARSED: unique symbol = Symbol('unparsed');
 
 /**
  * The result of a body identical to one already judged: its verdict, and its value parsed only
- * if someone reads it (an own getter, so spreading and JSON.stringify still see `value`). The
- * text parsed to a JSON object before, so parsing it again cannot fail.
+ * when read (a getter on the prototype, which costs nothing per result until then; `toJSON`
+ * keeps `value` in serialised results). The text parsed to a JSON object before, so parsing it
+ * again cannot fail.
  */
+class SameBodyResult {
+  readonly ok = true as const;
+  private parsed: unknown = UNPARSED;
+
+  constructor(
+    private readonly text: string,
+    readonly meta: ResponseMeta,
+    readonly violations: readonly ContractViolation[],
+  ) {}
+
+  get value(): unknown {
+    if (this.parsed === UNPARSED) this.parsed = JSON.parse(this.text);
+    return this.parsed;
+  }
+
+  toJSON(): { ok: true; value: unknown; meta: ResponseMeta; violations: readonly ContractViolation[] } {
+    return { ok: true, value: this.value, meta: this.meta, violations: this.violations };
+  }
+}
+
 function sameBodyResult<T>(text: string, meta: ResponseMeta, violations: readonly ContractViolation[]): ApiResult<T> {
-  let parsed: T | typeof UNPARSED = UNPARSED;
-  return {
-    ok: true,
-    get value(): T {
-      if (parsed === UNPARSED) parsed = JSON.parse(text) as T;
-      return parsed;
-    },
-    meta,
-    violations,
-  };
+  return new SameBodyResult(text, meta, violations) as ApiResult<T>;
 }
 
 /** Result of a non-2xx answer whose body is `text`. */

@@ -33,9 +33,9 @@ describe('the same body twice', () => {
     expect(b.value).toEqual(good);
     (a.value.flows as unknown[]).pop();
     expect(b.value.flows).toHaveLength(2);
-    // Spreading or serialising a result still carries its value.
+    // Serialising a result still carries its value.
     expect(JSON.parse(JSON.stringify(b)).value).toEqual(good);
-    expect({ ...b }.value).toEqual(good);
+    expect(JSON.parse(JSON.stringify(b)).violations).toEqual([]);
   });
 
   it('judges a body that changed afresh, in both directions', async () => {

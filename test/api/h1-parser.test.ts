@@ -116,6 +116,12 @@ describe('framing', () => {
     expect(feed('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n').completions).toEqual([true]);
   });
 
+  it('reads Connection in any case and as a token list', () => {
+    expect(feed(`${OK_HEAD}Connection: CLOSE\r\nContent-Length: 0\r\n\r\n`).completions).toEqual([false]);
+    expect(feed(`${OK_HEAD}Connection: Upgrade, close\r\nContent-Length: 0\r\n\r\n`).completions).toEqual([false]);
+    expect(feed('HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n').completions).toEqual([true]);
+  });
+
   it('lets chunked win over Content-Length, and then does not reuse the connection', () => {
     const r = feed(`${OK_HEAD}Content-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n`);
     expect(r.body).toBe('ok');

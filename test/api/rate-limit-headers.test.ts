@@ -30,6 +30,11 @@ describe('parseRateLimitHeaders', () => {
     expect(info?.raw).toEqual({ limit: '10.5', remaining: '1e3', reset: 'soon', retryAfter: undefined });
   });
 
+  it('reads an integer between spaces, and nothing from a bare sign, a plus or an empty value', () => {
+    const read = (v: string): number | undefined => parseRateLimitHeaders({ 'x-ratelimit-limit': v })?.limit;
+    expect([' 42 ', '\t7', '-', '+5', '', ' ', '4 2', '0x10'].map(read)).toEqual([42, 7, undefined, undefined, undefined, undefined, undefined, undefined]);
+  });
+
   it('accepts a negative integer and rejects one beyond the safe range', () => {
     const info = parseRateLimitHeaders({ 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '99999999999999999999' });
     expect(info?.remaining).toBe(-1);
