@@ -64,6 +64,14 @@ describe('client options', () => {
     expect(issuesOf({ baseUrl: 'http://h/v2', token: TOKEN })).toEqual([]);
   });
 
+  it('takes a transport by name; h1 only for plain http addresses', () => {
+    expect(resolveClientOptions({ baseUrl: 'http://h/v1', token: TOKEN }).transport).toBe('auto');
+    expect(resolveClientOptions({ baseUrl: 'http://h/v1', token: TOKEN, transport: 'undici' }).transport).toBe('undici');
+    expect(issuesOf({ baseUrl: 'http://h/v1', token: TOKEN, transport: 'h2' as 'h1' })).toEqual(['transport']);
+    expect(issuesOf({ baseUrl: 'https://h/v1', token: TOKEN, transport: 'h1' })).toEqual(['transport']);
+    expect(issuesOf({ baseUrl: 'http://h/v1', token: TOKEN, webhookHost: 'https://hooks.example', transport: 'h1' })).toEqual(['transport']);
+  });
+
   it('rejects a token with control characters', () => {
     expect(issuesOf({ baseUrl: 'http://h/v1', token: 'abc\r\nx-evil: 1' })).toEqual(['token']);
   });

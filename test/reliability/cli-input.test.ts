@@ -73,6 +73,7 @@ const CASES = (): readonly Case[] => [
   ['max-in-flight not a number', ['run', 'ok.json', '--max-in-flight', 'abc'], 2, [/--max-in-flight must be a whole number/, /not a number/]],
   ['zero connections', ['run', 'ok.json', '--connections', '0'], 2, [/--connections must be a whole number from 1/]],
   ['fractional connections', ['run', 'ok.json', '--connections', '2.5'], 2, [/--connections/, /got 2.5/]],
+  ['unknown transport', ['run', 'ok.json', '--transport', 'h2'], 2, [/transport/, /h1/, /undici/]],
   ['metrics port out of range', ['run', 'ok.json', '--metrics-port', '70000'], 2, [/--metrics-port must be a whole number from 0 to 65535/]],
   ['bad shard', ['run', 'ok.json', '--shard', '0/3'], 2, [/--shard "0\/3"/, /i\/N with 1 <= i <= N/]],
   ['zero shards', ['run', 'ok.json', '--shards', '0'], 2, [/--shards must be a whole number from 1/]],

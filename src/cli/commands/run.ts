@@ -3,7 +3,7 @@
  * report.json and report.md, exit by the thresholds. Ctrl-C stops scheduling, drains
  * in-flight requests for the grace period and still writes the report; a second Ctrl-C quits.
  */
-import { createClient } from '../../api/index.js';
+import { createClient, type TransportChoice } from '../../api/index.js';
 import { parseDurationMs, DURATION_HELP } from '../../core/units.js';
 import type { Tier } from '../../core/tiers.js';
 import { randomBytes } from 'node:crypto';
@@ -44,6 +44,7 @@ interface RunArgs extends TargetArgs {
   quiet?: boolean | undefined;
   'metrics-port'?: number | undefined;
   connections?: number | undefined;
+  transport?: string | undefined;
   shard?: string | undefined;
   shards?: number | undefined;
   pushgateway?: string | undefined;
@@ -143,6 +144,11 @@ export const runCommand: MakeCommand = (ctx) => ({
         quiet: { type: 'boolean', describe: 'no live progress' },
         'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1) during the run' },
         connections: { type: 'number', describe: 'HTTP connections to the target (default 64)' },
+        transport: {
+          type: 'string',
+          choices: ['auto', 'h1', 'undici'],
+          describe: "HTTP implementation: flowgauge's own HTTP/1.1 connections (h1) or undici; auto: h1 for http:, undici for https:",
+        },
         shard: { type: 'string', describe: 'run shard i of N (e.g. 2/4): this process sends its share of the schedule' },
         pushgateway: { type: 'string', describe: 'push metrics to this Pushgateway every 10 s and at the end (job flowgauge, instance, shard)' },
         otel: {
@@ -223,6 +229,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         token: target.token,
         ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
         ...(args.connections !== undefined ? { connections: args.connections } : {}),
+        ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
       });
       let metrics: RunMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
