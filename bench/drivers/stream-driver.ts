@@ -8,11 +8,15 @@
  *   is tied to it once through a paired reading).
  * - bare: undici `request()` + eventsource-parser + `JSON.parse` of each event, counting tokens,
  *   with no timing at all: the floor a streaming client cannot go below.
+ * - floor: the least a client can do to stamp a first token: raw keep-alive sockets, a prebuilt
+ *   request, one `performance.now()` per read and a substring search for the send stamp. Its
+ *   TTFT error is what the machine itself (scheduling, loopback) costs any user-space tool.
  *
  * Both start `--concurrency` streams and keep that many open for `--duration-s`, then let the
  * open ones finish; tokens/s = tokens received / elapsed. Measured after a warm-up pass on
  * the same connections.
  */
+import { connect } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createParser } from 'eventsource-parser';
 import { Pool } from 'undici';
@@ -162,7 +166,65 @@ async function bare(seconds: number): Promise<Record<string, unknown>> {
   return { tool: 'bare', streams, tokens, elapsedS, tokensPerS: tokens / elapsedS, cpuS: (cpu.user + cpu.system) / 1e6, errors };
 }
 
-const runOnce = mode === 'bare' ? bare : flowgauge;
+/** The TTFT error of the first token from one `data` chunk's arrival stamp and the text read so far. */
+function firstTokenError(text: string, atMs: number, ref: { perfNs: number; hr: bigint }): number | undefined {
+  const i = text.indexOf('"sent_ns":"');
+  if (i === -1) return undefined;
+  const j = text.indexOf('"', i + 11);
+  if (j === -1) return undefined;
+  return (atMs * 1e6 - ref.perfNs - Number(BigInt(text.slice(i + 11, j)) - ref.hr)) / 1e6;
+}
+
+async function floor(seconds: number): Promise<Record<string, unknown>> {
+  const json = JSON.stringify(body);
+  const request =
+    `POST ${url.pathname}/flows/${FLOW}/stream HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\n` +
+    `accept: text/event-stream\r\nauthorization: Bearer fg_bench_token\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
+  const ref = pairedReading();
+  const t0 = performance.now();
+  const steady = t0 + Math.min(1, seconds / 4) * 1000;
+  const deadline = t0 + seconds * 1000;
+  const errorsMs: number[] = [];
+  let streams = 0;
+  const connection = (): Promise<void> =>
+    new Promise((resolve) => {
+      const socket = connect({ host: url.hostname, port: Number(url.port) });
+      socket.setNoDelay(true);
+      let text = '';
+      let startedAt = 0;
+      let found = false;
+      const send = (): void => {
+        text = '';
+        found = false;
+        startedAt = performance.now();
+        socket.write(request);
+      };
+      socket.on('connect', send);
+      socket.on('data', (chunk: Buffer) => {
+        const at = performance.now();
+        text += chunk.toString('latin1');
+        if (!found) {
+          const err = firstTokenError(text, at, ref);
+          if (err !== undefined) {
+            found = true;
+            if (startedAt >= steady) errorsMs.push(err);
+          }
+        }
+        // The chunked body's last chunk: the stream is over.
+        if (text.endsWith('\r\n0\r\n\r\n')) {
+          streams++;
+          if (performance.now() < deadline) send();
+          else socket.end();
+        }
+      });
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+    });
+  await Promise.all(Array.from({ length: concurrency }, connection));
+  return { tool: 'floor', streams, elapsedS: (performance.now() - t0) / 1000, ttftErrorMs: percentiles(errorsMs) };
+}
+
+const runOnce = mode === 'bare' ? bare : mode === 'floor' ? floor : flowgauge;
 if (warmupS > 0) await runOnce(warmupS);
 printResult(await runOnce(durationS));
 await client.close();

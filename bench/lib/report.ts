@@ -68,6 +68,7 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
   return out;
 }
 
+const ratioOf = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
 const fmt = (v: number | undefined, digits = 2): string => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(digits));
 const verdict = (p: boolean | undefined): string => (p === undefined ? 'not measured' : p ? 'met' : '**missed**');
 
@@ -120,6 +121,10 @@ export function renderBenchMarkdown(r: BenchReport): string {
     lines.push('## 3. Streaming', '', '| measure | value |', '|---|---|');
     lines.push(`| tokens/s, flowgauge ÷ bare loop (${s.concurrency} streams) | ${fmt(s.ratioToBare)} |`);
     lines.push(`| TTFT error p50 / p99 / max (ms), ${s.concurrency} paced streams | ${fmt(s.paced?.ttftErrorMs?.p50, 3)} / ${fmt(s.paced?.ttftErrorMs?.p99, 3)} / ${fmt(s.paced?.ttftErrorMs?.max, 3)} |`);
+    const floorP99 = s.floorRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
+    const fgP99 = s.pacedRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
+    lines.push(`| TTFT error p99 per round (ms): flowgauge / raw-socket floor | ${fgP99} / ${floorP99} |`);
+    lines.push(`| TTFT error p99, flowgauge ÷ raw-socket floor (medians) | ${fmt(ratioOf(s.ttftErrorP99Ms, s.floorTtftErrorP99Ms))} |`);
     const loop = s.paced?.eventLoopDelayMs;
     lines.push(`| client event-loop delay p50 / p99 / max (ms, 1 ms timer), paced run | ${fmt(loop?.p50, 2)} / ${fmt(loop?.p99, 2)} / ${fmt(loop?.max, 2)} |`, '');
   }
