@@ -2,10 +2,11 @@
  * One keep-alive HTTP/1.1 connection of the client's own transport: a `net` socket that reads
  * into the pool's shared buffer (`onread`, so no Buffer is allocated per read), the response
  * parser, and the exchange it is carrying. Each read is stamped with the exchange's clock on
- * arrival, before the parser sees it. Timeouts are enforced by the pool's sweep, which reads
+ * arrival (`arrival-stamp.ts`), before the parser sees it. Timeouts are enforced by the pool's sweep, which reads
  * the marks kept here.
  */
 import { connect, type Socket } from 'node:net';
+import type { ArrivalStamper } from './arrival-stamp.js';
 import { createCodedError } from './errors.js';
 import type { H1Exchange } from './h1-exchange.js';
 import { H1ResponseParser, type H1Events, type H1Head } from './h1-parser.js';
@@ -25,6 +26,8 @@ export interface ConnectionTarget {
   /** Idle time after which a kept-alive connection is not reused, when the server states none. */
   readonly keepAliveMs: number;
   readonly maxHeadBytes: number;
+  /** Stamps reads; reads of one pass over ready sockets share a stamp (`arrival-stamp.ts`). */
+  readonly stamp: ArrivalStamper;
 }
 
 /** Reuse stops this long before the server's stated keep-alive timeout, so a request never races its close. */
@@ -46,6 +49,7 @@ export class H1Connection implements H1Events {
   markAtMs = 0;
   private readonly socket: Socket;
   private readonly parser: H1ResponseParser;
+  private readonly stamp: ArrivalStamper;
   private atNs = 0;
   private completed: boolean | undefined = undefined;
 
@@ -55,6 +59,7 @@ export class H1Connection implements H1Events {
     readBuffer: Buffer,
   ) {
     this.keepAliveMs = target.keepAliveMs;
+    this.stamp = target.stamp;
     this.parser = new H1ResponseParser(this, target.maxHeadBytes);
     this.socket = connect({ host: target.host, port: target.port, onread: { buffer: readBuffer, callback: (n) => this.read(n, readBuffer) } });
     this.socket.setNoDelay(true);
@@ -119,7 +124,7 @@ export class H1Connection implements H1Events {
       this.destroy();
       return false;
     }
-    this.atNs = ex.clock.nowNs();
+    this.atNs = this.stamp(ex.clock);
     this.completed = undefined;
     const problem = this.parser.execute(buf, 0, n);
     if (problem !== undefined) {
@@ -143,7 +148,7 @@ export class H1Connection implements H1Events {
   private ended(): void {
     const ex = this.ex;
     if (ex !== undefined && !ex.done) {
-      this.atNs = ex.clock.nowNs();
+      this.atNs = this.stamp(ex.clock);
       if (this.parser.eof() === 'closed') ex.fail(createCodedError('FG_H1_CLOSED', 'other side closed'), this.atNs);
     }
     this.ex = undefined;

@@ -25,6 +25,8 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
   /** The request as it goes on the wire (serialised once, before it may wait in the queue). */
   wire: string | Buffer | undefined = undefined;
   wireEncoding: BufferEncoding = 'latin1';
+  /** True while it waits in the pool's queue. */
+  queued = false;
   status = 0;
   headers: ResponseHeaders | undefined = undefined;
   headersNs: number | undefined = undefined;

@@ -11,6 +11,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import { watchAbort } from './abort-watch.js';
+import { createArrivalStamper } from './arrival-stamp.js';
 import { createCodedError } from './errors.js';
 import { H1Connection, type ConnectionOwner, type ConnectionTarget } from './h1-connection.js';
 import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
@@ -61,6 +62,8 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private readonly idle: H1Connection[] = [];
   private queue: (H1Exchange | undefined)[] = [];
   private queueHead = 0;
+  /** Queued exchanges not yet cancelled (cancelled ones stay in the queue until reached). */
+  private waiting = 0;
   private isClosed = false;
   private closing: Promise<void> | undefined = undefined;
   private drained: (() => void) | undefined = undefined;
@@ -73,7 +76,13 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   ) {
     // URL keeps the brackets of an IPv6 literal; connect() wants the bare address.
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    this.target = { host, port: url.port === '' ? 80 : Number(url.port), keepAliveMs: DEFAULT_KEEP_ALIVE_MS, maxHeadBytes: MAX_HEAD_BYTES };
+    this.target = {
+      host,
+      port: url.port === '' ? 80 : Number(url.port),
+      keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
+      maxHeadBytes: MAX_HEAD_BYTES,
+      stamp: createArrivalStamper(),
+    };
     this.hostHeader = url.host;
     const enabled = [s.connectMs, s.headersMs, s.bodyMs].filter((ms) => ms > 0);
     // A timeout fires within a quarter of itself (at most 1 s) of its deadline, as undici's coarse timers do.
@@ -123,9 +132,12 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
       ex.connection.drop(ex);
       return;
     }
-    const i = this.queue.indexOf(ex, this.queueHead);
-    if (i !== -1) this.queue[i] = undefined;
-    this.checkDrained();
+    // Left in the queue and skipped when reached: O(1), for the thousands a stopping run cancels at once.
+    if (ex.queued) {
+      ex.queued = false;
+      this.waiting--;
+      this.checkDrained();
+    }
   }
 
   released(conn: H1Connection, reusable: boolean): void {
@@ -183,7 +195,11 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     const conn = this.takeIdle();
     if (conn !== undefined) conn.send(ex);
     else if (this.all.size < this.s.connections) this.open().send(ex);
-    else this.queue.push(ex);
+    else {
+      ex.queued = true;
+      this.waiting++;
+      this.queue.push(ex);
+    }
   }
 
   private open(): H1Connection {
@@ -208,7 +224,9 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     while (this.queueHead < q.length) {
       const ex = q[this.queueHead];
       q[this.queueHead++] = undefined;
-      if (ex !== undefined && !ex.done) {
+      if (ex !== undefined && ex.queued) {
+        ex.queued = false;
+        this.waiting--;
         this.compactQueue();
         return ex;
       }
@@ -248,8 +266,8 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
 
   private checkDrained(): void {
     if (this.drained === undefined) return;
+    if (this.waiting > 0) return;
     for (const conn of this.all) if (conn.ex !== undefined) return;
-    for (let i = this.queueHead; i < this.queue.length; i++) if (this.queue[i] !== undefined) return;
     const done = this.drained;
     this.drained = undefined;
     if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
