@@ -4,7 +4,7 @@
  * same process (JIT, keep-alive sockets). Reports requests/s and the CPU time of the measured
  * run only (`process.cpuUsage`), so tsx start-up and the warm-up are not charged.
  *
- *   --base-url URL --concurrency 50 --duration-s 10 --warmup-s 2 [--no-validate] [--pipelining 1]
+ *   --base-url URL --concurrency 50 --duration-s 10 --warmup-s 2 [--no-validate] [--pipelining 1] [--transport undici]
  */
 import { createClient } from '../../src/api/index.js';
 import { executeRun } from '../../src/run/index.js';
@@ -17,6 +17,7 @@ const durationS = numFlag('duration-s', 10);
 const warmupS = numFlag('warmup-s', 2);
 const validate = !hasFlag('no-validate');
 const pipelining = numFlag('pipelining', 1);
+const transport = flag('transport', 'auto') as 'auto' | 'h1' | 'undici';
 
 function scenario(seconds: number) {
   return resolveScenario({
@@ -27,7 +28,7 @@ function scenario(seconds: number) {
   });
 }
 
-const client = createClient({ baseUrl, token: 'fg_bench_token', connections: concurrency, pipelining, validate });
+const client = createClient({ baseUrl, token: 'fg_bench_token', connections: concurrency, pipelining, validate, transport });
 const target = { baseUrl, embedded: false };
 if (warmupS > 0) await executeRun({ scenario: scenario(warmupS), client, target });
 

@@ -79,6 +79,11 @@ export function createCodedError(code: string, message: string): Error & { reado
   return withoutStack(() => Object.assign(new Error(message), { code }));
 }
 
+/** The failure of a buffered response body past `max` bytes (classified `MALFORMED_BODY`). */
+export function bodyTooLarge(max: number): Error {
+  return createCodedError('FG_BODY_TOO_LARGE', `response body larger than ${max} bytes`);
+}
+
 /** Builds a `TransportError` without a stack trace. */
 export function createTransportError(code: TransportErrorCode, message: string, causeCode?: string): TransportError {
   return withoutStack(() => new TransportError(code, message, causeCode));
@@ -107,6 +112,7 @@ const CODE_MAP: Readonly<Record<string, TransportErrorCode>> = {
   FG_H1_BODY_TIMEOUT: 'BODY_TIMEOUT',
   FG_H1_CLOSED: 'CONNECTION_RESET',
   FG_H1_POOL_CLOSED: 'ABORTED',
+  FG_BODY_TOO_LARGE: 'MALFORMED_BODY',
 };
 
 const TLS_CODE_RE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;

@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { unwatchAbort, type Cancellable } from './abort-watch.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { TextCache } from './text-cache.js';
+import { bodyTooLarge } from './errors.js';
 import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeRequest, type ExchangeSink } from './transport.js';
 
 /** The pool an exchange belongs to. */
@@ -15,6 +16,8 @@ export interface ExchangeOwner {
   cancel(ex: H1Exchange, reason: unknown): void;
   /** Last decoded body per reuse key. */
   readonly texts: TextCache;
+  /** Largest body buffered. */
+  readonly maxBodyBytes: number;
 }
 
 /** A request and its answer so far. */
@@ -62,6 +65,10 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
   bodyBytes(buf: Buffer, start: number, end: number, last: boolean, atNs: number): void {
     if (this.streaming) {
       if (end > start) (this.body as BodyStream).chunk(buf.subarray(start, end), atNs);
+      return;
+    }
+    if (this.piecesLength + (end - start) > this.owner.maxBodyBytes) {
+      this.cancel(bodyTooLarge(this.owner.maxBodyBytes));
       return;
     }
     if (last && this.pieces === undefined) {

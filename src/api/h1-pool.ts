@@ -58,6 +58,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
   private readonly blocks = new WeakMap<RequestHeaders, HeaderBlock>();
   readonly texts = new TextCache();
+  readonly maxBodyBytes: number;
   private readonly all = new Set<H1Connection>();
   private readonly idle: H1Connection[] = [];
   private queue: (H1Exchange | undefined)[] = [];
@@ -84,6 +85,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
       stamp: createArrivalStamper(),
     };
     this.hostHeader = url.host;
+    this.maxBodyBytes = s.maxBodyBytes;
     const enabled = [s.connectMs, s.headersMs, s.bodyMs].filter((ms) => ms > 0);
     // A timeout fires within a quarter of itself (at most 1 s) of its deadline, as undici's coarse timers do.
     this.tickMs = Math.min(1000, Math.max(5, Math.min(...enabled, 4000) / 4));

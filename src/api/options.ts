@@ -23,6 +23,11 @@ export interface ClientOptions {
   clock?: Clock;
   /** Check bodies against the interface's schemas; default true. */
   validate?: boolean;
+  /**
+   * Largest JSON body the client buffers, in bytes; default 16 MiB. A larger one fails as
+   * `MALFORMED_BODY` instead of growing memory without bound (streams are not buffered).
+   */
+  maxBodyBytes?: number;
   /** Send the bearer to the trigger address too; default false (its authentication is not stated). */
   triggerAuth?: boolean;
   /**
@@ -54,12 +59,16 @@ export interface ResolvedClientOptions {
   readonly connectMs: number;
   readonly headersMs: number;
   readonly bodyMs: number;
+  readonly maxBodyBytes: number;
   readonly clock: Clock;
   readonly validate: boolean;
   readonly triggerAuth: boolean;
   /** `auto` is kept as asked; each origin picks its implementation by its scheme. */
   readonly transport: TransportChoice;
 }
+
+/** Default cap on a buffered response body. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** `user-agent` of every request. */
 export const USER_AGENT = 'flowgauge/0.1.0';
@@ -159,6 +168,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     connectMs: msOption(t.connectMs, 10_000, 'timeouts.connectMs', issues),
     headersMs: msOption(t.headersMs, 30_000, 'timeouts.headersMs', issues),
     bodyMs: msOption(t.bodyMs, 60_000, 'timeouts.bodyMs', issues),
+    maxBodyBytes: intOption(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 'maxBodyBytes', issues),
     validate: boolOption(options.validate, true, 'validate', issues),
     triggerAuth: boolOption(options.triggerAuth, false, 'triggerAuth', issues),
     transport: transportOption(options.transport, issues),

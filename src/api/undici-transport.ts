@@ -9,6 +9,7 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { unwatchAbort, watchAbort } from './abort-watch.js';
+import { bodyTooLarge } from './errors.js';
 import { keptHeaders } from './kept-headers.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeOutcome, type ExchangeRequest, type ExchangeSink, type Transport } from './transport.js';
@@ -20,7 +21,10 @@ export interface TransportSettings {
   readonly connectMs: number;
   readonly headersMs: number;
   readonly bodyMs: number;
+  /** Largest body buffered; a larger one fails with `FG_BODY_TOO_LARGE`. */
+  readonly maxBodyBytes: number;
 }
+
 
 /** One request's handler (undici's dispatch handler protocol). */
 class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
@@ -40,6 +44,7 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
     private readonly signal: AbortSignal | undefined,
     private readonly sink: ExchangeSink,
     private readonly body: BodyStream | undefined,
+    private readonly maxBodyBytes: number,
   ) {}
 
   cancel(reason: unknown): void {
@@ -72,8 +77,15 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
       (this.body as BodyStream).chunk(chunk, this.clock.nowNs());
       return true;
     }
-    this.chunks.push(chunk);
     this.length += chunk.length;
+    if (this.length > this.maxBodyBytes) {
+      // Reported at once; the abort then tears the request down (its onError finds it done).
+      const err = bodyTooLarge(this.maxBodyBytes);
+      this.onError(err);
+      this.abortFn?.(err);
+      return false;
+    }
+    this.chunks.push(chunk);
     return true;
   }
 
@@ -125,7 +137,7 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
   return {
     kind: 'undici',
     exchange(req: ExchangeRequest, clock, signal, sink, body) {
-      const ex = new Exchange(clock, signal, sink, body);
+      const ex = new Exchange(clock, signal, sink, body, s.maxBodyBytes);
       ex.start(pool, { path: req.path, method: req.method, headers: req.headers, body: req.body });
       return ex;
     },

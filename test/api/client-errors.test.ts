@@ -98,6 +98,28 @@ describe('HTTP errors', () => {
     expect(errorCodeOf(r)).toBe('MALFORMED_BODY');
     expect(r.violations).toEqual([{ op: 'getFlow', path: '(root)', expected: 'object', got: 'array' }]);
   });
+
+  it('a body past maxBodyBytes is MALFORMED_BODY, whether its length is stated or chunked, and the pool goes on', async () => {
+    const c = createClient({ baseUrl: `${server.origin}/v1`, token: fx.TOKEN, maxBodyBytes: 2_000, transport: TEST_TRANSPORT });
+    const big = { ...fx.flow, description: 'x'.repeat(5_000) };
+    try {
+      server.handler = (_req, res) => sendJson(res, 200, big);
+      const stated = await c.getFlow('f');
+      expect(errorCodeOf(stated)).toBe('MALFORMED_BODY');
+      expect((stated as { error: TransportError }).error.causeCode).toBe('FG_BODY_TOO_LARGE');
+      server.handler = (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const text = JSON.stringify(big);
+        for (let i = 0; i < text.length; i += 500) res.write(text.slice(i, i + 500));
+        res.end();
+      };
+      expect(errorCodeOf(await c.getFlow('f'))).toBe('MALFORMED_BODY');
+      server.handler = (_req, res) => sendJson(res, 200, fx.flow);
+      expect((await c.getFlow('f')).ok).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
 });
 
 describe('transport errors', () => {

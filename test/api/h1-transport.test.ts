@@ -218,7 +218,7 @@ describe('the h1 transport', () => {
     });
     let t = 0;
     const clock = { ...createSystemClock(), nowNs: () => (t += 1_000_000) };
-    const transport = createH1Transport(s.origin, { connections: 1, pipelining: 1, connectMs: 1000, headersMs: 1000, bodyMs: 1000 });
+    const transport = createH1Transport(s.origin, { connections: 1, pipelining: 1, connectMs: 1000, headersMs: 1000, bodyMs: 1000, maxBodyBytes: 1 << 20 });
     const outcome = await new Promise<ExchangeOutcome>((resolve) => {
       transport.exchange({ method: 'GET', path: '/x', headers: {}, body: undefined }, clock, undefined, resolve);
     });

@@ -72,6 +72,13 @@ describe('client options', () => {
     expect(issuesOf({ baseUrl: 'http://h/v1', token: TOKEN, webhookHost: 'https://hooks.example', transport: 'h1' })).toEqual(['transport']);
   });
 
+  it('caps buffered bodies at 16 MiB unless told otherwise, and takes only a positive whole number', () => {
+    expect(resolveClientOptions({ baseUrl: 'http://h/v1', token: TOKEN }).maxBodyBytes).toBe(16 * 1024 * 1024);
+    expect(resolveClientOptions({ baseUrl: 'http://h/v1', token: TOKEN, maxBodyBytes: 1024 }).maxBodyBytes).toBe(1024);
+    expect(issuesOf({ baseUrl: 'http://h/v1', token: TOKEN, maxBodyBytes: 0 })).toEqual(['maxBodyBytes']);
+    expect(issuesOf({ baseUrl: 'http://h/v1', token: TOKEN, maxBodyBytes: 1.5 })).toEqual(['maxBodyBytes']);
+  });
+
   it('rejects a token with control characters', () => {
     expect(issuesOf({ baseUrl: 'http://h/v1', token: 'abc\r\nx-evil: 1' })).toEqual(['token']);
   });
