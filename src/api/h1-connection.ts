@@ -17,6 +17,8 @@ export interface ConnectionOwner {
   released(conn: H1Connection, reusable: boolean): void;
   /** The connection is gone (closed by either side, or failed). */
   gone(conn: H1Connection): void;
+  /** Sends `ex` again on another connection (see `retryable`). */
+  retry(ex: H1Exchange): void;
 }
 
 /** Where to connect, and the settings a connection needs. */
@@ -28,6 +30,8 @@ export interface ConnectionTarget {
   readonly maxHeadBytes: number;
   /** Stamps reads; reads of one pass over ready sockets share a stamp (`arrival-stamp.ts`). */
   readonly stamp: ArrivalStamper;
+  /** How long a connection must have sat idle before a close at its reuse counts as stale (see `retryable`). */
+  readonly staleIdleMs: number;
 }
 
 /** Reuse stops this long before the server's stated keep-alive timeout, so a request never races its close. */
@@ -52,6 +56,12 @@ export class H1Connection implements H1Events {
   private readonly stamp: ArrivalStamper;
   private atNs = 0;
   private completed: boolean | undefined = undefined;
+  /** Answers completed on this connection: more than none makes it a reused one. */
+  private served = 0;
+  private bytesAtSend = 0;
+  private idleBeforeSendMs = 0;
+  private readonly staleIdleMs: number;
+  private retryEx: H1Exchange | undefined = undefined;
 
   constructor(
     private readonly owner: ConnectionOwner,
@@ -60,6 +70,7 @@ export class H1Connection implements H1Events {
   ) {
     this.keepAliveMs = target.keepAliveMs;
     this.stamp = target.stamp;
+    this.staleIdleMs = target.staleIdleMs;
     this.parser = new H1ResponseParser(this, target.maxHeadBytes);
     this.socket = connect({ host: target.host, port: target.port, onread: { buffer: readBuffer, callback: (n) => this.read(n, readBuffer) } });
     this.socket.setNoDelay(true);
@@ -77,6 +88,8 @@ export class H1Connection implements H1Events {
     this.ex = ex;
     ex.connection = this;
     this.markBytes = -1;
+    this.bytesAtSend = this.bytesIn;
+    this.idleBeforeSendMs = this.served > 0 ? performance.now() - this.idleSinceMs : 0;
     this.parser.expect(false);
     if (this.connected) this.sentAtMs = performance.now();
     this.socket.write(ex.wire as string | Buffer, ex.wireEncoding);
@@ -141,15 +154,34 @@ export class H1Connection implements H1Events {
     if (reusable === undefined) return;
     this.completed = undefined;
     this.ex = undefined;
+    this.served++;
     if (!this.dead) this.owner.released(this, reusable);
   }
 
-  /** The server closed its side: completes a body delimited by close, else fails the exchange. */
+  /**
+   * A GET that found its reused connection closed before a byte of the answer is sent once more
+   * on another connection when that connection had sat idle (`staleIdleMs`): the server closed
+   * an idle keep-alive connection as the request went out, a race of the client's making (RFC
+   * 9112 §9.3.1 allows the retry for idempotent methods), not a failure of the service. A
+   * connection in steady use, a new one, a POST, or an answer begun is never retried, so a
+   * service that resets connections under load is measured as it is.
+   */
+  private retryable(ex: H1Exchange, err: Error | undefined): boolean {
+    if (ex.retried || ex.req.method !== 'GET' || this.served === 0 || this.bytesIn !== this.bytesAtSend) return false;
+    if (this.idleBeforeSendMs < this.staleIdleMs) return false;
+    const code = (err as { code?: unknown } | undefined)?.code;
+    return err === undefined || code === 'ECONNRESET' || code === 'EPIPE';
+  }
+
+  /** The server closed its side: completes a body delimited by close, else fails (or retries) the exchange. */
   private ended(): void {
     const ex = this.ex;
     if (ex !== undefined && !ex.done) {
       this.atNs = this.stamp(ex.clock);
-      if (this.parser.eof() === 'closed') ex.fail(createCodedError('FG_H1_CLOSED', 'other side closed'), this.atNs);
+      if (this.parser.eof() === 'closed') {
+        if (this.retryable(ex, undefined)) this.retryEx = ex;
+        else ex.fail(createCodedError('FG_H1_CLOSED', 'other side closed'), this.atNs);
+      }
     }
     this.ex = undefined;
     this.destroy();
@@ -158,10 +190,16 @@ export class H1Connection implements H1Events {
   private lost(err: Error | undefined): void {
     const ex = this.ex;
     this.ex = undefined;
-    if (ex !== undefined && !ex.done) ex.fail(err ?? createCodedError('FG_H1_CLOSED', 'other side closed'), ex.clock.nowNs());
+    if (ex !== undefined && !ex.done) {
+      if (this.retryable(ex, err)) this.retryEx = ex;
+      else ex.fail(err ?? createCodedError('FG_H1_CLOSED', 'other side closed'), ex.clock.nowNs());
+    }
     if (this.dead) return;
     this.dead = true;
     if (err !== undefined) this.socket.destroy();
     this.owner.gone(this);
+    const again = this.retryEx;
+    this.retryEx = undefined;
+    if (again !== undefined && !again.done) this.owner.retry(again);
   }
 }

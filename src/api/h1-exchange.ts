@@ -30,6 +30,8 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
   wireEncoding: BufferEncoding = 'latin1';
   /** True while it waits in the pool's queue. */
   queued = false;
+  /** Set once it has been sent again after a stale keep-alive connection (at most once). */
+  retried = false;
   status = 0;
   headers: ResponseHeaders | undefined = undefined;
   headersNs: number | undefined = undefined;

@@ -22,6 +22,8 @@ import type { TransportSettings } from './undici-transport.js';
 
 /** Idle reuse limit when the server states no `Keep-Alive: timeout` (as undici's default). */
 const DEFAULT_KEEP_ALIVE_MS = 4000;
+/** Idle time after which a reused connection closed unanswered is taken for a stale keep-alive (no server times out sooner). */
+const DEFAULT_STALE_IDLE_MS = 1000;
 /** Bytes of the read buffer every connection of a pool shares (a read never outlives its callback). */
 const READ_BUFFER_BYTES = 64 * 1024;
 const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -83,6 +85,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
       keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
       maxHeadBytes: MAX_HEAD_BYTES,
       stamp: createArrivalStamper(),
+      staleIdleMs: s.staleIdleMs ?? DEFAULT_STALE_IDLE_MS,
     };
     this.hostHeader = url.host;
     this.maxBodyBytes = s.maxBodyBytes;
@@ -155,6 +158,12 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     conn.idleSinceMs = performance.now();
     this.idle.push(conn);
     this.checkDrained();
+  }
+
+  retry(ex: H1Exchange): void {
+    ex.retried = true;
+    ex.connection = undefined;
+    this.dispatch(ex);
   }
 
   gone(conn: H1Connection): void {

@@ -23,6 +23,8 @@ export interface TransportSettings {
   readonly bodyMs: number;
   /** Largest body buffered; a larger one fails with `FG_BODY_TOO_LARGE`. */
   readonly maxBodyBytes: number;
+  /** h1 only: idle time after which a reused connection closed unanswered is retried once (GET); default 1 s. */
+  readonly staleIdleMs?: number;
 }
 
 

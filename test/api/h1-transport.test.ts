@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, TransportError, type Client } from '../../src/api/index.js';
 import { createH1Transport } from '../../src/api/h1-pool.js';
 import { createSystemClock } from '../../src/core/clock.js';
-import type { ExchangeOutcome } from '../../src/api/transport.js';
+import type { ExchangeOutcome, Transport } from '../../src/api/transport.js';
+import type { Clock } from '../../src/core/clock.js';
 import * as fx from './fixtures.js';
 import { closedPort } from './test-server.js';
 
@@ -89,6 +90,21 @@ function client(origin: string, extra: Parameters<typeof createClient>[0] extend
   return c;
 }
 
+const SETTINGS = { connections: 1, pipelining: 1, connectMs: 1000, headersMs: 1000, bodyMs: 1000, maxBodyBytes: 1 << 20 };
+
+function transport(origin: string, extra: { staleIdleMs?: number } = {}): Transport {
+  return createH1Transport(origin, { ...SETTINGS, ...extra });
+}
+
+function exchange(t: Transport, method: 'GET' | 'POST', clock: Clock = createSystemClock()): Promise<ExchangeOutcome> {
+  const body = method === 'POST' ? '{}' : undefined;
+  return new Promise((resolve) => {
+    t.exchange({ method, path: '/v1/flows', headers: {}, body }, clock, undefined, resolve);
+  });
+}
+
+const get = (t: Transport, clock?: Clock): Promise<ExchangeOutcome> => exchange(t, 'GET', clock);
+
 function transportCode(r: { ok: boolean; error?: unknown }): string | undefined {
   return r.ok ? undefined : (r.error as TransportError).code;
 }
@@ -163,6 +179,53 @@ describe('the h1 transport', () => {
     expect(transportCode(await c.listFlows())).toBe('CONNECTION_RESET');
   });
 
+  it('sends a GET again, once, when a connection that sat idle closes before any answer (a stale keep-alive)', async () => {
+    // The second request arrives on the kept-alive connection, which the server then closes unanswered.
+    const s = await rawServer((_h, socket, i) => {
+      if (i === 1) socket.end();
+      else socket.write(json(LIST));
+    });
+    const t = transport(s.origin, { staleIdleMs: 0 });
+    expect((await get(t)).text).toBe(LIST);
+    const again = await get(t);
+    await t.close();
+    expect(again.error).toBeUndefined();
+    expect(again.text).toBe(LIST);
+    expect(s.heads).toHaveLength(3);
+    expect(s.connections).toBe(2);
+  });
+
+  it('does not send again a GET on a connection in steady use, a POST, or a GET whose answer had begun', async () => {
+    const steady = await rawServer((_h, socket, i) => {
+      if (i === 1) socket.end();
+      else socket.write(json(LIST));
+    });
+    const c = client(steady.origin);
+    expect((await c.listFlows()).ok).toBe(true);
+    expect(transportCode(await c.listFlows())).toBe('CONNECTION_RESET');
+    expect(steady.heads).toHaveLength(2);
+
+    const post = await rawServer((_h, socket, i) => {
+      if (i === 1) socket.end();
+      else socket.write(json(LIST));
+    });
+    const tp = transport(post.origin, { staleIdleMs: 0 });
+    await exchange(tp, 'POST');
+    expect(((await exchange(tp, 'POST')).error as { code?: string }).code).toBe('FG_H1_CLOSED');
+    await tp.close();
+    expect(post.heads).toHaveLength(2);
+
+    const begun = await rawServer((_h, socket, i) => {
+      if (i === 1) socket.end(`HTTP/1.1 200 OK\r\ncontent-length: ${LIST.length}\r\n\r\n${LIST.slice(0, 5)}`);
+      else socket.write(json(LIST));
+    });
+    const tb = transport(begun.origin, { staleIdleMs: 0 });
+    await get(tb);
+    expect(((await get(tb)).error as { code?: string }).code).toBe('FG_H1_CLOSED');
+    await tb.close();
+    expect(begun.heads).toHaveLength(2);
+  });
+
   it('classifies garbage as SOCKET_ERROR and a refused connection as CONNECTION_REFUSED', async () => {
     const s = await rawServer((_h, socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'));
     const r = await client(s.origin).listFlows();
@@ -216,13 +279,11 @@ describe('the h1 transport', () => {
       socket.write(`HTTP/1.1 200 OK\r\ncontent-length: 4\r\n\r\nab`);
       setTimeout(() => socket.write('cd'), 40);
     });
-    let t = 0;
-    const clock = { ...createSystemClock(), nowNs: () => (t += 1_000_000) };
-    const transport = createH1Transport(s.origin, { connections: 1, pipelining: 1, connectMs: 1000, headersMs: 1000, bodyMs: 1000, maxBodyBytes: 1 << 20 });
-    const outcome = await new Promise<ExchangeOutcome>((resolve) => {
-      transport.exchange({ method: 'GET', path: '/x', headers: {}, body: undefined }, clock, undefined, resolve);
-    });
-    await transport.close();
+    let ns = 0;
+    const clock = { ...createSystemClock(), nowNs: () => (ns += 1_000_000) };
+    const t = transport(s.origin);
+    const outcome = await get(t, clock);
+    await t.close();
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe('abcd');
     // One clock reading per read: the head's read, then the read with the last bytes.
