@@ -4,7 +4,9 @@
  */
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadHtmlAssets } from '../../src/cli/report-formats.js';
 import { createRunMetrics } from '../../src/export/index.js';
+import { renderHtml } from '../../src/report/html.js';
 import { REPORT_JSON_SCHEMA, renderMarkdown } from '../../src/report/index.js';
 import { runWithReceiver, TOKEN, WEBHOOK_SECRET, type NotifiedRun } from './helpers.js';
 
@@ -53,6 +55,12 @@ describe('notifications during a run', () => {
     const md = renderMarkdown(report);
     expect(md).toContain('## Notifications');
     expect(md).not.toContain(WEBHOOK_SECRET);
+    const html = renderHtml(report, await loadHtmlAssets());
+    expect(html).toContain('<section id="notifications">');
+    expect(html).toContain(`<dt>notified</dt><dd>${runs}</dd>`);
+    expect(html).toContain('<dt>missing</dt><dd><span class="badge pass">0</span></dd>');
+    expect(html).toContain('<section id="async">');
+    expect(html).not.toContain(WEBHOOK_SECRET);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/flowgauge_notifications_total\{[^}]*result="matched"[^}]*\} \d+/);
     expect(JSON.stringify(report)).not.toContain(WEBHOOK_SECRET);

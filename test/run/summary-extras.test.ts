@@ -1,5 +1,7 @@
 /** The end-of-run summary reports what the run's extras found: following, audit. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadHtmlAssets } from '../../src/cli/report-formats.js';
+import { renderHtml } from '../../src/report/html.js';
 import { renderSummary } from '../../src/report/index.js';
 import { runAgainstService } from './helpers.js';
 
@@ -27,6 +29,35 @@ describe('summary of a run with extras', () => {
     expect(text).toMatch(/^async {3}10 followed \(10 runs, 0 triggers\); completion p50 /m);
     expect(text).toMatch(/^audit {3}usage analytics agree: 10 runs, \d+ tokens$/m);
     expect(text).not.toMatch(/^notify/m);
+    const html = renderHtml(report, await loadHtmlAssets());
+    expect(html).toContain('<dt>followed</dt><dd>10 runs, 0 triggers (not followed: 0 over the cap, 0 after the stop)</dd>');
+    expect(html).toContain('<span class="badge pass">the service agrees with the client exactly</span>');
+    expect(html).toMatch(/<td>client<\/td><td class="num">10<\/td>/);
+    expect(html).not.toContain('<section id="notifications">');
+  });
+
+  it('escapes what a session history sent back, in report.html', async () => {
+    const r = await runAgainstService({
+      name: 'plain',
+      tier: 'pro',
+      load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '100ms' },
+      mix: [{ op: 'listFlows', weight: 1 }],
+    });
+    cleanups.push(r.close);
+    const report = {
+      ...r.outcome.report,
+      audit: {
+        sessions: {
+          sessions: 1, runs: 2, checked: 1, inOrder: 0, alternating: 1, countMatches: 1, concurrent: 0,
+          problems: [{ sessionId: 'sess_<b>', check: 'order' as const, expected: 'input <script>1</script>', got: 'x' }],
+        },
+      },
+    };
+    const html = renderHtml(report, await loadHtmlAssets());
+    expect(html).toContain('<section id="audit">');
+    expect(html).toContain('input &lt;script&gt;1&lt;/script&gt;');
+    expect(html).not.toContain('<script>1</script>');
+    expect(html).not.toContain('<h3>Usage analytics</h3>');
   });
 
   it('prints no extras lines when the run had none', async () => {
