@@ -64,13 +64,13 @@ export function createClient(options: ClientOptions): Client {
     o.triggerAuth ? { ...postHeaders } : { accept: JSON_TYPE, 'content-type': JSON_TYPE, 'user-agent': USER_AGENT },
   );
 
-  const apiPool = createTransport(o.origin, o);
-  let hookPool: Transport | undefined = o.webhookOrigin === o.origin ? apiPool : undefined;
-  const hookDispatcher = (): Transport => (hookPool ??= createTransport(o.webhookOrigin, o));
+  const apiTransport = createTransport(o.origin, o);
+  let hookTransport: Transport | undefined = o.webhookOrigin === o.origin ? apiTransport : undefined;
+  const hookTransportFor = (): Transport => (hookTransport ??= createTransport(o.webhookOrigin, o));
 
   const base = o.basePath;
   const get = <T>(op: OpName, path: string, schema: z.ZodType, opts: CallOptions | undefined): Promise<ApiResult<T>> =>
-    requestJson<T>(ctx, op, apiPool, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal);
+    requestJson<T>(ctx, op, apiTransport, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal);
 
   const client: Client = {
     baseUrl: o.baseUrl,
@@ -79,20 +79,20 @@ export function createClient(options: ClientOptions): Client {
     run(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/run`;
       const headers = withCallHeaders(postHeaders, opts?.headers);
-      return requestJson(ctx, 'run', apiPool, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal);
+      return requestJson(ctx, 'run', apiTransport, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal);
     },
 
     stream(flowId, body, opts?: StreamCallOptions) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
       const headers = withCallHeaders(streamHeaders, opts?.headers);
-      return runStream(ctx, apiPool, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent);
+      return runStream(ctx, apiTransport, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent);
     },
 
     streamEvents(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
       const headers = withCallHeaders(streamHeaders, opts?.headers);
       const json = JSON.stringify(body);
-      return streamEvents((signal, sink) => runStream(ctx, apiPool, path, json, headers, signal, sink), opts?.signal);
+      return streamEvents((signal, sink) => runStream(ctx, apiTransport, path, json, headers, signal, sink), opts?.signal);
     },
 
     getRun(runId, opts) {
@@ -114,7 +114,7 @@ export function createClient(options: ClientOptions): Client {
 
     createSession(body, opts) {
       const headers = withCallHeaders(postHeaders, opts?.headers);
-      return requestJson(ctx, 'createSession', apiPool, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal);
+      return requestJson(ctx, 'createSession', apiTransport, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal);
     },
 
     getHistory(sessionId, opts) {
@@ -132,12 +132,13 @@ export function createClient(options: ClientOptions): Client {
     trigger(flowId, payload, opts) {
       const path = `${o.webhookPath}/api/v1/webhook/${encodeURIComponent(flowId)}`;
       const headers = withCallHeaders(triggerHeaders, opts?.headers);
-      return requestJson(ctx, 'trigger', hookDispatcher(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal);
+      return requestJson(ctx, 'trigger', hookTransportFor(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal);
     },
 
     async close() {
-      const pools = hookPool !== undefined && hookPool !== apiPool ? [apiPool, hookPool] : [apiPool];
-      await Promise.all(pools.map((p) => (p.closed ? undefined : p.close())));
+      const transports = hookTransport !== undefined && hookTransport !== apiTransport ? [apiTransport, hookTransport] : [apiTransport];
+      // close() is safe to repeat on both transports; a second caller waits for the same drain.
+      await Promise.all(transports.map((t) => t.close()));
     },
   };
 

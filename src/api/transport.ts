@@ -65,7 +65,10 @@ export interface Transport {
    * transport failures (they arrive as `error`). With `body`, the body can be taken chunk by chunk.
    */
   exchange(req: ExchangeRequest, clock: Clock, signal: AbortSignal | undefined, sink: ExchangeSink, body?: BodyStream): ExchangeHandle;
-  /** Lets exchanges in flight finish, then closes every connection; later exchanges fail as aborted. */
+  /**
+   * Lets exchanges in flight finish, then closes every connection; later exchanges fail as
+   * aborted. Safe to call again: it resolves when the first close has drained.
+   */
   close(): Promise<void>;
   readonly closed: boolean;
 }

@@ -136,6 +136,7 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
     headersTimeout: s.headersMs,
     bodyTimeout: s.bodyMs,
   });
+  let closing: Promise<void> | undefined;
   return {
     kind: 'undici',
     exchange(req: ExchangeRequest, clock, signal, sink, body) {
@@ -143,8 +144,9 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
       ex.start(pool, { path: req.path, method: req.method, headers: req.headers, body: req.body });
       return ex;
     },
-    async close() {
-      if (!pool.closed) await pool.close();
+    close() {
+      closing ??= pool.close();
+      return closing;
     },
     get closed() {
       return pool.closed;

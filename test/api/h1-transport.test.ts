@@ -268,10 +268,13 @@ describe('the h1 transport', () => {
     const a = c.listFlows();
     const b = c.listFlows();
     const closed = c.close();
+    let second = false;
+    const closedAgain = c.close().then(() => (second = true));
     expect(transportCode(await c.listFlows())).toBe('ABORTED');
+    expect(second).toBe(false);
     expect((await a).ok).toBe(true);
     expect((await b).ok).toBe(true);
-    await closed;
+    await Promise.all([closed, closedAgain]);
   });
 
   it('stamps the head and the end with the arrival of the reads that carried them', async () => {
