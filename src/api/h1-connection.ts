@@ -61,7 +61,6 @@ export class H1Connection implements H1Events {
   private bytesAtSend = 0;
   private idleBeforeSendMs = 0;
   private readonly staleIdleMs: number;
-  private retryEx: H1Exchange | undefined = undefined;
 
   constructor(
     private readonly owner: ConnectionOwner,
@@ -89,9 +88,10 @@ export class H1Connection implements H1Events {
     ex.connection = this;
     this.markBytes = -1;
     this.bytesAtSend = this.bytesIn;
-    this.idleBeforeSendMs = this.served > 0 ? performance.now() - this.idleSinceMs : 0;
+    const now = performance.now();
+    this.idleBeforeSendMs = this.served > 0 ? now - this.idleSinceMs : 0;
     this.parser.expect(false);
-    if (this.connected) this.sentAtMs = performance.now();
+    if (this.connected) this.sentAtMs = now;
     this.socket.write(ex.wire as string | Buffer, ex.wireEncoding);
   }
 
@@ -155,6 +155,8 @@ export class H1Connection implements H1Events {
     this.completed = undefined;
     this.ex = undefined;
     this.served++;
+    // Idle from the end of this answer, whether the pool parks the connection or hands it the next request at once.
+    this.idleSinceMs = performance.now();
     if (!this.dead) this.owner.released(this, reusable);
   }
 
@@ -173,33 +175,29 @@ export class H1Connection implements H1Events {
     return err === undefined || code === 'ECONNRESET' || code === 'EPIPE';
   }
 
-  /** The server closed its side: completes a body delimited by close, else fails (or retries) the exchange. */
+  /** The server closed its side: completes a body delimited by close; `lost` settles anything else. */
   private ended(): void {
     const ex = this.ex;
     if (ex !== undefined && !ex.done) {
       this.atNs = this.stamp(ex.clock);
-      if (this.parser.eof() === 'closed') {
-        if (this.retryable(ex, undefined)) this.retryEx = ex;
-        else ex.fail(createCodedError('FG_H1_CLOSED', 'other side closed'), this.atNs);
-      }
+      this.parser.eof();
     }
-    this.ex = undefined;
     this.destroy();
   }
 
+  /** The connection is gone: an exchange still waiting fails (or, if `retryable`, goes to another connection). */
   private lost(err: Error | undefined): void {
     const ex = this.ex;
     this.ex = undefined;
+    let again: H1Exchange | undefined;
     if (ex !== undefined && !ex.done) {
-      if (this.retryable(ex, err)) this.retryEx = ex;
+      if (this.retryable(ex, err)) again = ex;
       else ex.fail(err ?? createCodedError('FG_H1_CLOSED', 'other side closed'), ex.clock.nowNs());
     }
     if (this.dead) return;
     this.dead = true;
     if (err !== undefined) this.socket.destroy();
     this.owner.gone(this);
-    const again = this.retryEx;
-    this.retryEx = undefined;
-    if (again !== undefined && !again.done) this.owner.retry(again);
+    if (again !== undefined) this.owner.retry(again);
   }
 }

@@ -13,7 +13,7 @@ import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeRequest,
 /** The pool an exchange belongs to. */
 export interface ExchangeOwner {
   /** Drops a cancelled exchange from the queue or from its connection. */
-  cancel(ex: H1Exchange, reason: unknown): void;
+  cancel(ex: H1Exchange): void;
   /** Last decoded body per reuse key. */
   readonly texts: TextCache;
   /** Largest body buffered. */
@@ -52,7 +52,7 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
   cancel(reason: unknown): void {
     if (this.done) return;
     this.fail(reason, this.clock.nowNs());
-    this.owner.cancel(this, reason);
+    this.owner.cancel(this);
   }
 
   /** The final head arrived at `atNs`. */

@@ -155,7 +155,6 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
       conn.send(next);
       return;
     }
-    conn.idleSinceMs = performance.now();
     this.idle.push(conn);
     this.checkDrained();
   }
@@ -220,6 +219,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   }
 
   private takeIdle(): H1Connection | undefined {
+    if (this.idle.length === 0) return undefined;
     const now = performance.now();
     for (;;) {
       const conn = this.idle.pop();

@@ -195,6 +195,24 @@ describe('the h1 transport', () => {
     expect(s.connections).toBe(2);
   });
 
+  it('counts a connection handed the next queued request at once as in steady use, however long it once sat idle', async () => {
+    // A: answered. Idle past staleIdleMs. B: answered late, while C waits in the queue. C goes
+    // out on the connection the instant B ends, and the server closes it unanswered.
+    const s = await rawServer((_h, socket, i) => {
+      if (i === 0) socket.write(json(LIST));
+      else if (i === 1) setTimeout(() => socket.write(json(LIST)), 30);
+      else socket.end();
+    });
+    const t = transport(s.origin, { staleIdleMs: 50 });
+    expect((await get(t)).error).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 80));
+    const [b, c] = await Promise.all([get(t), get(t)]);
+    await t.close();
+    expect(b.error).toBeUndefined();
+    expect((c.error as { code?: string }).code).toBe('FG_H1_CLOSED');
+    expect(s.heads).toHaveLength(3);
+  });
+
   it('does not send again a GET on a connection in steady use, a POST, or a GET whose answer had begun', async () => {
     const steady = await rawServer((_h, socket, i) => {
       if (i === 1) socket.end();
