@@ -7,10 +7,11 @@
 import { keptNameAt } from './kept-headers.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 
-const CR = 13;
-const LF = 10;
-const SP = 32;
-const HT = 9;
+/** Bytes of HTTP/1 syntax, shared with the body parser. */
+export const CR = 13;
+export const LF = 10;
+export const SP = 32;
+export const HT = 9;
 const COLON = 58;
 const HTTP_1 = Buffer.from('HTTP/1.', 'latin1');
 

@@ -9,7 +9,7 @@
  * RFC 9112 requires a client to accept (1xx heads before the real one, chunk extensions,
  * trailers, bodies delimited by close).
  */
-import { emptyFraming, parseHead } from './h1-head.js';
+import { CR, emptyFraming, HT, LF, parseHead, SP } from './h1-head.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 
 /** What the head of one response says that the connection needs. */
@@ -54,10 +54,6 @@ const S_TRAILER_LINE_START = 10;
 const S_TRAILER_LINE = 11;
 const S_DONE_LF = 12;
 
-const CR = 13;
-const LF = 10;
-const SP = 32;
-const HT = 9;
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 // 2^53 guards Number precision; no real chunk comes near it.
 const MAX_CHUNK = Number.MAX_SAFE_INTEGER / 16;

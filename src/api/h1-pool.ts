@@ -17,8 +17,7 @@ import { H1Connection, type ConnectionOwner, type ConnectionTarget } from './h1-
 import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
 import { MAX_HEAD_BYTES } from './h1-parser.js';
 import { TextCache } from './text-cache.js';
-import type { BodyStream, ExchangeRequest, ExchangeSink, RequestHeaders, Transport } from './transport.js';
-import type { TransportSettings } from './undici-transport.js';
+import type { BodyStream, ExchangeRequest, ExchangeSink, RequestHeaders, Transport, TransportSettings } from './transport.js';
 
 /** Idle reuse limit when the server states no `Keep-Alive: timeout` (as undici's default). */
 const DEFAULT_KEEP_ALIVE_MS = 4000;

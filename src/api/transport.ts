@@ -5,6 +5,7 @@
  * of what undici does per request) and undici (`undici-transport.ts`, for `https:` and on request).
  */
 import type { Clock } from '../core/clock.js';
+import type { ResolvedClientOptions } from './options.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 
 /** Request headers as the client sends them (lower-case names). */
@@ -72,6 +73,14 @@ export interface Transport {
   close(): Promise<void>;
   readonly closed: boolean;
 }
+
+/**
+ * What a transport takes of the client's resolved options, plus, for `h1` only, how long a
+ * connection must have sat idle before a close at its reuse counts as stale (default 1 s).
+ */
+export type TransportSettings = Pick<ResolvedClientOptions, 'connections' | 'pipelining' | 'connectMs' | 'headersMs' | 'bodyMs' | 'maxBodyBytes'> & {
+  readonly staleIdleMs?: number;
+};
 
 /** Decodes a buffered body: UTF-8 with a leading BOM dropped. */
 export function decodeBody(buf: Buffer, start: number, end: number): string {

@@ -12,21 +12,7 @@ import { unwatchAbort, watchAbort } from './abort-watch.js';
 import { bodyTooLarge } from './errors.js';
 import { keptHeaders } from './kept-headers.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
-import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeOutcome, type ExchangeRequest, type ExchangeSink, type Transport } from './transport.js';
-
-/** Connection settings of a transport. */
-export interface TransportSettings {
-  readonly connections: number;
-  readonly pipelining: number;
-  readonly connectMs: number;
-  readonly headersMs: number;
-  readonly bodyMs: number;
-  /** Largest body buffered; a larger one fails with `FG_BODY_TOO_LARGE`. */
-  readonly maxBodyBytes: number;
-  /** h1 only: idle time after which a reused connection closed unanswered is retried once (GET); default 1 s. */
-  readonly staleIdleMs?: number;
-}
-
+import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeOutcome, type ExchangeRequest, type ExchangeSink, type Transport, type TransportSettings } from './transport.js';
 
 /** One request's handler (undici's dispatch handler protocol). */
 class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {

@@ -10,6 +10,18 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((c) => c()));
 });
 
+/** A listFlows-only run with no extras. */
+async function plainRun(duration: string): ReturnType<typeof runAgainstService> {
+  const r = await runAgainstService({
+    name: 'plain',
+    tier: 'pro',
+    load: { executor: 'constant-arrival-rate', rate: '20/s', duration },
+    mix: [{ op: 'listFlows', weight: 1 }],
+  });
+  cleanups.push(r.close);
+  return r;
+}
+
 describe('summary of a run with extras', () => {
   it('says how async runs were followed and whether usage analytics agree', async () => {
     const r = await runAgainstService(
@@ -37,13 +49,7 @@ describe('summary of a run with extras', () => {
   });
 
   it('escapes what a session history sent back, in report.html', async () => {
-    const r = await runAgainstService({
-      name: 'plain',
-      tier: 'pro',
-      load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '100ms' },
-      mix: [{ op: 'listFlows', weight: 1 }],
-    });
-    cleanups.push(r.close);
+    const r = await plainRun('100ms');
     const report = {
       ...r.outcome.report,
       audit: {
@@ -61,13 +67,7 @@ describe('summary of a run with extras', () => {
   });
 
   it('prints no extras lines when the run had none', async () => {
-    const r = await runAgainstService({
-      name: 'plain',
-      tier: 'pro',
-      load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '200ms' },
-      mix: [{ op: 'listFlows', weight: 1 }],
-    });
-    cleanups.push(r.close);
+    const r = await plainRun('200ms');
     expect(renderSummary(r.outcome.report)).not.toMatch(/^(async|notify|audit) /m);
   });
 });
