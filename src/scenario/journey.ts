@@ -1,0 +1,49 @@
+/**
+ * The journey contract: what a scenario's code (or its compiled `steps`) sees of one iteration.
+ * A journey is an async function of a `Vu`; the run engine implements `Vu`, times and classifies
+ * every request it makes exactly as a mix request, and counts the iteration's outcome.
+ */
+import type { Client } from '../api/index.js';
+import type { DurationInput } from './types.js';
+
+/** One row of a scenario's data (a JSON object, or a CSV row keyed by the header). Plain, frozen. */
+export type DataRow = Readonly<Record<string, unknown>>;
+
+/** The client operations a journey may call, with the client's own signatures and results. */
+export type VuOperations = Pick<Client, 'run' | 'stream' | 'getRun' | 'listFlows' | 'getFlow' | 'createSession' | 'getHistory' | 'getUsage' | 'trigger'>;
+
+/**
+ * One virtual user's view of one iteration. Every operation resolves to `{ ok, value }` or
+ * `{ ok: false, error }` and never rejects; each is timed and counted in the report's `ops`.
+ */
+export interface Vu extends VuOperations {
+  /** Global index of this iteration (0-based, across the whole scenario). */
+  readonly iteration: number;
+  /** This iteration's data row; an empty object when the scenario has no `data`. */
+  readonly data: DataRow;
+  /** The run's default flow (the first published one, or the scenario's choice). */
+  readonly flowId: string;
+  /** Name of the scenario this iteration belongs to. */
+  readonly scenario: string;
+  /** Aborted when the run stops (Ctrl-C, abort-on-fail, end of the grace period). */
+  readonly signal: AbortSignal;
+  /** Waits `duration` (`"2s"`, `500`), or less when the run stops. Never rejects. */
+  sleep(duration: DurationInput): Promise<void>;
+  /** Records a named check (`checks.<name>` in the report); returns `condition`. */
+  check(name: string, condition: boolean): boolean;
+  /** Times `fn` as a named step (`steps.<name>` in the report) and returns what it returned. */
+  step<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Ends this iteration as `failed` with `message` (counted among `iterations.errors`);
+   * the run goes on. A journey that throws ends the same way.
+   */
+  fail(message: string): never;
+}
+
+/** A journey: one iteration of a user's work. */
+export type Journey = (vu: Vu) => Promise<void> | void;
+
+/** The error `vu.fail` throws: the engine records its message and does not treat it as a bug. */
+export class IterationFailure extends Error {
+  override readonly name = 'IterationFailure';
+}
