@@ -68,6 +68,15 @@ export interface CollectorSnapshot {
   readonly histograms: Record<string, string>;
 }
 
+/** The figures thresholds read, at one instant, with nothing serialised. */
+export interface CollectorView {
+  readonly totals: CollectorSnapshot['totals'];
+  readonly ops: CollectorSnapshot['ops'];
+  readonly stream: StreamSnapshot;
+  readonly rateLimit: RateLimitSnapshot;
+  readonly contractViolationTotals: ContractViolationTotals;
+}
+
 /** The cheap live view: no serialisation, no per-op detail. */
 export interface LiveStats {
   /** ms from the run's start to `nowNs`. */
@@ -94,9 +103,14 @@ export interface LiveStats {
 /** The collectors. */
 export interface Collectors {
   readonly options: ResolvedCollectorsOptions;
-  /** Judges and records one sample; copies what it keeps (the engine may reuse the object). */
-  observe(sample: RequestSample): Verdict;
+  /**
+   * Judges and records one sample; copies what it keeps. With `judged`, records the sample
+   * under a verdict made elsewhere (a run's total over several scenarios, each its own judge).
+   */
+  observe(sample: RequestSample, judged?: Verdict): Verdict;
   snapshot(nowNs: number): CollectorSnapshot;
+  /** What thresholds read, without serialising any histogram (for live abort-on-fail checks). */
+  view(): CollectorView;
   live(nowNs: number): LiveStats;
 }
 
@@ -156,9 +170,9 @@ export function createCollectors(options: CollectorsOptions): Collectors {
 
   return {
     options: o,
-    observe(sample) {
-      const throttle = rateLimit.observe(sample);
-      const sli = classifySli(sample, throttle);
+    observe(sample, judged) {
+      const throttle = rateLimit.observe(sample, judged?.throttle);
+      const sli = judged?.sli ?? classifySli(sample, throttle);
       let op = ops.get(sample.op);
       if (op === undefined) ops.set(sample.op, (op = createOpStats()));
       op.observe(sample, sli);
@@ -171,7 +185,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       if (sample.errorCode !== undefined) errors++;
       if (sample.status === 429) responses429++;
       countCompletion(sample.endNs);
-      return { sli, throttle };
+      return judged ?? { sli, throttle };
     },
 
     snapshot(nowNs) {
@@ -197,6 +211,18 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         contractViolationTotals: violations.totals(),
         slices: slices.entries(),
         histograms,
+      };
+    },
+
+    view() {
+      const opSnapshots: Partial<Record<OpName, OpSnapshot>> = {};
+      for (const [name, stats] of ops) opSnapshots[name] = stats.snapshot();
+      return {
+        totals: { ...totals },
+        ops: opSnapshots,
+        stream: stream.snapshot(false),
+        rateLimit: rateLimit.snapshot(),
+        contractViolationTotals: violations.totals(),
       };
     },
 

@@ -9,3 +9,4 @@ export * from './reset-semantics.js';
 export * from './contract-violations.js';
 export * from './notification-matcher.js';
 export * from './async-runs.js';
+export * from './iteration-stats.js';

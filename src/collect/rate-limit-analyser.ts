@@ -80,7 +80,11 @@ export interface RateLimitSnapshot {
 /** The analyser. */
 export interface RateLimitAnalyser {
   /** Analyses one sample (copies what it keeps) and judges it if it is a 429. */
-  observe(sample: RequestSample): ThrottleClass;
+  /**
+   * Records a response and judges a 429. `judged` takes a judgement made elsewhere (a run of
+   * several tenants judges each against its own limit; the whole run only adds them up).
+   */
+  observe(sample: RequestSample, judged?: ThrottleClass): ThrottleClass;
   snapshot(): RateLimitSnapshot;
 }
 
@@ -232,7 +236,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   };
 
   return {
-    observe(sample) {
+    observe(sample, judged) {
       const { status, startNs } = sample;
       const info = sample.rateLimit;
       if (status === 0) {
@@ -267,7 +271,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       let verdict: ThrottleClass = 'none';
       if (status === 429) {
         responses429++;
-        verdict = judge429(w, startNs);
+        verdict = judged ?? judge429(w, startNs);
         w.rejected++;
         if (verdict === 'expected') expected429++;
         else premature429++;

@@ -45,7 +45,8 @@ export interface StreamSnapshot {
 export interface StreamCollector {
   /** Records the stream part of a sample (ignored unless it carries a stream and a 2xx). */
   observe(sample: RequestSample): void;
-  snapshot(): StreamSnapshot;
+  /** With `encode` false, `histograms` is empty (a live view that serialises nothing). */
+  snapshot(encode?: boolean): StreamSnapshot;
   /** The live histogram of a timing (for merging or live views); do not record into it. */
   histogram(name: StreamHistogramName): LatencyHistogram;
 }
@@ -97,7 +98,7 @@ export function createStreamCollector(): StreamCollector {
       }
     },
 
-    snapshot() {
+    snapshot(encode = true) {
       return {
         count,
         completed,
@@ -113,7 +114,7 @@ export function createStreamCollector(): StreamCollector {
         tokenCountMismatches: mismatches,
         unknownEvents,
         malformedEvents,
-        histograms: Object.fromEntries(STREAM_HISTOGRAMS.map((n) => [`stream.${n}`, encodeHistogram(h[n])])),
+        histograms: encode ? Object.fromEntries(STREAM_HISTOGRAMS.map((n) => [`stream.${n}`, encodeHistogram(h[n])])) : {},
       };
     },
 

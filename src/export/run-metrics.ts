@@ -14,6 +14,7 @@ import {
   NOTIFICATION_METRICS,
   REQUEST_DURATION_BUCKETS_S,
   RUN_METRICS,
+  JOURNEY_METRICS,
   STREAM_ITL_BUCKETS_S,
   STREAM_TTFT_BUCKETS_S,
   mergeBuckets,
@@ -61,7 +62,14 @@ export interface RunMetrics {
    * delivery matched to a completion the client saw, its latency in seconds.
    */
   observeNotification?(result: string, latencyS?: number): void;
+  /** Counts one journey iteration by result. */
+  observeIteration?(scenario: string, result: string): void;
+  /** Counts one journey check by name and result (at most `MAX_CHECK_SERIES` names; more fold into `other`). */
+  observeCheck?(scenario: string, name: string, passed: boolean): void;
 }
+
+/** Distinct check names exported; a journey that makes names from data cannot grow the series. */
+export const MAX_CHECK_SERIES = 100;
 
 interface OpChildren {
   readonly duration: HistogramCell;
@@ -133,6 +141,11 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   let notifications: FastCounter | undefined;
   let deliveryLatency: HistogramCell | undefined;
   const notificationCells = new Map<string, CounterCell>();
+  // Journey series appear with the first iteration, so mix runs export none.
+  let iterations: FastCounter | undefined;
+  let checks: FastCounter | undefined;
+  const journeyCells = new Map<string, CounterCell>();
+  const checkNames = new Set<string>();
 
   const ops = new Map<OpName, OpChildren>();
   const opChildren = (op: OpName): OpChildren => {
@@ -229,6 +242,23 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
     },
     addScheduled(n) {
       if (Number.isFinite(n) && n > 0) scheduled.inc(n);
+    },
+    observeIteration(_scenario, result) {
+      iterations ??= new FastCounter(JOURNEY_METRICS.iterations, registry);
+      const key = `i\u0000${result}`;
+      let cell = journeyCells.get(key);
+      if (cell === undefined) journeyCells.set(key, (cell = iterations.cell(scenario, tier, result)));
+      cell.inc();
+    },
+    observeCheck(_scenario, name, passed) {
+      checks ??= new FastCounter(JOURNEY_METRICS.checks, registry);
+      const check = checkNames.has(name) || checkNames.size < MAX_CHECK_SERIES ? name : 'other';
+      checkNames.add(check);
+      for (const r of ['pass', 'fail'] as const) {
+        const k = `c\u0000${check}\u0000${r}`;
+        if (!journeyCells.has(k)) journeyCells.set(k, checks.cell(scenario, tier, check, r));
+      }
+      journeyCells.get(`c\u0000${check}\u0000${passed ? 'pass' : 'fail'}`)?.inc();
     },
     observeNotification(result, latencyS) {
       notifications ??= new FastCounter(NOTIFICATION_METRICS.notifications, registry);

@@ -8,3 +8,4 @@ export * from './html.js';
 export * from './html-data.js';
 export * from './compare.js';
 export * from './merge.js';
+export * from './verdict.js';

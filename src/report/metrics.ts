@@ -6,10 +6,38 @@ import type { Pct } from '../collect/histogram.js';
 import type { PctStat, StreamMetric } from '../slo/threshold-grammar.js';
 import { parseMetricKey } from '../slo/threshold-grammar.js';
 import { evaluateThresholds } from '../slo/thresholds.js';
-import type { ParsedThreshold } from '../slo/thresholds.js';
+import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import type { Report, StreamReport } from './model.js';
+import { reportVerdict } from './verdict.js';
 
-const STREAM_FIELD: Readonly<Record<StreamMetric, keyof StreamReport>> = {
+/**
+ * What thresholds read: the parts of a report (or of a run's live state, or of one scenario's
+ * section) that metric keys name. A report is one; the engine builds a live one each second.
+ */
+export type MetricView = Pick<Report, 'ops' | 'slo' | 'rateLimit'> & {
+  readonly stream: Pick<StreamReport, 'ttftMs' | 'itlMs' | 'tpotMs' | 'timeToStartMs' | 'tokensPerS' | 'ttfbMs' | 'timeToEndMs'>;
+  readonly load: { readonly dropped: number };
+  readonly contractViolationTotals: { readonly total: number };
+  readonly iterations?: { readonly failed: number; readonly durationMs: Pct } | undefined;
+  readonly checks?: Readonly<Record<string, { readonly passes: number; readonly fails: number }>> | undefined;
+  /** Views of each scenario, for keys scoped `<scenario>:<metric>`. */
+  readonly scenarios?: Readonly<Record<string, MetricView>> | undefined;
+};
+
+/** Pass ratio of the named check, or of all checks; undefined when none ran. */
+function checkRatio(checks: MetricView['checks'], name: string | undefined): number | undefined {
+  if (checks === undefined) return undefined;
+  const list = name === undefined ? Object.values(checks) : checks[name] === undefined ? [] : [checks[name]];
+  let passes = 0;
+  let all = 0;
+  for (const c of list) {
+    passes += c.passes;
+    all += c.passes + c.fails;
+  }
+  return all > 0 ? passes / all : undefined;
+}
+
+const STREAM_FIELD: Readonly<Record<StreamMetric, keyof MetricView['stream']>> = {
   ttft: 'ttftMs',
   itl: 'itlMs',
   tpot: 'tpotMs',
@@ -38,7 +66,13 @@ function stat(pct: Pct | undefined, s: PctStat): number | undefined {
  * - `dropped`: `load.dropped`.
  * - `contract.violations`: every violation seen (`contractViolationTotals.total`).
  */
-export function reportMetric(report: Report, key: string): number | undefined {
+export function reportMetric(view: MetricView, key: string): number | undefined {
+  const colon = key.indexOf(':');
+  if (colon > 0) {
+    const scoped = view.scenarios?.[key.slice(0, colon).trim()];
+    return scoped === undefined ? undefined : reportMetric(scoped, key.slice(colon + 1));
+  }
+  const report = view;
   const metric = parseMetricKey(key);
   if (metric === undefined) return undefined;
   switch (metric.kind) {
@@ -59,11 +93,23 @@ export function reportMetric(report: Report, key: string): number | undefined {
       return report.load.dropped;
     case 'contractViolations':
       return report.contractViolationTotals.total;
+    case 'iterationsFailed':
+      return report.iterations?.failed;
+    case 'iterationDuration':
+      return stat(report.iterations?.durationMs, metric.stat);
+    case 'checks':
+      return checkRatio(report.checks, metric.name);
   }
+}
+
+/** Evaluates `thresholds` against a view (a report, a live state, a scenario's section). */
+export function evaluateThresholdsOn(view: MetricView, thresholds: readonly ParsedThreshold[]): ThresholdResult[] {
+  return evaluateThresholds(thresholds, (key) => reportMetric(view, key));
 }
 
 /** Evaluates `thresholds` against `report` and returns the report with them (and `passed`) set. */
 export function evaluateReportThresholds(report: Report, thresholds: readonly ParsedThreshold[]): Report {
-  const results = evaluateThresholds(thresholds, (key) => reportMetric(report, key));
-  return { ...report, thresholds: results, passed: results.every((r) => r.passed) };
+  const results = evaluateThresholdsOn(report, thresholds);
+  const passed = results.every((r) => r.passed);
+  return { ...report, thresholds: results, passed, verdict: reportVerdict({ interrupted: report.interrupted, abortedBy: report.abortedBy, passed }) };
 }

@@ -13,8 +13,10 @@ import type { NotificationMatchSnapshot } from '../collect/notification-matcher.
 import type { RateLimitSnapshot } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import type { StreamSnapshot } from '../collect/stream-collector.js';
+import type { CheckCounts, IterationStatsSnapshot, IterationsSnapshot } from '../collect/iteration-stats.js';
 import { errorBudget } from '../slo/budget.js';
 import type { ThresholdResult } from '../slo/thresholds.js';
+import { reportVerdict, type RunVerdict } from './verdict.js';
 
 /** The schema identifier of this version. */
 export const REPORT_SCHEMA = 'flowgauge/report@1';
@@ -146,6 +148,41 @@ export interface LoadReport {
    * they say nothing about the service, so they are in no other count.
    */
   readonly cancelled?: number;
+  /**
+   * Added in @1: the schedule's own length in s (from its start to its end, without the drain
+   * that follows); `achievedRatePerS` is `started / scheduleS`.
+   */
+  readonly scheduleS?: number;
+}
+
+/** `iterations` (added in @1): journey iterations by outcome. */
+export type IterationsReport = IterationsSnapshot;
+
+/** `checks` (added in @1): named journey checks. */
+export type ChecksReport = Readonly<Record<string, CheckCounts>>;
+
+/** `warnings[]` (added in @1): the generator itself limited or distorted the load. */
+export interface RunWarning {
+  /** Stable, e.g. `DATA_EXHAUSTED`, `DROPPED`, `SCHEDULE_BEHIND`. */
+  readonly code: string;
+  /** What happened and what to change. */
+  readonly message: string;
+}
+
+
+/** `scenarios.<name>` (added in @1): one scenario of a run of several, with its own figures. */
+export interface ScenarioReport {
+  readonly load: LoadReport;
+  readonly ops: Partial<Record<OpName, OpReport>>;
+  readonly stream: StreamReport;
+  readonly rateLimit: RateLimitReport;
+  readonly slo: SloReport;
+  readonly contractViolationTotals: ContractViolationTotals;
+  readonly iterations?: IterationsReport;
+  readonly checks?: ChecksReport;
+  readonly steps?: Readonly<Record<string, Pct>>;
+  /** Serialised histograms of this scenario, keyed as the top level's (merge stays exact). */
+  readonly histograms: Readonly<Record<string, string>>;
 }
 
 /** The whole report, `flowgauge/report@1`. */
@@ -195,6 +232,18 @@ export interface Report {
   readonly asyncRuns?: AsyncRunsReport;
   /** Added in @1: the service's own account of the run, compared with the client's. */
   readonly audit?: AuditReport;
+  /** Added in @1: PASS, FAIL, INTERRUPTED (stopped by the user) or ABORTED (by an abort-on-fail threshold). */
+  readonly verdict?: RunVerdict;
+  /** Added in @1: journey iterations, when the run had journeys. */
+  readonly iterations?: IterationsReport;
+  /** Added in @1: journey checks by name. */
+  readonly checks?: ChecksReport;
+  /** Added in @1: latency of named journey steps. */
+  readonly steps?: Readonly<Record<string, Pct>>;
+  /** Added in @1: each scenario of a run of several (the top level is the whole run). */
+  readonly scenarios?: Readonly<Record<string, ScenarioReport>>;
+  /** Added in @1: where the generator itself limited the load, and what to change. */
+  readonly warnings?: readonly RunWarning[];
 }
 
 /** What `buildReport` needs. */
@@ -211,8 +260,17 @@ export interface BuildReportInput {
     readonly started: number;
     readonly dropped: number;
     readonly scheduleLagMs: Pct;
+    /** The schedule's own length in s; without it the achieved rate is over the whole duration. */
+    readonly scheduleS?: number;
+    readonly cancelled?: number;
   };
   readonly snapshot: CollectorSnapshot;
+  /** Journey accounting; its sections appear only when journeys ran. */
+  readonly iterations?: IterationStatsSnapshot | undefined;
+  /** Sections of each scenario of a run of several. */
+  readonly scenarios?: Readonly<Record<string, ScenarioReport>>;
+  readonly warnings?: readonly RunWarning[];
+  readonly abortedBy?: string;
   /** Results to embed; evaluate them against this report with `evaluateReportThresholds`. */
   readonly thresholds: readonly ThresholdResult[];
   /** Defaults to the snapshot's objective. */
@@ -244,13 +302,76 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** `load` of a report or a scenario section: the achieved rate over the schedule's own window. */
+export function loadSection(load: BuildReportInput['load'], durationS: number): LoadReport {
+  const windowS = load.scheduleS ?? durationS;
+  return {
+    executor: load.executor,
+    targetRatePerS: load.targetRatePerS,
+    achievedRatePerS: windowS > 0 ? round(load.started / windowS, 3) : 0,
+    started: load.started,
+    dropped: load.dropped,
+    scheduleLagMs: load.scheduleLagMs,
+    ...(load.cancelled !== undefined && load.cancelled > 0 ? { cancelled: load.cancelled } : {}),
+    ...(load.scheduleS !== undefined ? { scheduleS: round(load.scheduleS, 3) } : {}),
+  };
+}
+
+/** `slo` from SLI counts. */
+export function sloSection(totals: { readonly good: number; readonly bad: number; readonly excluded: number }, objective: number): SloReport {
+  const budget = errorBudget({ good: totals.good, bad: totals.bad, objective });
+  return {
+    objective,
+    good: totals.good,
+    bad: totals.bad,
+    excluded: totals.excluded,
+    availability: budget.availability ?? null,
+    errorRatio: budget.errorRatio,
+    errorBudgetConsumed: budget.budgetConsumed,
+    burnRate: budget.burnRate,
+    allowedBadEvents: budget.allowedBadEvents,
+  };
+}
+
+/** The journey sections (`iterations`, `checks`, `steps`), present only when journeys ran. */
+function journeySections(it: IterationStatsSnapshot | undefined): Pick<ScenarioReport, 'iterations' | 'checks' | 'steps'> {
+  if (it === undefined) return {};
+  return {
+    iterations: it.iterations,
+    ...(Object.keys(it.checks).length > 0 ? { checks: it.checks } : {}),
+    ...(Object.keys(it.steps).length > 0 ? { steps: it.steps } : {}),
+  };
+}
+
+/** One scenario's section of a run of several. */
+export function buildScenarioSection(input: {
+  readonly load: BuildReportInput['load'];
+  readonly durationS: number;
+  readonly snapshot: CollectorSnapshot;
+  readonly iterations: IterationStatsSnapshot | undefined;
+  readonly objective: number;
+}): ScenarioReport {
+  const s = input.snapshot;
+  const { histograms: _streamHistograms, ...stream } = s.stream;
+  return {
+    load: loadSection(input.load, input.durationS),
+    ops: s.ops,
+    stream,
+    rateLimit: s.rateLimit,
+    slo: sloSection(s.totals, input.objective),
+    contractViolationTotals: s.contractViolationTotals,
+    ...journeySections(input.iterations),
+    histograms: { ...s.histograms, ...(input.iterations?.histograms ?? {}) },
+  };
+}
+
 /** Builds the report from a collector snapshot and what the run knows. */
 export function buildReport(input: BuildReportInput): Report {
   const s = input.snapshot;
   const objective = input.objective ?? s.objective;
-  const budget = errorBudget({ good: s.totals.good, bad: s.totals.bad, objective });
   const durationS = round(Math.max(0, input.endedAtMs - input.startedAtMs) / 1000, 3);
   const { histograms: _streamHistograms, ...stream } = s.stream;
+  const passed = input.thresholds.every((t) => t.passed);
   return {
     schema: REPORT_SCHEMA,
     scenario: input.scenario,
@@ -259,34 +380,22 @@ export function buildReport(input: BuildReportInput): Report {
     startedAt: new Date(input.startedAtMs).toISOString(),
     endedAt: new Date(input.endedAtMs).toISOString(),
     durationS,
-    load: {
-      executor: input.load.executor,
-      targetRatePerS: input.load.targetRatePerS,
-      achievedRatePerS: durationS > 0 ? round(input.load.started / durationS, 3) : 0,
-      started: input.load.started,
-      dropped: input.load.dropped,
-      scheduleLagMs: input.load.scheduleLagMs,
-    },
+    load: loadSection(input.load, durationS),
     ops: s.ops,
     stream,
     rateLimit: s.rateLimit,
-    slo: {
-      objective,
-      good: s.totals.good,
-      bad: s.totals.bad,
-      excluded: s.totals.excluded,
-      availability: budget.availability ?? null,
-      errorRatio: budget.errorRatio,
-      errorBudgetConsumed: budget.budgetConsumed,
-      burnRate: budget.burnRate,
-      allowedBadEvents: budget.allowedBadEvents,
-    },
+    slo: sloSection(s.totals, objective),
     thresholds: input.thresholds,
-    passed: input.thresholds.every((t) => t.passed),
+    passed,
+    ...(input.abortedBy !== undefined ? { abortedBy: input.abortedBy } : {}),
+    verdict: reportVerdict({ interrupted: input.interrupted, abortedBy: input.abortedBy, passed }),
     contractViolations: s.contractViolations,
     contractViolationTotals: s.contractViolationTotals,
     sliceMs: s.sliceMs,
     slices: s.slices,
-    histograms: s.histograms,
+    histograms: { ...s.histograms, ...(input.iterations?.histograms ?? {}) },
+    ...journeySections(input.iterations),
+    ...(input.scenarios !== undefined ? { scenarios: input.scenarios } : {}),
+    ...(input.warnings !== undefined && input.warnings.length > 0 ? { warnings: input.warnings } : {}),
   };
 }

@@ -1,44 +1,45 @@
 /**
- * `executeRun`: one scenario against one target. Wires the executor's schedule to the client,
- * every response into the collectors (and exporters), and always ends in a report: on
- * schedule end, on a stop signal (Ctrl-C) and on an abort-on-fail threshold alike.
+ * `executeRun`: one run of one or several scenarios against one target. The engine schedules
+ * each scenario's executor, records every result through the run's state, emits samples and
+ * lifecycle events to its observers, and always ends in a report: on schedule end, on a stop
+ * signal (Ctrl-C) and on an abort-on-fail threshold alike. Every step after the schedule has a
+ * deadline and obeys the stop signal.
  */
-import { type CallOptions, type Client, errorCodeOf, type StreamResult, type ApiResult } from '../api/index.js';
+import type { Client } from '../api/index.js';
 import { type Clock, createSystemClock } from '../core/clock.js';
-import type { RequestSample } from '../core/types.js';
-import { createCollectors } from '../collect/index.js';
-import type { RequestTracer, RunMetrics } from '../export/index.js';
-import { createExecutor, loadDurationMs, meanTargetRatePerS } from '../load/index.js';
-import { buildReport, evaluateReportThresholds, type Report } from '../report/index.js';
-import { createMixPicker, type ResolvedScenario } from '../scenario/index.js';
-import { callOperation, flowOf, type OperationTargets } from './operations.js';
+import { FlowgaugeError } from '../core/errors.js';
+import { createExecutor, loadDurationMs, type Executor } from '../load/index.js';
+import { evaluateThresholdsOn, type Report } from '../report/index.js';
+import { planOf, type ResolvedRunPlan, type ResolvedScenario } from '../scenario/index.js';
+import type { ObserverContext, RunObserver } from './observer.js';
+import { createLiveMeter } from './live-meter.js';
 import { prepareTargets } from './prepare.js';
-import { parseScenarioThresholds } from './thresholds.js';
-import { createProgressMeter, type RunProgress } from './progress.js';
-import { resolveFollowOptions, type FollowOptions } from './async-follow.js';
-import type { NotificationTracking } from './notifications.js';
-import { createRunExtras } from './run-extras.js';
+import { projectRunReport } from './project.js';
+import { createRunState, type ScenarioState } from './run-state.js';
+import { createJourneyJob, createMixJob, type RowSource } from './scenario-jobs.js';
+import { parsePlanThresholds } from './plan-thresholds.js';
 
-/** What a run needs. The CLI builds it; tests build it with a fake or embedded target. */
+/** What a run is. The CLI builds it; tests build it with a fake or embedded target. */
 export interface RunOptions {
-  readonly scenario: ResolvedScenario;
+  /** One scenario, or a plan of several that run at once. */
+  readonly scenario: ResolvedScenario | ResolvedRunPlan;
+  /** The client of every scenario that `clients` does not name. */
   readonly client: Client;
+  /** Clients by scenario name (tenants: each its own token). */
+  readonly clients?: Readonly<Record<string, Client>>;
+  /** Rows of scenarios' `data`, by scenario name (loaded before the run). */
+  readonly data?: Readonly<Record<string, RowSource>>;
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
   readonly clock?: Clock;
-  readonly metrics?: RunMetrics;
-  readonly tracer?: RequestTracer;
   readonly shard?: { readonly index: number; readonly count: number };
   /** Aborting it stops scheduling, drains in-flight requests for the grace period, and reports. */
   readonly stopSignal?: AbortSignal;
-  /** Called about once a second with live figures. */
-  readonly onProgress?: (p: RunProgress) => void;
+  /** Everything that watches the run, in order. */
+  readonly observers?: readonly RunObserver[];
+  /** Time between ticks (default 1000 ms). */
   readonly progressIntervalMs?: number;
-  /** Receiver of outbound notifications, started by the caller (so a target can be pointed at it first). */
-  readonly notifications?: NotificationTracking;
-  /** Following of runs that answer `running` with `GET /runs/{id}`; on with defaults, `false` turns it off. */
-  readonly follow?: FollowOptions | false;
-  /** After the run, compare `/analytics/usage` and session histories with what the client saw (default off). */
-  readonly audit?: boolean;
+  /** Longest time the steps after the schedule (following, notifications, audit) may take (default 60 s). */
+  readonly finishTimeoutMs?: number;
 }
 
 /** How a run ended. */
@@ -46,86 +47,80 @@ export interface RunOutcome {
   readonly report: Report;
   /** Every threshold passed. */
   readonly passed: boolean;
+  /** Scenarios whose `unique` data ran out (the run stopped early; a configuration error). */
+  readonly dataExhausted: readonly string[];
 }
 
-/** Runs a scenario to its end (or its stop) and builds the report. Throws only before the first request. */
+const DEFAULT_FINISH_TIMEOUT_MS = 60_000;
+
+/** Runs a plan to its end (or its stop) and builds the report. Throws only before the first request. */
 export async function executeRun(options: RunOptions): Promise<RunOutcome> {
-  const { scenario, client } = options;
+  const plan = planOf(options.scenario);
   const clock = options.clock ?? createSystemClock();
-  const thresholds = parseScenarioThresholds(scenario);
-  const targets: OperationTargets = await prepareTargets(client, scenario, options.stopSignal);
-  const extras = createRunExtras({
-    client,
-    clock,
-    notifications: options.notifications,
-    follow: options.follow === false ? undefined : resolveFollowOptions(options.follow),
-    // A shard sees only its share of what the service counts: the audit belongs to an unsharded run.
-    audit: options.audit === true && (options.shard?.count ?? 1) === 1,
-    sessionIds: [...new Set(scenario.mix.flatMap((m) => ((m.op === 'run' || m.op === 'stream') && m.sessionId !== undefined ? [m.sessionId] : [])))],
-    metrics: options.metrics,
-  });
-  const { onResult, allResults } = extras;
-  await extras.begin();
+  const observers = options.observers ?? [];
+  const thresholds = parsePlanThresholds(plan);
+  const clientOf = (s: ResolvedScenario): Client => options.clients?.[s.name] ?? options.client;
+
+  const prepared = [];
+  for (const s of plan.scenarios) {
+    const targets = await prepareTargets(clientOf(s), s, options.stopSignal);
+    if (s.journey !== undefined && targets.defaultFlowId === '') {
+      throw new FlowgaugeError('FG_CONFIG_INVALID', `scenario "${s.name}": target ${clientOf(s).baseUrl} lists no published flow for vu.flowId`);
+    }
+    prepared.push({ scenario: s, targets });
+  }
 
   const startedAtMs = clock.wallMs();
   const runStartNs = clock.nowNs();
-  const collectors = createCollectors({ runStartNs, runStartWallMs: startedAtMs, objective: scenario.objective });
-  const pick = createMixPicker(scenario.mix, scenario.seed);
-  const metrics = options.metrics;
-  const tracer = options.tracer;
-
-  // One sample object for the whole run: it is filled and observed synchronously at each
-  // completion, so no two requests ever share it at the same time.
-  const sample: RequestSample = {
-    op: 'run', flowId: undefined, intendedNs: 0, startNs: 0, headersNs: undefined, endNs: 0, status: 0,
-    errorCode: undefined, rateLimit: undefined, violations: [], negative: false, runStatus: undefined, stream: undefined,
+  const state = createRunState({ scenarios: plan.scenarios.map((s) => s.name), clock, runStartNs, runStartWallMs: startedAtMs, objective: plan.objective, observers });
+  const ctx: ObserverContext = {
+    clock,
+    client: clientOf(plan.scenarios[0] as ResolvedScenario),
+    runStartNs,
+    startedAtMs,
+    scenarios: plan.scenarios.map((s) => s.name),
+    sessionIds: [...new Set(plan.scenarios.flatMap((s) => s.mix.flatMap((m) => ((m.op === 'run' || m.op === 'stream') && m.sessionId !== undefined ? [m.sessionId] : []))))],
+    sharded: (options.shard?.count ?? 1) > 1,
+    emitAsyncEnd: (e) => state.asyncEnd(e),
   };
-  let cancelled = 0;
-  let plainOpts: CallOptions = {};
+  for (const o of observers) await o.start?.(ctx);
 
-  const job = async (intendedNs: number, signal: AbortSignal): Promise<void> => {
-    const entry = pick();
-    const flowId = flowOf(entry, targets);
-    const span = tracer?.startSpan(entry.op, flowId);
-    const traceparent = span?.traceparent;
-    // Untraced calls share one options object (the signal is the run's, the same for every job).
-    const opts: CallOptions = traceparent !== undefined ? { signal, headers: { traceparent } } : signal === plainOpts.signal ? plainOpts : (plainOpts = { signal });
-    const result = await callOperation(client, entry, targets, opts);
-    const code = errorCodeOf(result);
-    // Requests we cut off ourselves at the end of the grace period say nothing about the service.
-    if (signal.aborted && code === 'ABORTED') {
-      cancelled++;
-      return;
-    }
-    fillSample(sample, entry.op, flowId, entry.negative, intendedNs, result, code);
-    if (result.ok && (entry.op === 'run') && typeof (result.value as { id?: unknown }).id === 'string') {
-      targets.runIds.add((result.value as { id: string }).id);
-    }
-    const verdict = collectors.observe(sample);
-    metrics?.observe(sample, verdict);
-    span?.end(sample, verdict);
-    // Only asynchronous work reaches the extras unless notifications or the audit need every result.
-    if (onResult !== undefined && (allResults || (entry.op === 'run' && sample.runStatus === 'running') || entry.op === 'trigger')) {
-      onResult({ op: entry.op, flowId, sessionId: entry.sessionId, input: typeof entry.input === 'string' ? entry.input : undefined, intendedNs, result });
-    }
-  };
+  // The run ends at the first of: every schedule's end, a stop signal, a failed abort-on-fail threshold.
+  let finish!: () => void;
+  const stopped = new Promise<void>((resolve) => (finish = resolve));
+  const dataExhausted: string[] = [];
+  const units = prepared.map(({ scenario, targets }, i) => {
+    const unit = state.scenarios[i] as ScenarioState;
+    const deps = { scenario, state, unit, client: clientOf(scenario), clock, targets };
+    let executor!: Executor;
+    const job =
+      scenario.journey === undefined
+        ? createMixJob(deps)
+        : createJourneyJob({
+            ...deps,
+            journey: scenario.journey,
+            data: options.data?.[scenario.name],
+            onDataExhausted: () => {
+              dataExhausted.push(scenario.name);
+              executor.stop();
+            },
+          });
+    executor = createExecutor(scenario.load, { clock, job, seed: scenario.seed, ...(options.shard ? { shard: options.shard } : {}) });
+    return { scenario, unit, executor, startAfterNs: (scenario.startAfterMs ?? 0) * 1e6 };
+  });
 
-  const executor = createExecutor(scenario.load, { clock, job, seed: scenario.seed, ...(options.shard ? { shard: options.shard } : {}) });
-  const durationMs = loadDurationMs(scenario.load);
-  const meter = createProgressMeter({ clock, runStartNs, durationMs, executor, collectors });
+  const durationMs = Math.max(...units.map((u) => u.startAfterNs / 1e6 + loadDurationMs(u.scenario.load)));
+  const meter = createLiveMeter({ clock, runStartNs, durationMs, units, state, objective: plan.objective });
   let abortedBy: string | undefined;
   let interrupted = false;
 
-  // The run ends at the first of: the schedule's end, a stop signal, a failed abort-on-fail threshold.
-  let finish!: () => void;
-  const stopped = new Promise<void>((resolve) => (finish = resolve));
   const interval = (options.progressIntervalMs ?? 1000) * 1e6;
+  const onTick = observers.filter((o) => o.tick !== undefined);
   let tickTimer = clock.setTimer(runStartNs + interval, function tick() {
-    const p = meter.sample();
-    metrics?.setInFlight(p.inFlight);
-    options.onProgress?.(p);
+    const p = meter.progress();
+    for (const o of onTick) o.tick?.(p);
     if (thresholds.abortOnFail.length > 0) {
-      const broken = evaluateReportThresholds(interimReport(), thresholds.abortOnFail).thresholds.find((r) => !r.passed);
+      const broken = evaluateThresholdsOn(meter.metrics(), thresholds.abortOnFail).find((r) => !r.passed);
       if (broken !== undefined) {
         abortedBy = broken.metric;
         finish();
@@ -141,77 +136,42 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   if (options.stopSignal?.aborted === true) onStop();
   else options.stopSignal?.addEventListener('abort', onStop, { once: true });
 
-  let droppedSeen = 0;
-  function interimReport(): Report {
-    const stats = executor.stats();
-    metrics?.addDropped(stats.dropped - droppedSeen);
-    droppedSeen = stats.dropped;
-    return buildReport({
-      scenario: scenario.name,
-      interrupted,
-      target: options.target,
-      startedAtMs,
-      endedAtMs: clock.wallMs(),
-      load: {
-        executor: scenario.load.executor,
-        targetRatePerS: meanTargetRatePerS(scenario.load) / (options.shard?.count ?? 1),
-        started: stats.started,
-        dropped: stats.dropped,
-        scheduleLagMs: stats.scheduleLag,
-      },
-      snapshot: collectors.snapshot(clock.nowNs()),
-      thresholds: [],
-      objective: scenario.objective,
-    });
+  const startTimers = units.map((u) => (u.startAfterNs > 0 ? clock.setTimer(runStartNs + u.startAfterNs, () => u.executor.start()) : (u.executor.start(), undefined)));
+  await Promise.race([Promise.all(units.map((u) => u.executor.scheduleEnded)), stopped]);
+  clock.clearTimer(tickTimer);
+  for (const t of startTimers) if (t !== undefined) clock.clearTimer(t);
+  options.stopSignal?.removeEventListener('abort', onStop);
+  for (const u of units) u.executor.stop();
+  await Promise.all(units.map((u) => u.executor.drain(u.scenario.load.gracefulStopMs)));
+  // drain() returns once the grace period is over; aborted requests settle right after.
+  await Promise.all(units.map((u) => u.executor.finished));
+  for (const u of units) {
+    const dropped = u.executor.stats().dropped;
+    if (u.scenario.journey !== undefined) {
+      u.unit.iterations.dropped(dropped);
+      if (state.total !== u.unit) state.total.iterations.dropped(dropped);
+    }
   }
 
-  executor.start();
-  await Promise.race([executor.scheduleEnded, stopped]);
-  clock.clearTimer(tickTimer);
-  options.stopSignal?.removeEventListener('abort', onStop);
-  executor.stop();
-  await executor.drain(scenario.load.gracefulStopMs);
-  // drain() returns once the grace period is over; aborted requests settle right after.
-  await executor.finished;
+  // The report's time span is the schedule's; what follows (following, notifications, audit) is bounded.
+  const endedAtMs = clock.wallMs();
+  const project = (sections: Parameters<typeof projectRunReport>[0]['sections']): Report =>
+    projectRunReport({ plan, state, units, target: options.target, shard: options.shard, startedAtMs, endedAtMs, interrupted, abortedBy, dataExhausted, sections, thresholds: thresholds.all, nowNs: clock.nowNs() });
+  const scheduleReport = project({});
+  for (const o of observers) await o.scheduleEnded?.(scheduleReport);
 
-  // The report's time span is the schedule's; following, settling and auditing come after it.
-  const interim = interimReport();
-  const sections = await extras.finish({ interrupted, startedAtMs, stopSignal: options.stopSignal });
-  const report = evaluateReportThresholds(
-    {
-      ...interim,
-      ...sections,
-      ...(abortedBy !== undefined ? { abortedBy } : {}),
-      ...(cancelled > 0 ? { load: { ...interim.load, cancelled } } : {}),
-    },
-    thresholds.all,
-  );
-  return { report, passed: report.passed };
-}
+  const finishStop = new AbortController();
+  const deadlineNs = clock.nowNs() + (options.finishTimeoutMs ?? DEFAULT_FINISH_TIMEOUT_MS) * 1e6;
+  const deadline = clock.setTimer(deadlineNs, () => finishStop.abort());
+  const onLateStop = (): void => finishStop.abort();
+  options.stopSignal?.addEventListener('abort', onLateStop, { once: true });
+  if (options.stopSignal?.aborted === true) finishStop.abort();
+  for (const o of observers) await o.finish?.({ interrupted, signal: finishStop.signal, deadlineNs });
+  clock.clearTimer(deadline);
+  options.stopSignal?.removeEventListener('abort', onLateStop);
 
-function fillSample(
-  s: RequestSample,
-  op: RequestSample['op'],
-  flowId: string | undefined,
-  negative: boolean,
-  intendedNs: number,
-  result: ApiResult<unknown> | StreamResult,
-  code: RequestSample['errorCode'],
-): void {
-  const meta = result.meta;
-  s.op = op;
-  s.flowId = flowId;
-  s.negative = negative;
-  s.intendedNs = intendedNs;
-  s.startNs = meta.startNs;
-  s.headersNs = meta.headersNs;
-  s.endNs = meta.endNs;
-  s.status = meta.status;
-  s.errorCode = code;
-  s.rateLimit = meta.rateLimit;
-  s.violations = result.violations;
-  s.stream = 'timing' in result ? result.timing : undefined;
-  // Only runs carry a run status; other values are not touched (a repeated body's value is parsed on first read).
-  const status = result.ok && (op === 'run' || op === 'getRun') ? (result.value as { status?: unknown }).status : undefined;
-  s.runStatus = status === 'running' || status === 'completed' || status === 'failed' ? status : undefined;
+  const sections = Object.assign({}, ...observers.map((o) => o.sections?.() ?? {})) as Parameters<typeof projectRunReport>[0]['sections'];
+  const report = project(sections);
+  for (const o of observers) await o.end?.(report);
+  return { report, passed: report.passed, dataExhausted };
 }

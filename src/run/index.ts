@@ -1,10 +1,13 @@
 export { executeRun, type RunOptions, type RunOutcome } from './engine.js';
 export { parseScenarioThresholds, type RunThresholds } from './thresholds.js';
+export { parsePlanThresholds } from './plan-thresholds.js';
 export type { RunProgress } from './progress.js';
+export type { AsyncEnd, CheckSample, FinishContext, IterationSample, ObserverContext, ObserverSections, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
+export * from './observers/index.js';
+export { runIdOfAck } from './run-ids.js';
 export { createAsyncFollower, resolveFollowOptions, type AsyncFollower, type AsyncFollowerDeps, type FollowEndInfo, type FollowOptions, type FollowTarget, type ResolvedFollowOptions } from './async-follow.js';
 export { parseListenAddress, startNotificationTracking, type NotificationMetricsSink, type NotificationTracking, type NotificationTrackingOptions } from './notifications.js';
 export { auditSessions, auditUsage, createUsageLedger, sessionBaseline, type AuditContext, type SessionRun, type UsageLedger } from './audit.js';
-export { createRunExtras, runIdOfAck, type ExtraSections, type ExtrasResult, type RunExtras, type RunExtrasOptions } from './run-extras.js';
 export * from './capacity.js';
 export * from './capacity-autocannon.js';
 export * from './capacity-request.js';

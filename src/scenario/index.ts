@@ -7,3 +7,5 @@ export { DEFAULT_MAX_IN_FLIGHT, DEFAULT_GRACEFUL_STOP_MS, DEFAULT_BURSTINESS } f
 export { createMixPicker } from './mix-picker.js';
 export { formatPath } from './issues.js';
 export { MAX_DURATION_MS } from './schema.js';
+export * from './journey.js';
+export * from './run-plan.js';

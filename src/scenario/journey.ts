@@ -4,7 +4,6 @@
  * every request it makes exactly as a mix request, and counts the iteration's outcome.
  */
 import type { Client } from '../api/index.js';
-import type { DurationInput } from './types.js';
 
 /** One row of a scenario's data (a JSON object, or a CSV row keyed by the header). Plain, frozen. */
 export type DataRow = Readonly<Record<string, unknown>>;
@@ -27,8 +26,8 @@ export interface Vu extends VuOperations {
   readonly scenario: string;
   /** Aborted when the run stops (Ctrl-C, abort-on-fail, end of the grace period). */
   readonly signal: AbortSignal;
-  /** Waits `duration` (`"2s"`, `500`), or less when the run stops. Never rejects. */
-  sleep(duration: DurationInput): Promise<void>;
+  /** Waits `duration` (`"2s"`, or a number of ms), or less when the run stops. Never rejects. */
+  sleep(duration: string | number): Promise<void>;
   /** Records a named check (`checks.<name>` in the report); returns `condition`. */
   check(name: string, condition: boolean): boolean;
   /** Times `fn` as a named step (`steps.<name>` in the report) and returns what it returned. */

@@ -5,6 +5,7 @@
 import type { OpName } from '../core/ops.js';
 import type { Tier } from '../core/tiers.js';
 import type { ResolvedLoad } from '../load/types.js';
+import type { Journey } from './journey.js';
 
 /**
  * A rate: `"100/min"`, `"16.7/s"`, `"5000/h"`, a number per second, or a share of the tier's
@@ -145,4 +146,8 @@ export interface ResolvedScenario {
   readonly objective: number;
   /** Where the scenario came from (a file path), when known. */
   readonly source?: string;
+  /** The journey each iteration runs (steps are compiled into one); undefined for a mix. */
+  readonly journey?: Journey | undefined;
+  /** In a run of several scenarios: when this one starts, after the run's start (ms). */
+  readonly startAfterMs?: number;
 }

@@ -126,6 +126,22 @@ export const RUN_METRICS = {
  * one (missing-signature, malformed-signature, expired, bad-signature, replay, oversize,
  * bad-body, method, path): a bounded set.
  */
+/** Journey metrics: iterations by outcome and named checks (check names are bounded by the collectors too). */
+export const JOURNEY_METRICS = {
+  iterations: {
+    name: 'flowgauge_iterations_total',
+    type: 'counter',
+    help: 'Journey iterations that ended, by result: completed, failed, or interrupted by the run\'s stop.',
+    labelNames: [...RUN, 'result'],
+  },
+  checks: {
+    name: 'flowgauge_checks_total',
+    type: 'counter',
+    help: 'Journey checks evaluated, by check name and result (pass or fail).',
+    labelNames: [...RUN, 'check', 'result'],
+  },
+} as const;
+
 export const NOTIFICATION_METRICS = {
   notifications: {
     name: 'flowgauge_notifications_total',
@@ -176,6 +192,7 @@ export const PROBE_METRICS = {
 export const ALL_METRICS: readonly MetricSpec[] = [
   ...Object.values(RUN_METRICS),
   ...Object.values(NOTIFICATION_METRICS),
+  ...Object.values(JOURNEY_METRICS),
   ...Object.values(PROBE_METRICS),
 ];
 

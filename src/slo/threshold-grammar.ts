@@ -47,20 +47,30 @@ export type MetricKey =
   | { readonly kind: 'errorsRate' }
   | { readonly kind: 'ratelimit'; readonly metric: RateLimitMetric }
   | { readonly kind: 'dropped' }
-  | { readonly kind: 'contractViolations' };
+  | { readonly kind: 'contractViolations' }
+  | { readonly kind: 'iterationsFailed' }
+  | { readonly kind: 'iterationDuration'; readonly stat: PctStat }
+  /** Pass ratio of every check (`name` undefined) or of one named check. */
+  | { readonly kind: 'checks'; readonly name: string | undefined };
 
 /** What keys are allowed, for error messages. */
 export const METRIC_KEY_HELP =
   `<op>.latency.<stat> (op: ${OPS.join('|')}; stat: ${PCT_STATS.join('|')}), ` +
   `stream.<${STREAM_METRICS.join('|')}>.<stat>, availability, errors.rate, ` +
-  `ratelimit.<${RATELIMIT_METRICS.join('|')}>, dropped, contract.violations`;
+  `ratelimit.<${RATELIMIT_METRICS.join('|')}>, dropped, contract.violations, ` +
+  `iterations.failed, iteration.duration.<stat>, checks, checks.<name>`;
 
 const includes = <T extends string>(list: readonly T[], s: string | undefined): s is T =>
   s !== undefined && (list as readonly string[]).includes(s);
 
 /** Parses a metric key; `undefined` when it is not one of `METRIC_KEY_HELP`. */
 export function parseMetricKey(key: string): MetricKey | undefined {
-  const parts = key.trim().split('.');
+  const trimmed = key.trim();
+  // A check's name may hold dots and spaces: everything after `checks.` is the name.
+  if (trimmed === 'checks') return { kind: 'checks', name: undefined };
+  if (trimmed.startsWith('checks.') && trimmed.length > 7) return { kind: 'checks', name: trimmed.slice(7) };
+  if (trimmed === 'iterations.failed') return { kind: 'iterationsFailed' };
+  const parts = trimmed.split('.');
   const [a, b, c] = parts;
   if (parts.length === 1) {
     if (a === 'availability') return { kind: 'availability' };
@@ -77,6 +87,7 @@ export function parseMetricKey(key: string): MetricKey | undefined {
     // `stream.latency.p99` is the stream operation's latency; `stream.ttft.p99` a stream timing.
     if (b === 'latency' && isOpName(a)) return { kind: 'latency', op: a, stat: c };
     if (a === 'stream' && includes(STREAM_METRICS, b)) return { kind: 'stream', metric: b, stat: c };
+    if (a === 'iteration' && b === 'duration') return { kind: 'iterationDuration', stat: c };
   }
   return undefined;
 }
@@ -89,8 +100,11 @@ export function unitOf(metric: MetricKey): ThresholdUnit {
     case 'stream':
       if (metric.stat === 'count') return 'count';
       return metric.metric === 'tokensPerS' ? 'perS' : 'ms';
+    case 'iterationDuration':
+      return metric.stat === 'count' ? 'count' : 'ms';
     case 'availability':
     case 'errorsRate':
+    case 'checks':
       return 'ratio';
     default:
       return 'count';

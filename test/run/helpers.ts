@@ -1,6 +1,6 @@
 /** Runs a scenario in-process against a fresh embedded reference service. */
 import { createClient } from '../../src/api/index.js';
-import { executeRun, type RunOptions, type RunOutcome } from '../../src/run/index.js';
+import { createRunObservers, executeRun, type RunObserverWishes, type RunOptions, type RunOutcome } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
 
@@ -23,7 +23,8 @@ export async function runAgainstService(
     limitPerMinute?: number;
     connections?: number;
     during?: (service: ReferenceService) => void;
-    run?: Partial<RunOptions>;
+    /** Run options, and what the run should do besides measuring (following is on unless `follow: false`). */
+    run?: Partial<RunOptions> & RunObserverWishes;
   } = {},
 ): Promise<RunAgainst & { close(): Promise<void> }> {
   const service = await startReferenceService({
@@ -39,7 +40,7 @@ export async function runAgainstService(
       scenario: resolveScenario(scenario),
       client,
       target: { baseUrl: service.baseUrl, embedded: true },
-      ...opts.run,
+      ...withObservers(opts.run),
     });
   } catch (err) {
     await client.close();
@@ -48,4 +49,10 @@ export async function runAgainstService(
   }
   await client.close();
   return { outcome, service, close: () => service.close() };
+}
+
+/** Run options with the observers that `wishes` describe (as the CLI builds them), plus any given. */
+export function withObservers(run: (Partial<RunOptions> & RunObserverWishes) | undefined): Partial<RunOptions> {
+  const { metrics, tracer, onProgress, notifications, follow, audit, extra, observers, ...rest } = run ?? {};
+  return { ...rest, observers: [...createRunObservers({ metrics, tracer, onProgress, notifications, follow, audit, extra }), ...(observers ?? [])] };
 }

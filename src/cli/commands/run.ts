@@ -21,13 +21,13 @@ import {
   type RunMetrics,
 } from '../../export/index.js';
 import { renderSummary } from '../../report/index.js';
-import { executeRun, parseListenAddress, parseScenarioThresholds, startNotificationTracking, type NotificationTracking } from '../../run/index.js';
+import { createRunObservers, executeRun, parseListenAddress, parseScenarioThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
 import { loadScenarioFile, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
-import { renderReportFiles } from '../report-formats.js';
-import { reportDir, updateLatest, writeReportFiles } from '../report-files.js';
+import { createReportWriter } from '../report-writer.js';
+import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
@@ -209,19 +209,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
     let pusher: PushgatewayPusher | undefined;
     let otlp: OtlpExport | undefined;
-    const stop = new AbortController();
-    let signals = 0;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      signals++;
-      if (signals === 1) {
-        io.stderr.write(`\nflowgauge: ${sig}: stopping; draining in-flight requests (again to quit at once)\n`);
-        stop.abort();
-      } else {
-        process.exit(130);
-      }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const stop = listenForStop(io.stderr, 'stopping; draining in-flight requests');
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
       const client = createClient({
@@ -256,49 +244,52 @@ export const runCommand: MakeCommand = (ctx) => ({
         tracer = createRequestTracer(otlp.tracer);
       }
       if (tracking !== undefined) {
-        log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
+        log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded && args['webhook-secret'] === undefined ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
       }
       log.write(`flowgauge: ${scenario.name}: ${scenario.load.executor} for ${scenario.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${scenario.load.durationMs / 1000}s`}\n`);
 
+      const name = shard === undefined ? scenario.name : `${scenario.name}-shard${shard.index + 1}of${shard.count}`;
+      const writer = createReportWriter({ cwd: io.cwd, name, out: args.out });
       let lastPlain = 0;
+      const showProgress = (p: RunProgress): void => {
+        if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${formatProgress(p)}`);
+        else if (p.elapsedS - lastPlain >= 5) {
+          lastPlain = p.elapsedS;
+          log.write(`${formatProgress(p)}\n`);
+        }
+      };
+      const observers = createRunObservers({
+        metrics,
+        tracer,
+        onProgress: args.quiet === true ? undefined : showProgress,
+        notifications: tracking,
+        follow: extra.follow,
+        audit: args.audit !== false,
+        extra: [writer],
+      });
       const outcome = await executeRun({
         scenario,
         client,
         target: { baseUrl: target.baseUrl, embedded: target.embedded },
-        ...(metrics !== undefined ? { metrics } : {}),
-        ...(tracer !== undefined ? { tracer } : {}),
         ...(shard !== undefined ? { shard } : {}),
         stopSignal: stop.signal,
-        ...(tracking !== undefined ? { notifications: tracking } : {}),
-        follow: extra.follow,
-        audit: args.audit !== false,
-        onProgress: (p) => {
-          if (args.quiet === true) return;
-          if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${formatProgress(p)}`);
-          else if (p.elapsedS - lastPlain >= 5) {
-            lastPlain = p.elapsedS;
-            log.write(`${formatProgress(p)}\n`);
-          }
-        },
+        observers,
       });
       await client.close();
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
 
       const { report } = outcome;
-      const name = shard === undefined ? scenario.name : `${scenario.name}-shard${shard.index + 1}of${shard.count}`;
-      const dir = reportDir(io.cwd, name, Date.parse(report.startedAt), args.out);
-      const json = `${JSON.stringify(report, null, 2)}\n`;
-      await writeReportFiles(dir, await renderReportFiles(report));
-      if (args.out === undefined) await updateLatest(io.cwd, dir);
-
       log.write(renderSummary(report, { color: io.isTTY && args.json !== true }));
-      log.write(`\nreport: ${dir}/report.html (and report.json, report.md)\n`);
-      if (args.json === true) io.stdout.write(json);
+      log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md)\n`);
+      if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
+      if (outcome.dataExhausted.length > 0) {
+        io.stderr.write(`flowgauge: the unique data of ${outcome.dataExhausted.join(', ')} ran out; the run stopped early\n`);
+        ctx.setExit(EXIT.BAD_INPUT);
+      }
       if (report.interrupted) ctx.setExit(EXIT.INTERRUPTED);
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stop.dispose();
       const pushed = await pusher?.stop();
       if (pushed !== undefined && !pushed.ok) io.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
       await otlp?.shutdown();

@@ -1,0 +1,139 @@
+/**
+ * The one contract between a run and everything that watches it (in the spirit of k6's
+ * `output.Output`): the engine emits plain, frozen samples and lifecycle events to a list of
+ * observers. Metrics, spans, progress, run following, notification matching, the audit and the
+ * live dashboard are each one observer; the collectors are the run's state, which judges each
+ * sample before observers see it.
+ */
+import type { Client } from '../api/index.js';
+import type { Clock } from '../core/clock.js';
+import type { OpName } from '../core/ops.js';
+import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
+import type { Report } from '../report/index.js';
+import type { RunProgress } from './progress.js';
+
+/** One finished request, judged. Plain and frozen: it may be kept, spread or cloned. */
+export interface RunSample extends Readonly<RequestSample> {
+  /** The scenario that sent it. */
+  readonly scenario: string;
+  readonly verdict: Verdict;
+  /** The journey step it belongs to, when the journey named one. */
+  readonly step: string | undefined;
+  /** Session it ran in (run, stream, getHistory), when known. */
+  readonly sessionId: string | undefined;
+  /** Text input of a run or stream, when it was text. */
+  readonly input: string | undefined;
+  /**
+   * The parsed answer (a `Run`, a stream's summary, a trigger acknowledgement, …), only for
+   * observers that asked for values (`RunObserver.values`); otherwise undefined.
+   */
+  readonly value: unknown;
+}
+
+/** One finished journey iteration. */
+export interface IterationSample {
+  readonly scenario: string;
+  readonly iteration: number;
+  readonly intendedNs: number;
+  readonly endNs: number;
+  readonly result: 'completed' | 'failed' | 'interrupted';
+  /** Why it failed (the thrown message or the failed step's). */
+  readonly error: string | undefined;
+}
+
+/** One evaluated check of a journey. */
+export interface CheckSample {
+  readonly scenario: string;
+  readonly name: string;
+  readonly passed: boolean;
+}
+
+/** A run that answered `running` (or a trigger) whose end became known after it. */
+export interface AsyncEnd {
+  /** Who learnt the end: polling `GET /runs/{id}`, or a notification. */
+  readonly source: 'poll' | 'notification';
+  /** Empty for a trigger whose run id was never known. */
+  readonly runId: string;
+  readonly flowId: string | undefined;
+  readonly kind: 'run' | 'trigger';
+  readonly status: Extract<RunStatus, 'completed' | 'failed'> | 'unresolved';
+  readonly atNs: number;
+  readonly totalTokens: number | undefined;
+  readonly sessionId: string | undefined;
+  readonly input: string | undefined;
+  readonly startNs: number;
+}
+
+/** The start of one request, for observers that must act before it is sent (tracing). */
+export interface RequestStart {
+  readonly scenario: string;
+  readonly op: OpName;
+  readonly flowId: string | undefined;
+}
+
+/** What an observer may attach to one request: headers to send, and its end. */
+export interface RequestHook {
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  end(sample: RunSample): void;
+}
+
+/** What every observer is given at the start. */
+export interface ObserverContext {
+  readonly clock: Clock;
+  /** The client of the run's first scenario (following and auditing use it). */
+  readonly client: Client;
+  readonly runStartNs: number;
+  readonly startedAtMs: number;
+  /** Names of the scenarios in this run. */
+  readonly scenarios: readonly string[];
+  /** Sessions that mix entries name (the audit reads their history). */
+  readonly sessionIds: readonly string[];
+  /** True when this process runs one shard of several (it sees only its share). */
+  readonly sharded: boolean;
+  /** Announces an asynchronous end to every observer (following, notification matching). */
+  emitAsyncEnd(e: AsyncEnd): void;
+}
+
+/** What every observer is given after the schedule has drained. */
+export interface FinishContext {
+  readonly interrupted: boolean;
+  /** Aborted when the user stops the run again, or the finishing deadline passes. */
+  readonly signal: AbortSignal;
+  /** Monotonic ns by which finishing must be done. */
+  readonly deadlineNs: number;
+}
+
+/** Report sections observers may add (all optional in report@1). */
+export type ObserverSections = Pick<Partial<Report>, 'notifications' | 'asyncRuns' | 'audit'>;
+
+/**
+ * An observer of a run. Every method is optional; none may throw (a failure is the observer's
+ * own to record). Methods are called in list order.
+ */
+export interface RunObserver {
+  readonly name: string;
+  /**
+   * Which samples carry their parsed `value`: `all`, `async` (runs that answered `running`,
+   * and triggers), or none (default: reading a value costs a parse on the hot path).
+   */
+  readonly values?: 'all' | 'async';
+  start?(ctx: ObserverContext): void | Promise<void>;
+  request?(r: RequestStart): RequestHook | undefined;
+  sample?(s: RunSample): void;
+  asyncEnd?(e: AsyncEnd): void;
+  iteration?(i: IterationSample): void;
+  check?(c: CheckSample): void;
+  /** About once a second. */
+  tick?(p: RunProgress): void;
+  /**
+   * The report of the schedule, before anything after it can wait on the target (following,
+   * notifications, the audit): a report writer saves it, so nothing is lost if those hang.
+   */
+  scheduleEnded?(report: Report): Promise<void> | void;
+  /** After the schedule drained: waits for what it follows, within the context's deadline. */
+  finish?(ctx: FinishContext): Promise<void> | void;
+  /** The sections it adds to the report (called after every observer finished). */
+  sections?(): ObserverSections;
+  /** The final report, once written (the dashboard links it; exporters push last values). */
+  end?(report: Report): Promise<void> | void;
+}

@@ -1,0 +1,123 @@
+/**
+ * The report of a run as a projection of its state: the collectors' and journey accounting's
+ * snapshots, the executors' counts, and the sections observers add, judged by the thresholds.
+ * Called for the schedule's report (before anything can wait on the target) and the final one.
+ */
+import { meanTargetRatePerS } from '../load/index.js';
+import type { Executor } from '../load/index.js';
+import { buildReport, buildScenarioSection, evaluateReportThresholds, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
+import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
+import type { ParsedThreshold } from '../slo/index.js';
+import type { ObserverSections } from './observer.js';
+import type { RunState, ScenarioState } from './run-state.js';
+
+/** One scheduled scenario. */
+export interface ProjectedUnit {
+  readonly scenario: ResolvedScenario;
+  readonly unit: ScenarioState;
+  readonly executor: Executor;
+}
+
+/** What the projection reads. */
+export interface ProjectInput {
+  readonly plan: ResolvedRunPlan;
+  readonly state: RunState;
+  readonly units: readonly ProjectedUnit[];
+  readonly target: { readonly baseUrl: string; readonly embedded: boolean };
+  readonly shard: { readonly index: number; readonly count: number } | undefined;
+  readonly startedAtMs: number;
+  readonly endedAtMs: number;
+  readonly nowNs: number;
+  readonly interrupted: boolean;
+  readonly abortedBy: string | undefined;
+  readonly dataExhausted: readonly string[];
+  readonly sections: ObserverSections;
+  readonly thresholds: readonly ParsedThreshold[];
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+function loadOf(u: ProjectedUnit, shardCount: number): BuildReportInput['load'] {
+  const st = u.executor.stats();
+  const rate = meanTargetRatePerS(u.scenario.load);
+  return {
+    executor: u.scenario.load.executor,
+    targetRatePerS: u.scenario.load.executor === 'constant-concurrency' ? null : round3(rate / shardCount),
+    started: st.started,
+    dropped: st.dropped,
+    scheduleLagMs: st.scheduleLag,
+    scheduleS: st.elapsedNs / 1e9,
+  };
+}
+
+/** What the generator did to the load that the reader must know, and what to change. */
+function warningsOf(p: ProjectInput): RunWarning[] {
+  const out: RunWarning[] = [];
+  for (const u of p.units) {
+    const st = u.executor.stats();
+    const who = p.units.length > 1 ? `scenario "${u.scenario.name}": ` : '';
+    if (st.dropped > 0 && u.scenario.load.executor !== 'constant-concurrency') {
+      const cap = u.scenario.load.maxInFlight;
+      out.push({
+        code: 'DROPPED',
+        message: `${who}${st.dropped} of ${st.scheduled} starts were dropped because ${cap} were already in flight: the target or the client is slower than the schedule; raise load.maxInFlight (or --max-in-flight) or lower the rate`,
+      });
+    }
+    if (p.dataExhausted.includes(u.scenario.name)) {
+      out.push({ code: 'DATA_EXHAUSTED', message: `${who}its unique data rows ran out after ${st.started} iterations; the scenario stopped early: add rows or use order "sequential"` });
+    }
+  }
+  return out;
+}
+
+/** Projects the run's state into a report@1, judged by its thresholds. */
+export function projectRunReport(p: ProjectInput): Report {
+  const shardCount = p.shard?.count ?? 1;
+  const durationS = Math.max(0, p.endedAtMs - p.startedAtMs) / 1000;
+  const loads = p.units.map((u) => loadOf(u, shardCount));
+  const total = p.state.total;
+  const first = loads[0] as BuildReportInput['load'];
+  const cancelled = p.state.cancelled();
+  const load: BuildReportInput['load'] =
+    loads.length === 1
+      ? { ...first, cancelled }
+      : {
+          executor: [...new Set(loads.map((l) => l.executor))].join('+'),
+          targetRatePerS: loads.every((l) => l.targetRatePerS !== null) ? round3(loads.reduce((n, l) => n + (l.targetRatePerS ?? 0), 0)) : null,
+          started: loads.reduce((n, l) => n + l.started, 0),
+          dropped: loads.reduce((n, l) => n + l.dropped, 0),
+          // The run's lag is its worst scenario's (each summary is exact only for its own executor).
+          scheduleLagMs: loads.map((l) => l.scheduleLagMs).reduce((a, b) => (b.p99 > a.p99 ? b : a)),
+          scheduleS: Math.max(...loads.map((l) => l.scheduleS ?? 0)),
+          cancelled,
+        };
+  let scenarios: Record<string, ScenarioReport> | undefined;
+  if (p.units.length > 1) {
+    scenarios = {};
+    p.units.forEach((u, i) => {
+      (scenarios as Record<string, ScenarioReport>)[u.unit.name] = buildScenarioSection({
+        load: loads[i] as BuildReportInput['load'],
+        durationS,
+        snapshot: u.unit.collectors.snapshot(p.nowNs),
+        iterations: u.unit.iterations.active ? u.unit.iterations.snapshot() : undefined,
+        objective: p.plan.objective,
+      });
+    });
+  }
+  const report = buildReport({
+    scenario: p.plan.name,
+    interrupted: p.interrupted,
+    target: p.target,
+    startedAtMs: p.startedAtMs,
+    endedAtMs: p.endedAtMs,
+    load,
+    snapshot: total.collectors.snapshot(p.nowNs),
+    iterations: total.iterations.active ? total.iterations.snapshot() : undefined,
+    thresholds: [],
+    objective: p.plan.objective,
+    ...(scenarios !== undefined ? { scenarios } : {}),
+    warnings: warningsOf(p),
+    ...(p.abortedBy !== undefined ? { abortedBy: p.abortedBy } : {}),
+  });
+  return evaluateReportThresholds({ ...report, ...p.sections }, p.thresholds);
+}

@@ -1,0 +1,130 @@
+/**
+ * The running state of one run and the only path a result takes into it: judged by its
+ * scenario's collectors, added to the run's total, then handed to observers as a frozen sample.
+ * Mix requests and journey requests go through `record` alike, so both count the same way.
+ */
+import { errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
+import type { Clock } from '../core/clock.js';
+import { createCollectors, createIterationStats, type Collectors, type IterationStats } from '../collect/index.js';
+import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
+import { requestSample, runSample, type SampleContext } from './sample.js';
+
+/** The state of one scenario. */
+export interface ScenarioState {
+  readonly name: string;
+  readonly collectors: Collectors;
+  readonly iterations: IterationStats;
+}
+
+/** What the engine records into. */
+export interface RunState {
+  readonly scenarios: readonly ScenarioState[];
+  /** The whole run: the single scenario's own state when there is one. */
+  readonly total: ScenarioState;
+  /** Requests cut by the run's own stop (end of grace period), counted apart: they say nothing of the service. */
+  readonly cancelled: () => number;
+  /** Hooks of observers that act before a request is sent (tracing); undefined when none does. */
+  hook(r: RequestStart): RequestHook | undefined;
+  /**
+   * Records one result. `cutByStop` is true when the run's own stop signal aborted it: such a
+   * request is counted as cancelled and judged no further.
+   */
+  record(scenario: ScenarioState, ctx: SampleContext, result: ApiResult<unknown> | StreamResult, hook: RequestHook | undefined, cutByStop: boolean): void;
+  iterationStarted(scenario: ScenarioState): void;
+  iteration(scenario: ScenarioState, i: IterationSample): void;
+  check(scenario: ScenarioState, c: CheckSample): void;
+  step(scenario: ScenarioState, name: string, durationNs: number): void;
+  asyncEnd(e: AsyncEnd): void;
+}
+
+/** Options of `createRunState`. */
+export interface RunStateOptions {
+  readonly scenarios: readonly string[];
+  readonly clock: Clock;
+  readonly runStartNs: number;
+  readonly runStartWallMs: number;
+  readonly objective: number;
+  readonly observers: readonly RunObserver[];
+}
+
+/** Creates the state of a run and its dispatch to observers. */
+export function createRunState(o: RunStateOptions): RunState {
+  const make = (name: string): ScenarioState => ({
+    name,
+    collectors: createCollectors({ runStartNs: o.runStartNs, runStartWallMs: o.runStartWallMs, objective: o.objective }),
+    iterations: createIterationStats(),
+  });
+  const scenarios = o.scenarios.map(make);
+  const total = scenarios.length === 1 ? (scenarios[0] as ScenarioState) : make('(all)');
+  const shared = scenarios.length !== 1;
+
+  // Per-method lists, so the hot path loops only over observers that listen.
+  const onSample = o.observers.filter((x) => x.sample !== undefined);
+  const onRequest = o.observers.filter((x) => x.request !== undefined);
+  const onIteration = o.observers.filter((x) => x.iteration !== undefined);
+  const onCheck = o.observers.filter((x) => x.check !== undefined);
+  const onAsync = o.observers.filter((x) => x.asyncEnd !== undefined);
+  const valuesAll = o.observers.some((x) => x.values === 'all');
+  const valuesAsync = valuesAll || o.observers.some((x) => x.values === 'async');
+  let cancelled = 0;
+
+  const hookOne = (r: RequestStart): RequestHook | undefined => onRequest[0]?.request?.(r);
+  const hookMany = (r: RequestStart): RequestHook | undefined => {
+    const hooks = onRequest.flatMap((x) => x.request?.(r) ?? []);
+    if (hooks.length === 0) return undefined;
+    const headers = Object.assign({}, ...hooks.map((h) => h.headers ?? {})) as Record<string, string>;
+    return { headers, end: (s) => hooks.forEach((h) => h.end(s)) };
+  };
+
+  return {
+    scenarios,
+    total,
+    cancelled: () => cancelled,
+    hook: onRequest.length === 0 ? () => undefined : onRequest.length === 1 ? hookOne : hookMany,
+
+    record(scenario, ctx, result, hook, cutByStop) {
+      const code = errorCodeOf(result);
+      if (cutByStop && code === 'ABORTED') {
+        cancelled++;
+        return;
+      }
+      const sample = requestSample(ctx, result, code);
+      const verdict = scenario.collectors.observe(sample);
+      if (shared) total.collectors.observe(sample, verdict);
+      if (onSample.length === 0 && hook === undefined) return;
+      const wantsValue = result.ok && (valuesAll || (valuesAsync && (ctx.op === 'trigger' || (ctx.op === 'run' && sample.runStatus === 'running'))));
+      const s: RunSample = runSample(ctx, sample, verdict, wantsValue ? (result as { value: unknown }).value : undefined);
+      for (const x of onSample) x.sample?.(s);
+      hook?.end(s);
+    },
+
+    iterationStarted(scenario) {
+      scenario.iterations.started();
+      if (shared) total.iterations.started();
+    },
+
+    iteration(scenario, i) {
+      scenario.iterations.ended(i.result, i.endNs - i.intendedNs, i.error);
+      if (shared) total.iterations.ended(i.result, i.endNs - i.intendedNs, i.error);
+      const frozen = Object.freeze({ ...i });
+      for (const x of onIteration) x.iteration?.(frozen);
+    },
+
+    check(scenario, c) {
+      scenario.iterations.check(c.name, c.passed);
+      if (shared) total.iterations.check(c.name, c.passed);
+      const frozen = Object.freeze({ ...c });
+      for (const x of onCheck) x.check?.(frozen);
+    },
+
+    step(scenario, name, durationNs) {
+      scenario.iterations.step(name, durationNs);
+      if (shared) total.iterations.step(name, durationNs);
+    },
+
+    asyncEnd(e) {
+      const frozen = Object.freeze({ ...e });
+      for (const x of onAsync) x.asyncEnd?.(frozen);
+    },
+  };
+}

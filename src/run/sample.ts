@@ -1,0 +1,63 @@
+/**
+ * From a client result to the plain request sample the collectors judge, and from there to
+ * the frozen `RunSample` observers receive. A fresh object per request: a copy is cheap next
+ * to a request, and nothing an observer keeps can change under it.
+ */
+import type { ApiResult, StreamResult } from '../api/index.js';
+import type { ErrorCode } from '../core/codes.js';
+import type { OpName } from '../core/ops.js';
+import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
+import type { RunSample } from './observer.js';
+
+/** What the engine knows of one request besides its result. */
+export interface SampleContext {
+  readonly scenario: string;
+  readonly op: OpName;
+  readonly flowId: string | undefined;
+  readonly negative: boolean;
+  readonly intendedNs: number;
+  readonly step: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly input: string | undefined;
+}
+
+/** The run status a `run`/`getRun` answer carries, if any (other answers are not parsed). */
+export function runStatusOf(op: OpName, result: ApiResult<unknown> | StreamResult): RunStatus | undefined {
+  if (!result.ok || (op !== 'run' && op !== 'getRun')) return undefined;
+  const value: unknown = result.value;
+  const status = typeof value === 'object' && value !== null ? (value as { status?: unknown }).status : undefined;
+  return status === 'running' || status === 'completed' || status === 'failed' ? status : undefined;
+}
+
+/** The request sample of one result (plain data). */
+export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | StreamResult, code: ErrorCode | undefined): RequestSample {
+  const meta = result.meta;
+  return {
+    op: ctx.op,
+    flowId: ctx.flowId,
+    intendedNs: ctx.intendedNs,
+    startNs: meta.startNs,
+    headersNs: meta.headersNs,
+    endNs: meta.endNs,
+    status: meta.status,
+    errorCode: code,
+    rateLimit: meta.rateLimit,
+    violations: result.violations,
+    negative: ctx.negative,
+    runStatus: runStatusOf(ctx.op, result),
+    stream: 'timing' in result ? result.timing : undefined,
+  };
+}
+
+/** The frozen sample observers see. `value` only when an observer asked for it. */
+export function runSample(ctx: SampleContext, sample: RequestSample, verdict: Verdict, value: unknown): RunSample {
+  return Object.freeze({
+    ...sample,
+    scenario: ctx.scenario,
+    verdict,
+    step: ctx.step,
+    sessionId: ctx.sessionId,
+    input: ctx.input,
+    value,
+  });
+}

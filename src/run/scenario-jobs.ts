@@ -1,0 +1,91 @@
+/**
+ * What one start of a scenario's schedule does: send one request of the mix, or run one
+ * iteration of the journey. Both record through the run's state; neither throws.
+ */
+import type { CallOptions, Client } from '../api/index.js';
+import type { Clock } from '../core/clock.js';
+import type { Job } from '../load/index.js';
+import { createMixPicker, IterationFailure, type DataRow, type Journey, type ResolvedScenario } from '../scenario/index.js';
+import { callOperation, flowOf, type OperationTargets } from './operations.js';
+import type { RunState, ScenarioState } from './run-state.js';
+import { createVu } from './vu.js';
+
+/** Rows of a scenario's data, one per iteration; undefined when `unique` rows ran out. */
+export interface RowSource {
+  row(iteration: number): DataRow | undefined;
+}
+
+/** What a job needs. */
+export interface JobDeps {
+  readonly scenario: ResolvedScenario;
+  readonly state: RunState;
+  readonly unit: ScenarioState;
+  readonly client: Client;
+  readonly clock: Clock;
+  readonly targets: OperationTargets;
+}
+
+/** A job that sends one request of the mix per start. */
+export function createMixJob(d: JobDeps): Job {
+  const { scenario, state, unit, client, targets } = d;
+  const pick = createMixPicker(scenario.mix, scenario.seed);
+  // Calls without headers share one options object (the signal is the run's, the same for every job).
+  let plain: CallOptions = {};
+  return async (intendedNs, signal) => {
+    const entry = pick();
+    const flowId = flowOf(entry, targets);
+    const hook = state.hook({ scenario: unit.name, op: entry.op, flowId });
+    const opts: CallOptions = hook?.headers !== undefined ? { signal, headers: { ...hook.headers } } : signal === plain.signal ? plain : (plain = { signal });
+    const result = await callOperation(client, entry, targets, opts);
+    if (result.ok && entry.op === 'run') {
+      const id: unknown = (result.value as { id?: unknown } | null)?.id;
+      if (typeof id === 'string') targets.runIds.add(id);
+    }
+    const input = typeof entry.input === 'string' ? entry.input : undefined;
+    state.record(unit, { scenario: unit.name, op: entry.op, flowId, negative: entry.negative, intendedNs, step: undefined, sessionId: entry.sessionId, input }, result, hook, signal.aborted);
+  };
+}
+
+/** What a journey job needs besides the common deps. */
+export interface JourneyJobDeps extends JobDeps {
+  readonly journey: Journey;
+  readonly data: RowSource | undefined;
+  /** Called once when `unique` data ran out: the scenario stops scheduling. */
+  readonly onDataExhausted: () => void;
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** A job that runs one journey iteration per start, timed from its intended start. */
+export function createJourneyJob(d: JourneyJobDeps): Job {
+  const { state, unit, client, clock, targets, journey } = d;
+  let next = 0;
+  let exhausted = false;
+  return async (intendedNs, signal) => {
+    const iteration = next++;
+    const data = d.data === undefined ? {} : d.data.row(iteration);
+    if (data === undefined) {
+      if (!exhausted) {
+        exhausted = true;
+        d.onDataExhausted();
+      }
+      return;
+    }
+    state.iterationStarted(unit);
+    const vu = createVu({ client, clock, state, scenario: unit, iteration, data, flowId: targets.defaultFlowId, signal });
+    let result: 'completed' | 'failed' | 'interrupted' = 'completed';
+    let error: string | undefined;
+    try {
+      await journey(vu);
+      if (signal.aborted) result = 'interrupted';
+    } catch (err) {
+      // A journey cut by the run's stop ends interrupted, whatever it threw on the way out.
+      if (signal.aborted) result = 'interrupted';
+      else {
+        result = 'failed';
+        error = err instanceof IterationFailure ? err.message : `${err instanceof Error ? err.name : 'Error'}: ${messageOf(err)}`;
+      }
+    }
+    state.iteration(unit, { scenario: unit.name, iteration, intendedNs, endNs: clock.nowNs(), result, error });
+  };
+}
