@@ -18,18 +18,22 @@ import type { ContractViolationEntry } from '../collect/contract-violations.js';
 import type { RateLimitWindow } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import { STREAM_HISTOGRAMS } from '../collect/stream-collector.js';
-import { errorBudget } from '../slo/budget.js';
 import { parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import { evaluateReportThresholds } from './metrics.js';
 import { REPORT_SCHEMA } from './model.js';
-import type { LoadReport, OpReport, RateLimitReport, Report, StreamReport } from './model.js';
+import type { ChecksReport, IterationsReport, LoadReport, OpReport, RateLimitReport, Report, RunWarning, ScenarioReport, StreamReport } from './model.js';
+import { sloSection } from './model.js';
+import { mergeChecks, mergeIterations, mergeStructural, stepsFrom, worstPct } from './merge-sections.js';
 
 /** Options of `mergeReports`. */
 export interface MergeOptions {
   /** How to name each input in error messages (file names); default `report 1`, `report 2`, … */
   readonly names?: readonly string[];
 }
+
+/** Every field of report@1 (a plain union, so mapping over it makes each one required). */
+type ReportField = keyof Report & string;
 
 /** Windows kept in the merged report, newest last (as the analyser keeps them). */
 const MAX_WINDOWS = 1000;
@@ -259,22 +263,69 @@ function mergeSlices(shards: readonly Named[], startMs: number, sliceMs: number)
   });
 }
 
-/** Schedule lag keeps only a summary per shard: each statistic takes its worst shard (mean: weighted). */
-function mergeLag(loads: readonly LoadReport[]): Pct {
-  const withData = loads.map((l) => l.scheduleLagMs).filter((p) => p.count > 0);
-  if (withData.length === 0) return emptyPct();
-  const count = withData.reduce((n, p) => n + p.count, 0);
-  const worst = (k: 'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'max'): number => Math.max(...withData.map((p) => p[k]));
+/** `load`: counts add; the achieved rate is over the longest schedule (shards run side by side). */
+function mergeLoad(loads: readonly LoadReport[], executor: string, durationS: number): LoadReport {
+  const started = loads.reduce((n, l) => n + l.started, 0);
+  const cancelled = loads.reduce((n, l) => n + (l.cancelled ?? 0), 0);
+  const rates = loads.map((l) => l.targetRatePerS);
+  const schedules = loads.map((l) => l.scheduleS).filter((x): x is number => x !== undefined);
+  const windowS = schedules.length === loads.length ? Math.max(...schedules) : durationS;
   return {
-    p50: worst('p50'),
-    p90: worst('p90'),
-    p95: worst('p95'),
-    p99: worst('p99'),
-    p999: worst('p999'),
-    max: worst('max'),
-    mean: withData.reduce((n, p) => n + p.mean * p.count, 0) / count,
-    count,
+    executor,
+    targetRatePerS: rates.every((r): r is number => r !== null) ? round3(rates.reduce((n, r) => n + r, 0)) : null,
+    achievedRatePerS: windowS > 0 ? round3(started / windowS) : 0,
+    started,
+    dropped: loads.reduce((n, l) => n + l.dropped, 0),
+    // Schedule lag keeps only a summary per shard: each statistic takes its worst shard.
+    scheduleLagMs: worstPct(loads.map((l) => l.scheduleLagMs)),
+    ...(cancelled > 0 ? { cancelled } : {}),
+    ...(schedules.length === loads.length ? { scheduleS: round3(windowS) } : {}),
   };
+}
+
+function mergeSlo(slos: readonly Report['slo'][], objective: number): Report['slo'] {
+  const good = slos.reduce((n, s) => n + s.good, 0);
+  const bad = slos.reduce((n, s) => n + s.bad, 0);
+  const excluded = slos.reduce((n, s) => n + s.excluded, 0);
+  return sloSection({ good, bad, excluded }, objective);
+}
+
+function mergeWarnings(parts: readonly (readonly RunWarning[] | undefined)[]): RunWarning[] | undefined {
+  const seen = new Map<string, RunWarning>();
+  for (const w of parts.flatMap((p) => p ?? [])) seen.set(`${w.code}\u0000${w.message}`, w);
+  return seen.size === 0 ? undefined : [...seen.values()];
+}
+
+/** `scenarios`: each scenario's section merged across the reports, like a report of its own. */
+function mergeScenarioSections(shards: readonly Named[], startMs: number, objective: number): Record<string, ScenarioReport> | undefined {
+  const names = [...new Set(shards.flatMap((s) => Object.keys(s.report.scenarios ?? {})))];
+  if (names.length === 0) return undefined;
+  const out: Record<string, ScenarioReport> = {};
+  for (const name of names) {
+    // A section reads like a report's top level: the same mergers apply to it.
+    const parts: Named[] = shards.flatMap((s) => {
+      const section = s.report.scenarios?.[name];
+      return section === undefined ? [] : [{ name: `${s.name} scenarios.${name}`, startMs: s.startMs, report: section as unknown as Report }];
+    });
+    const histograms = mergeHistograms(parts);
+    const section = (k: keyof ScenarioReport): unknown[] => parts.map((p) => (p.report as unknown as ScenarioReport)[k]);
+    const iterations = mergeIterations(section('iterations') as (IterationsReport | undefined)[], histograms['iteration.duration']);
+    const checks = mergeChecks(section('checks') as (ChecksReport | undefined)[]);
+    const steps = stepsFrom(histograms);
+    out[name] = {
+      load: mergeLoad(parts.map((p) => p.report.load), (parts[0] as Named).report.load.executor, 0),
+      ops: mergeOps(parts, histograms),
+      stream: mergeStream(parts, histograms),
+      rateLimit: mergeRateLimit(parts, startMs),
+      slo: mergeSlo(parts.map((p) => p.report.slo), objective),
+      contractViolationTotals: mergeStructural(section('contractViolationTotals'), `scenarios.${name}.contractViolationTotals`) as ScenarioReport['contractViolationTotals'],
+      ...(iterations !== undefined ? { iterations } : {}),
+      ...(checks !== undefined ? { checks } : {}),
+      ...(steps !== undefined ? { steps } : {}),
+      histograms,
+    };
+  }
+  return out;
 }
 
 /** The thresholds the shards were judged by, to be judged again on the whole. */
@@ -321,60 +372,48 @@ export function mergeReports(reports: readonly Report[], options: MergeOptions =
   const endMs = Math.max(...shards.map((s) => Date.parse(s.report.endedAt)));
   const durationS = round3(Math.max(0, endMs - startMs) / 1000);
   const histograms = mergeHistograms(shards);
-  const loads = shards.map((s) => s.report.load);
-  const started = loads.reduce((n, l) => n + l.started, 0);
-  const cancelled = loads.reduce((n, l) => n + (l.cancelled ?? 0), 0);
-  const rates = loads.map((l) => l.targetRatePerS);
-  const good = shards.reduce((n, s) => n + s.report.slo.good, 0);
-  const bad = shards.reduce((n, s) => n + s.report.slo.bad, 0);
-  const excluded = shards.reduce((n, s) => n + s.report.slo.excluded, 0);
-  const budget = errorBudget({ good, bad, objective });
   const violations = mergeViolations(shards);
   const baseUrls = [...new Set(shards.map((s) => s.report.target.baseUrl))];
   const abortedBy = shards.find((s) => s.report.abortedBy !== undefined)?.report.abortedBy;
+  const interrupted = shards.some((s) => s.report.interrupted);
+  const part = <K extends keyof Report>(k: K): Report[K][] => shards.map((s) => s.report[k]);
 
-  const merged: Report = {
+  // Every field of report@1 is named here: a section added to the report later does not
+  // compile until merge says how it combines, so merge cannot drop it silently.
+  const merged: { readonly [K in ReportField]: Report[K] | undefined } = {
     schema: REPORT_SCHEMA,
     scenario,
-    interrupted: shards.some((s) => s.report.interrupted),
+    interrupted,
     target: { baseUrl: baseUrls.join(', '), embedded: shards.every((s) => s.report.target.embedded) },
     startedAt: new Date(startMs).toISOString(),
     endedAt: new Date(endMs).toISOString(),
     durationS,
-    load: {
-      executor,
-      targetRatePerS: rates.every((r): r is number => r !== null) ? round3(rates.reduce((n, r) => n + r, 0)) : null,
-      achievedRatePerS: durationS > 0 ? round3(started / durationS) : 0,
-      started,
-      dropped: loads.reduce((n, l) => n + l.dropped, 0),
-      scheduleLagMs: mergeLag(loads),
-      ...(cancelled > 0 ? { cancelled } : {}),
-    },
+    load: mergeLoad(part('load'), executor, durationS),
     ops: mergeOps(shards, histograms),
     stream: mergeStream(shards, histograms),
     rateLimit: mergeRateLimit(shards, startMs),
-    slo: {
-      objective,
-      good,
-      bad,
-      excluded,
-      availability: budget.availability ?? null,
-      errorRatio: budget.errorRatio,
-      errorBudgetConsumed: budget.budgetConsumed,
-      burnRate: budget.burnRate,
-      allowedBadEvents: budget.allowedBadEvents,
-    },
+    slo: mergeSlo(part('slo'), objective),
     thresholds: [],
     passed: true,
-    ...(abortedBy !== undefined ? { abortedBy } : {}),
+    abortedBy,
+    verdict: undefined,
     contractViolations: violations.entries,
     contractViolationTotals: violations.totals,
     sliceMs,
     slices: mergeSlices(shards, startMs, sliceMs),
     histograms,
+    notifications: mergeStructural(part('notifications'), 'notifications') as Report['notifications'],
+    asyncRuns: mergeStructural(part('asyncRuns'), 'asyncRuns') as Report['asyncRuns'],
+    audit: mergeStructural(part('audit'), 'audit') as Report['audit'],
+    iterations: mergeIterations(part('iterations'), histograms['iteration.duration']),
+    checks: mergeChecks(part('checks')),
+    steps: stepsFrom(histograms),
+    scenarios: mergeScenarioSections(shards, startMs, objective),
+    warnings: mergeWarnings(part('warnings')),
   };
+  const whole = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as unknown as Report;
   const { parsed, unknown } = shardThresholds(shards);
-  const judged = evaluateReportThresholds(merged, parsed);
+  const judged = evaluateReportThresholds(whole, parsed);
   const thresholds = [...judged.thresholds, ...unknown];
   return { ...judged, thresholds, passed: thresholds.every((t) => t.passed) };
 }

@@ -304,7 +304,9 @@ export function redactUrl(url: string): string {
 
 /** `load` of a report or a scenario section: the achieved rate over the schedule's own window. */
 export function loadSection(load: BuildReportInput['load'], durationS: number): LoadReport {
-  const windowS = load.scheduleS ?? durationS;
+  // Rounded before dividing, so the report's own rate and scheduleS agree (and merge gives them back).
+  const scheduleS = load.scheduleS === undefined ? undefined : round(load.scheduleS, 3);
+  const windowS = scheduleS ?? durationS;
   return {
     executor: load.executor,
     targetRatePerS: load.targetRatePerS,
@@ -313,7 +315,7 @@ export function loadSection(load: BuildReportInput['load'], durationS: number): 
     dropped: load.dropped,
     scheduleLagMs: load.scheduleLagMs,
     ...(load.cancelled !== undefined && load.cancelled > 0 ? { cancelled: load.cancelled } : {}),
-    ...(load.scheduleS !== undefined ? { scheduleS: round(load.scheduleS, 3) } : {}),
+    ...(scheduleS !== undefined ? { scheduleS } : {}),
   };
 }
 
