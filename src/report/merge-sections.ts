@@ -22,6 +22,7 @@ const isPct = (v: unknown): v is Pct =>
 export function worstPct(parts: readonly Pct[]): Pct {
   const withData = parts.filter((p) => p.count > 0);
   if (withData.length === 0) return emptyPct();
+  if (withData.length === 1) return withData[0] as Pct;
   const count = withData.reduce((n, p) => n + p.count, 0);
   const worst = (k: 'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'max'): number => Math.max(...withData.map((p) => p[k]));
   return { p50: worst('p50'), p90: worst('p90'), p95: worst('p95'), p99: worst('p99'), p999: worst('p999'), max: worst('max'), mean: withData.reduce((n, p) => n + p.mean * p.count, 0) / count, count };
