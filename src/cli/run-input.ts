@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { resolveScenario, type ResolvedScenario, type ScenarioOverrides } from '../scenario/index.js';
+import { resolveRunPlan, type ResolvedRunPlan, type ResolvedScenario, type ScenarioOverrides } from '../scenario/index.js';
 import { UsageError } from './context.js';
 
 /** Whole-number flags of `run`: the smallest and largest value each allows. */
@@ -39,9 +39,9 @@ const OVERRIDE_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** `resolveScenario`, with override problems reported under the flag that set them. */
-export function resolveWithFlags(raw: unknown, overrides: ScenarioOverrides): ResolvedScenario {
+export function resolveWithFlags(raw: unknown, overrides: ScenarioOverrides): ResolvedScenario | ResolvedRunPlan {
   try {
-    return resolveScenario(raw, overrides);
+    return resolveRunPlan(raw, overrides);
   } catch (err) {
     if (!(err instanceof ConfigError) || !err.issues.some((i) => i.path in OVERRIDE_FLAGS)) throw err;
     const subject = /^invalid (.*) \(\d+ problems?\):/.exec(err.message)?.[1] ?? 'scenario';

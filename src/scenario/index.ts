@@ -9,3 +9,4 @@ export { formatPath } from './issues.js';
 export { MAX_DURATION_MS } from './schema.js';
 export * from './journey.js';
 export * from './run-plan.js';
+export { resolveRunPlan, isPlanInput } from './resolve-plan.js';

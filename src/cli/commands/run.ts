@@ -21,8 +21,8 @@ import {
   type RunMetrics,
 } from '../../export/index.js';
 import { renderSummary } from '../../report/index.js';
-import { createRunObservers, executeRun, parseListenAddress, parseScenarioThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
-import { loadScenarioFile, type ScenarioOverrides } from '../../scenario/index.js';
+import { createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
+import { loadScenarioFile, planOf, type ResolvedScenario, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
@@ -30,6 +30,7 @@ import { createReportWriter } from '../report-writer.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
+import { checkTenantTokens, tenantClients, tierKeyOf } from '../tenants.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './index.js';
 
@@ -186,8 +187,9 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
-    const scenario = resolveWithFlags(await loadScenarioFile(file), overrides);
-    const thresholds = parseScenarioThresholds(scenario);
+    const plan = planOf(resolveWithFlags(await loadScenarioFile(file), overrides));
+    const scenario = plan.scenarios[0] as ResolvedScenario;
+    const thresholds = parsePlanThresholds(plan);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
@@ -195,7 +197,8 @@ export const runCommand: MakeCommand = (ctx) => ({
     await checkReportDir(io.cwd, args.out);
 
     const log = args.json === true ? io.stderr : io.stdout;
-    const tierKey = typeof scenario.tier === 'string' ? scenario.tier : 'enterprise';
+    const tierKey = tierKeyOf(scenario);
+    checkTenantTokens(plan, io.env, args['base-url'] === undefined);
     // The receiver listens before the target starts, so the embedded service can be pointed at it.
     const tracking: NotificationTracking | undefined =
       extra.listen === undefined
@@ -221,7 +224,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       });
       let metrics: RunMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
-        metrics = createRunMetrics({ scenario: scenario.name, tier: typeof scenario.tier === 'string' ? scenario.tier : 'custom', latencyBucketsS });
+        metrics = createRunMetrics({ scenario: plan.name, tier: plan.scenarios.length > 1 ? 'mixed' : typeof scenario.tier === 'string' ? scenario.tier : 'custom', latencyBucketsS });
       }
       if (metrics !== undefined && args['metrics-port'] !== undefined) {
         metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
@@ -246,9 +249,17 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (tracking !== undefined) {
         log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded && args['webhook-secret'] === undefined ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
       }
-      log.write(`flowgauge: ${scenario.name}: ${scenario.load.executor} for ${scenario.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${scenario.load.durationMs / 1000}s`}\n`);
+      for (const s of plan.scenarios) {
+        const when = s.startAfterMs === undefined ? '' : ` from ${s.startAfterMs / 1000}s`;
+        log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} for ${s.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${s.load.durationMs / 1000}s`}${when}\n`);
+      }
+      const clients = tenantClients(plan, target, io.env, {
+        ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
+        ...(args.connections !== undefined ? { connections: args.connections } : {}),
+        ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
+      });
 
-      const name = shard === undefined ? scenario.name : `${scenario.name}-shard${shard.index + 1}of${shard.count}`;
+      const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;
       const writer = createReportWriter({ cwd: io.cwd, name, out: args.out });
       let lastPlain = 0;
       const showProgress = (p: RunProgress): void => {
@@ -268,14 +279,15 @@ export const runCommand: MakeCommand = (ctx) => ({
         extra: [writer],
       });
       const outcome = await executeRun({
-        scenario,
+        scenario: plan,
         client,
+        clients,
         target: { baseUrl: target.baseUrl, embedded: target.embedded },
         ...(shard !== undefined ? { shard } : {}),
         stopSignal: stop.signal,
         observers,
       });
-      await client.close();
+      await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
 
       const { report } = outcome;

@@ -1,0 +1,39 @@
+/**
+ * Tokens and clients of a run of several scenarios (tenants). A scenario that names a
+ * `tokenEnv` uses that environment variable's token; against the embedded service, a tenant
+ * without one gets the service's demo token of its tier. Tokens are never printed.
+ */
+import { createClient, type Client, type ClientOptions } from '../api/index.js';
+import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
+import { UsageError } from './context.js';
+import type { ResolvedTarget } from './target-options.js';
+
+/** The embedded service's tier key for a scenario's tier. */
+export function tierKeyOf(s: ResolvedScenario): 'free' | 'pro' | 'enterprise' {
+  return typeof s.tier === 'string' ? s.tier : 'enterprise';
+}
+
+/** Checks, before anything starts, that every named token variable is set (for a real target). */
+export function checkTenantTokens(plan: ResolvedRunPlan, env: Readonly<Record<string, string | undefined>>, embedded: boolean): void {
+  const missing = Object.entries(plan.tokenEnv).filter(([, v]) => (env[v] ?? '') === '');
+  if (missing.length > 0 && !embedded) {
+    throw new UsageError(`${missing.map(([s, v]) => `scenario "${s}" takes its token from ${v}, which is not set`).join('; ')}`);
+  }
+}
+
+/** One client per scenario that needs a token of its own; the rest share `shared`. */
+export function tenantClients(
+  plan: ResolvedRunPlan,
+  target: ResolvedTarget,
+  env: Readonly<Record<string, string | undefined>>,
+  options: Omit<ClientOptions, 'baseUrl' | 'token'>,
+): Record<string, Client> {
+  if (plan.scenarios.length < 2) return {};
+  const out: Record<string, Client> = {};
+  for (const s of plan.scenarios) {
+    const fromEnv = plan.tokenEnv[s.name] === undefined ? undefined : env[plan.tokenEnv[s.name] as string];
+    const token = fromEnv !== undefined && fromEnv !== '' ? fromEnv : target.service !== undefined ? target.service.tokens[tierKeyOf(s)] : target.token;
+    out[s.name] = createClient({ ...options, baseUrl: target.baseUrl, token });
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+/** `flowgauge run` of a file with several `scenarios`: tenants, scoped thresholds, token rules. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { Report } from '../../src/report/index.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-cli-tenants-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, body: Record<string, unknown>): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify(body));
+  return path;
+}
+
+const tenants = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'tenants',
+  scenarios: {
+    // The embedded free tier allows 100 a minute: 120 in 2 s go over it.
+    free: { tier: 'free', tokenEnv: 'FG_TEST_FREE_TOKEN', load: { rate: '60/s', duration: '2s' }, mix: [{ op: 'listFlows' }], thresholds: { 'ratelimit.premature429': '==0' } },
+    pro: { tier: 'pro', load: { rate: '20/s', duration: '2s' }, mix: [{ op: 'listFlows' }] },
+  },
+  thresholds: { 'pro:ratelimit.responses429': '==0', 'free:ratelimit.expected429': '>0' },
+  ...extra,
+});
+
+describe('flowgauge run with several scenarios', () => {
+  it('runs tenants at once against the embedded service: the free one throttled, the pro one not', async () => {
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'tenants');
+    const code = await main(['run', file('tenants', tenants()), '--out', out, '--quiet'], io);
+    expect(io.err()).toBe('');
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    const free = report.scenarios?.free;
+    const pro = report.scenarios?.pro;
+    expect(free?.load.started).toBe(120);
+    expect(pro?.load.started).toBe(40);
+    expect(free?.rateLimit.responses429).toBeGreaterThanOrEqual(20);
+    expect(free?.rateLimit.premature429).toBe(0);
+    expect(pro?.rateLimit.responses429).toBe(0);
+    expect(report.rateLimit.responses429).toBe(free?.rateLimit.responses429);
+    expect(report.thresholds.map((t) => t.metric).sort()).toEqual(['free:ratelimit.expected429', 'free:ratelimit.premature429', 'pro:ratelimit.responses429']);
+    expect(code).toBe(0);
+    expect(io.out()).toContain('free: mix, constant-arrival-rate for 2s');
+  });
+
+  it('refuses a literal token, an unknown scope and a bad tokenEnv before any request, by path', async () => {
+    const io = memoryIo({ cwd: dir });
+    const bad = tenants({ thresholds: { 'nobody:availability': '>=99%' } });
+    (bad.scenarios as Record<string, Record<string, unknown>>).free = { tier: 'free', token: 'fg_literal_secret', tokenEnv: 'not a var', load: { rate: '1/s', duration: '1s' }, mix: [{ op: 'listFlows' }] };
+    const code = await main(['run', file('bad', bad), '--quiet'], io);
+    expect(code).toBe(2);
+    expect(io.err()).toContain('scenarios.free.token');
+    expect(io.err()).toContain('scenarios.free.tokenEnv');
+    expect(io.err()).not.toContain('fg_literal_secret');
+  });
+
+  it('needs every named token variable for a real target', async () => {
+    const io = memoryIo({ cwd: dir, env: {} });
+    const code = await main(['run', file('real', tenants()), '--base-url', 'http://127.0.0.1:9/v1', '--token', 'fg_x', '--quiet'], io);
+    expect(code).toBe(2);
+    expect(io.err()).toContain('FG_TEST_FREE_TOKEN');
+  });
+});
