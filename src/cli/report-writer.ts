@@ -13,19 +13,27 @@ import { reportDir, updateLatest, writeReportFiles } from './report-files.js';
 export interface ReportWriter extends RunObserver {
   /** The directory, once the first report was written. */
   readonly dir: string | undefined;
+  /** The last report.html written (the live dashboard serves it at the end). */
+  readonly html: string | undefined;
 }
 
 /** A report writer for a run named `name` under `cwd` (or in `out`). */
 export function createReportWriter(o: { readonly cwd: string; readonly name: string; readonly out: string | undefined }): ReportWriter {
   let dir: string | undefined;
+  let html: string | undefined;
   const write = async (report: Report): Promise<void> => {
     dir ??= reportDir(o.cwd, o.name, Date.parse(report.startedAt), o.out);
-    await writeReportFiles(dir, await renderReportFiles(report));
+    const files = await renderReportFiles(report);
+    html = files['report.html'];
+    await writeReportFiles(dir, files);
   };
   return {
     name: 'report-writer',
     get dir() {
       return dir;
+    },
+    get html() {
+      return html;
     },
     scheduleEnded: write,
     async end(report) {

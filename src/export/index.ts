@@ -5,3 +5,4 @@ export * from './metrics-server.js';
 export * from './pushgateway.js';
 export * from './tracing.js';
 export * from './otel-sdk.js';
+export * from './dashboard-server.js';

@@ -7,7 +7,6 @@
  * scripts by their hashes: even a report with hostile text in it can neither run code nor
  * call home, on top of every text being escaped.
  */
-import { createHash } from 'node:crypto';
 import { fmtNumber } from './format.js';
 import { CLIENT_SCRIPT, REPORT_CSS } from './html-client.js';
 import { buildChartData } from './html-data.js';
@@ -23,6 +22,8 @@ import {
   violationsSection,
 } from './html-sections.js';
 import { asyncRunsHtml, auditHtml, notificationsHtml } from './html-extras.js';
+import { inlineSafe, scriptHash as sha256 } from './html-inline.js';
+import { journeyHtml } from './journey-sections.js';
 import type { Report } from './model.js';
 
 /** The chart library's sources, inlined into the page. */
@@ -32,18 +33,6 @@ export interface HtmlAssets {
   /** `uplot/dist/uPlot.min.css`. */
   readonly uplotCss: string;
 }
-
-/**
- * Makes third-party source safe to inline: no sequence in it may close its element, and its
- * banner's project address is kept without the scheme (the page holds no URL).
- */
-function inlineSafe(source: string, tag: 'script' | 'style'): string {
-  const closer = new RegExp(`</(${tag})`, 'gi');
-  const banner = /^\s*\/\*![\s\S]*?\*\//;
-  return source.replace(closer, '<\\/$1').replace(banner, (m) => m.replace(/https?:\/\//g, ''));
-}
-
-const sha256 = (s: string): string => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
 const NAV: readonly (readonly [string, string])[] = [
   ['verdict', 'Verdict'],
@@ -90,6 +79,7 @@ export function renderHtml(report: Report, assets: HtmlAssets): string {
     header(report),
     verdictSection(report),
     thresholdsSection(report),
+    journeyHtml(report),
     sloSection(report, data),
     latencySection(report, data),
     streamSection(report, data),

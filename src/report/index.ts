@@ -9,3 +9,4 @@ export * from './html-data.js';
 export * from './compare.js';
 export * from './merge.js';
 export * from './verdict.js';
+export * from './dashboard-page.js';

@@ -5,6 +5,7 @@
 import { OPS } from '../core/ops.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { journeyMarkdown } from './journey-sections.js';
 import type { Report, StreamReport } from './model.js';
 
 /** Escapes text for a Markdown table cell (user data: paths, values, names). */
@@ -263,6 +264,7 @@ export function renderMarkdown(report: Report): string {
     [`# flowgauge report: ${cell(report.scenario)}`],
     verdict(report),
     runSection(report),
+    journeyMarkdown(report),
     opsSection(report),
     streamSection(report),
     rateLimitSection(report),

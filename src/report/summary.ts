@@ -5,6 +5,7 @@
 import { OPS } from '../core/ops.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
+import { journeySummaryLines } from './journey-sections.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -74,6 +75,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   );
   if (report.contractViolationTotals.total > 0) lines.push(`contract violations: ${report.contractViolationTotals.total}`);
   lines.push(...extrasLines(report, paint));
+  lines.push(...journeySummaryLines(report));
 
   if (report.thresholds.length > 0) {
     lines.push('', paint('dim', 'thresholds'));

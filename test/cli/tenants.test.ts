@@ -48,6 +48,10 @@ describe('flowgauge run with several scenarios', () => {
     expect(report.thresholds.map((t) => t.metric).sort()).toEqual(['free:ratelimit.expected429', 'free:ratelimit.premature429', 'pro:ratelimit.responses429']);
     expect(code).toBe(0);
     expect(io.out()).toContain('free: mix, constant-arrival-rate for 2s');
+    // Each scenario's own figures are in what a person reads: console, report.md, report.html.
+    expect(io.out()).toMatch(/free: 120 started at [\d.]+\/s, availability [\d.]+ ?%, \d+ × 429 \(0 premature\)/);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/\| pro \| 40 \| [\d.]+ \| [\d.]+ ?% \| 0 \| 0 \| – \|/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<section id="scenarios"');
   });
 
   it('refuses a literal token, an unknown scope and a bad tokenEnv before any request, by path', async () => {

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
+import { renderMarkdown, renderSummary } from '../../src/report/index.js';
 import { executeRun, type RunObserver, type RunOptions, type RunSample } from '../../src/run/index.js';
 import { resolveScenario, type Journey, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
@@ -80,6 +81,10 @@ describe('journeys', () => {
     expect(report.steps?.turn?.count).toBe(30);
     expect(report.histograms['iteration.duration']).toBeTypeOf('string');
     expect(report.verdict).toBe('PASS');
+    const summary = renderSummary(report);
+    expect(summary).toContain('iterations  10 started, 10 completed, 0 failed, 0 interrupted, 0 dropped');
+    expect(summary).toContain('✓ check history holds every turn: 10 passed, 0 failed (100 %)');
+    expect(renderMarkdown(report)).toContain('| step turn |');
   });
 
   it('a journey that throws ends its iteration as failed with the message counted, and the run goes on', async () => {

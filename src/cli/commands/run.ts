@@ -14,19 +14,22 @@ import {
   createRequestTracer,
   createRunMetrics,
   enableOtlpExport,
+  startDashboardServer,
   startMetricsServer,
+  type DashboardServer,
   type OtlpExport,
   type PushgatewayPusher,
   type RequestTracer,
   type RunMetrics,
 } from '../../export/index.js';
-import { renderSummary } from '../../report/index.js';
-import { createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
+import { renderDashboardPage, renderSummary } from '../../report/index.js';
+import { createDashboardObserver, createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
 import { loadScenarioFile, planOf, type ResolvedScenario, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
 import { createReportWriter } from '../report-writer.js';
+import { loadHtmlAssets } from '../report-formats.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
@@ -44,6 +47,7 @@ interface RunArgs extends TargetArgs {
   json?: boolean | undefined;
   quiet?: boolean | undefined;
   'metrics-port'?: number | undefined;
+  dashboard?: string | undefined;
   connections?: number | undefined;
   transport?: string | undefined;
   shard?: string | undefined;
@@ -58,6 +62,14 @@ interface RunArgs extends TargetArgs {
   'max-follows'?: number | undefined;
   'follow-timeout'?: string | undefined;
   audit?: boolean | undefined;
+}
+
+/** `--dashboard [PORT]`: bare means k6's port, 5665. */
+function dashboardPort(value: string): number {
+  if (value === '') return 5665;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--dashboard "${value}" is not a port; give 0 to 65535, or nothing for 5665`);
+  return port;
 }
 
 /** A duration flag in ms, or a UsageError naming the flag. */
@@ -157,6 +169,7 @@ export const runCommand: MakeCommand = (ctx) => ({
           describe: 'export a span per request over OTLP/HTTP (optional dependencies); value: endpoint, or empty for OTEL_EXPORTER_OTLP_* / localhost:4318',
         },
         shards: { type: 'number', describe: 'number of shards, with the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' },
+        dashboard: { type: 'string', describe: 'serve a live dashboard on 127.0.0.1 during the run (port, default 5665; 0 picks a free one)' },
         'webhook-listen': { type: 'string', requiresArg: true, describe: 'receive outbound notifications at host:port during the run (the embedded service is pointed at it)' },
         'webhook-secret': { type: 'string', requiresArg: true, describe: 'shared secret of the notifications (or FLOWGAUGE_WEBHOOK_SECRET; generated for the embedded service); never printed or stored' },
         'notification-grace': { type: 'string', requiresArg: true, describe: 'how long a completed run\'s notification may take before it counts as missing (default 5s)' },
@@ -212,6 +225,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
     let pusher: PushgatewayPusher | undefined;
     let otlp: OtlpExport | undefined;
+    let dashboard: DashboardServer | undefined;
     const stop = listenForStop(io.stderr, 'stopping; draining in-flight requests');
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
@@ -261,6 +275,11 @@ export const runCommand: MakeCommand = (ctx) => ({
 
       const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;
       const writer = createReportWriter({ cwd: io.cwd, name, out: args.out });
+      if (args.dashboard !== undefined) {
+        dashboard = await startDashboardServer({ port: dashboardPort(args.dashboard), page: renderDashboardPage(plan.name, await loadHtmlAssets()) });
+        log.write(`flowgauge: live dashboard at ${dashboard.url}\n`);
+      }
+      const live = dashboard;
       let lastPlain = 0;
       const showProgress = (p: RunProgress): void => {
         if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${formatProgress(p)}`);
@@ -276,7 +295,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         notifications: tracking,
         follow: extra.follow,
         audit: args.audit !== false,
-        extra: [writer],
+        extra: [writer, ...(live === undefined ? [] : [createDashboardObserver({ name: plan.name, objective: plan.objective, publish: (m) => live.publish(m) })])],
       });
       const outcome = await executeRun({
         scenario: plan,
@@ -291,6 +310,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
 
       const { report } = outcome;
+      if (writer.html !== undefined) dashboard?.setReport(writer.html);
       log.write(renderSummary(report, { color: io.isTTY && args.json !== true }));
       log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md)\n`);
       if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -306,6 +326,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (pushed !== undefined && !pushed.ok) io.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
       await otlp?.shutdown();
       await metricsServer?.close();
+      await dashboard?.close();
       await target.close();
       await tracking?.close();
     }
