@@ -11,7 +11,7 @@ import { FlowgaugeError } from '../core/errors.js';
 import { createExecutor, loadDurationMs, type Executor } from '../load/index.js';
 import { evaluateThresholdsOn, type Report } from '../report/index.js';
 import { planOf, type ResolvedRunPlan, type ResolvedScenario } from '../scenario/index.js';
-import type { ObserverContext, RunObserver } from './observer.js';
+import type { ObserverContext, ObserverSections, RunObserver } from './observer.js';
 import { createLiveMeter } from './live-meter.js';
 import { prepareTargets } from './prepare.js';
 import { projectRunReport } from './project.js';
@@ -155,7 +155,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   // The report's time span is the schedule's; what follows (following, notifications, audit) is bounded.
   const endedAtMs = clock.wallMs();
-  const project = (sections: Parameters<typeof projectRunReport>[0]['sections']): Report =>
+  const project = (sections: ObserverSections): Report =>
     projectRunReport({ plan, state, units, target: options.target, shard: options.shard, startedAtMs, endedAtMs, interrupted, abortedBy, dataExhausted, sections, thresholds: thresholds.all, nowNs: clock.nowNs() });
   const scheduleReport = project({});
   for (const o of observers) await o.scheduleEnded?.(scheduleReport);
@@ -170,7 +170,9 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   clock.clearTimer(deadline);
   options.stopSignal?.removeEventListener('abort', onLateStop);
 
-  const sections = Object.assign({}, ...observers.map((o) => o.sections?.() ?? {})) as Parameters<typeof projectRunReport>[0]['sections'];
+  const parts = observers.map((o) => o.sections?.() ?? {});
+  const warnings = parts.flatMap((x) => x.warnings ?? []);
+  const sections: ObserverSections = { ...Object.assign({}, ...parts), ...(warnings.length > 0 ? { warnings } : {}) };
   const report = project(sections);
   for (const o of observers) await o.end?.(report);
   return { report, passed: report.passed, dataExhausted };

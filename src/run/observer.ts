@@ -104,7 +104,7 @@ export interface FinishContext {
 }
 
 /** Report sections observers may add (all optional in report@1). */
-export type ObserverSections = Pick<Partial<Report>, 'notifications' | 'asyncRuns' | 'audit'>;
+export type ObserverSections = Pick<Partial<Report>, 'notifications' | 'asyncRuns' | 'audit' | 'warnings'>;
 
 /**
  * An observer of a run. Every method is optional; none may throw (a failure is the observer's

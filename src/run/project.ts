@@ -37,6 +37,9 @@ export interface ProjectInput {
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
+/** Start lag p99 beyond which the schedule is said to have fallen behind (ms). */
+const SCHEDULE_BEHIND_MS = 50;
+
 function loadOf(u: ProjectedUnit, shardCount: number): BuildReportInput['load'] {
   const st = u.executor.stats();
   const rate = meanTargetRatePerS(u.scenario.load);
@@ -61,6 +64,12 @@ function warningsOf(p: ProjectInput): RunWarning[] {
       out.push({
         code: 'DROPPED',
         message: `${who}${st.dropped} of ${st.scheduled} starts were dropped because ${cap} were already in flight: the target or the client is slower than the schedule; raise load.maxInFlight (or --max-in-flight) or lower the rate`,
+      });
+    }
+    if (u.scenario.load.executor !== 'constant-concurrency' && st.scheduleLag.count > 0 && st.scheduleLag.p99 > SCHEDULE_BEHIND_MS) {
+      out.push({
+        code: 'SCHEDULE_BEHIND',
+        message: `${who}requests started late (start lag p99 ${st.scheduleLag.p99.toFixed(1)} ms, max ${st.scheduleLag.max.toFixed(1)} ms): the generator, not the target, was behind the schedule; latency is still measured from the intended start, but lower the rate or run shards on more cores`,
       });
     }
     if (p.dataExhausted.includes(u.scenario.name)) {
@@ -116,8 +125,9 @@ export function projectRunReport(p: ProjectInput): Report {
     thresholds: [],
     objective: p.plan.objective,
     ...(scenarios !== undefined ? { scenarios } : {}),
-    warnings: warningsOf(p),
+    warnings: [...warningsOf(p), ...(p.sections.warnings ?? [])],
     ...(p.abortedBy !== undefined ? { abortedBy: p.abortedBy } : {}),
   });
-  return evaluateReportThresholds({ ...report, ...p.sections }, p.thresholds);
+  const { warnings: _merged, ...sections } = p.sections;
+  return evaluateReportThresholds({ ...report, ...sections }, p.thresholds);
 }

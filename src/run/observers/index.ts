@@ -1,6 +1,7 @@
 /** The run's observers, each one file; `createRunObservers` builds the list from wishes. */
 export { createAuditObserver } from './audit-observer.js';
 export { createFollowObserver } from './follow-observer.js';
+export { createGeneratorObserver, type GeneratorLimits } from './generator-observer.js';
 export { createMetricsObserver } from './metrics-observer.js';
 export { createNotificationsObserver } from './notifications-observer.js';
 export { createProgressObserver } from './progress-observer.js';

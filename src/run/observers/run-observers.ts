@@ -11,6 +11,7 @@ import type { RunObserver } from '../observer.js';
 import type { RunProgress } from '../progress.js';
 import { createAuditObserver } from './audit-observer.js';
 import { createFollowObserver } from './follow-observer.js';
+import { createGeneratorObserver } from './generator-observer.js';
 import { createMetricsObserver } from './metrics-observer.js';
 import { createNotificationsObserver } from './notifications-observer.js';
 import { createProgressObserver } from './progress-observer.js';
@@ -27,6 +28,8 @@ export interface RunObserverWishes {
   readonly follow?: FollowOptions | false | undefined;
   /** After the run, compare `/analytics/usage` and session histories with what the client saw. */
   readonly audit?: boolean | undefined;
+  /** Watch the generator itself (event-loop delay, CPU) and warn when it limited the load (default on). */
+  readonly generator?: boolean | undefined;
   /** Anything else (the live dashboard, a report writer), after the built-in ones. */
   readonly extra?: readonly RunObserver[] | undefined;
 }
@@ -40,6 +43,7 @@ export function createRunObservers(wishes: RunObserverWishes): RunObserver[] {
     wishes.follow === false ? undefined : createFollowObserver(resolveFollowOptions(wishes.follow)),
     wishes.notifications === undefined ? undefined : createNotificationsObserver(wishes.notifications),
     wishes.audit === true ? createAuditObserver() : undefined,
+    wishes.generator === false ? undefined : createGeneratorObserver(),
   ];
   if (wishes.notifications !== undefined && wishes.metrics !== undefined) wishes.notifications.attachMetrics(wishes.metrics);
   return [...list.filter((o): o is RunObserver => o !== undefined), ...(wishes.extra ?? [])];
