@@ -13,6 +13,14 @@ export function tierKeyOf(s: ResolvedScenario): 'free' | 'pro' | 'enterprise' {
   return typeof s.tier === 'string' ? s.tier : 'enterprise';
 }
 
+/**
+ * Connections a scenario needs so the client never caps it: the closed model's concurrency,
+ * the open model's in-flight limit. `--connections` stays an explicit cap.
+ */
+export function connectionsFor(scenarios: readonly ResolvedScenario[]): number {
+  return Math.max(1, scenarios.reduce((n, s) => n + (s.load.executor === 'constant-concurrency' ? s.load.concurrency : s.load.maxInFlight), 0));
+}
+
 /** Checks, before anything starts, that every named token variable is set (for a real target). */
 export function checkTenantTokens(plan: ResolvedRunPlan, env: Readonly<Record<string, string | undefined>>, embedded: boolean): void {
   const missing = Object.entries(plan.tokenEnv).filter(([, v]) => (env[v] ?? '') === '');
@@ -33,7 +41,7 @@ export function tenantClients(
   for (const s of plan.scenarios) {
     const fromEnv = plan.tokenEnv[s.name] === undefined ? undefined : env[plan.tokenEnv[s.name] as string];
     const token = fromEnv !== undefined && fromEnv !== '' ? fromEnv : target.service !== undefined ? target.service.tokens[tierKeyOf(s)] : target.token;
-    out[s.name] = createClient({ ...options, baseUrl: target.baseUrl, token });
+    out[s.name] = createClient({ connections: connectionsFor([s]), ...options, baseUrl: target.baseUrl, token });
   }
   return out;
 }

@@ -33,7 +33,7 @@ import { loadHtmlAssets } from '../report-formats.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
-import { checkTenantTokens, tenantClients, tierKeyOf } from '../tenants.js';
+import { checkTenantTokens, connectionsFor, tenantClients, tierKeyOf } from '../tenants.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './index.js';
 
@@ -156,7 +156,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         json: { type: 'boolean', describe: 'print report.json to stdout; progress and summary go to stderr' },
         quiet: { type: 'boolean', describe: 'no live progress' },
         'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1) during the run' },
-        connections: { type: 'number', describe: 'HTTP connections to the target (default 64)' },
+        connections: { type: 'number', describe: "cap on HTTP connections to the target (default: the scenario's concurrency, or its maxInFlight)" },
         transport: {
           type: 'string',
           choices: ['auto', 'h1', 'undici'],
@@ -233,7 +233,8 @@ export const runCommand: MakeCommand = (ctx) => ({
         baseUrl: target.baseUrl,
         token: target.token,
         ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
-        ...(args.connections !== undefined ? { connections: args.connections } : {}),
+        // Sized from the scenario, so the client never silently caps its concurrency.
+        connections: args.connections ?? connectionsFor(plan.scenarios),
         ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
       });
       let metrics: RunMetrics | undefined;
