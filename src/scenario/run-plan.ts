@@ -3,7 +3,7 @@
  * executor) and the thresholds judged on the whole run or, scoped as `<scenario>:<metric>`, on
  * one scenario. A single scenario is a plan of one.
  */
-import type { ResolvedScenario, ResolvedThreshold } from './types.js';
+import type { ResolvedScenario, ResolvedThreshold, ScenarioInput } from './types.js';
 
 /** A validated plan. Frozen. */
 export interface ResolvedRunPlan {
@@ -43,4 +43,24 @@ export function planOf(x: ResolvedScenario | ResolvedRunPlan): ResolvedRunPlan {
     tokenEnv: {},
     ...(x.source !== undefined ? { source: x.source } : {}),
   });
+}
+
+/** One scenario of a run of several, as written: a scenario without `name`, plus its tenant fields. */
+export type PlanScenarioInput = Omit<ScenarioInput, 'name'> & {
+  /** Environment variable that holds this scenario's token (a literal token is refused). */
+  readonly tokenEnv?: string;
+  /** When this scenario starts, after the run's start (`"30s"`). */
+  readonly startAfter?: string | number;
+};
+
+/** A run of several scenarios at once, as written in a file. */
+export interface RunPlanInput {
+  readonly name: string;
+  readonly description?: string;
+  /** Scenarios by name (lower-case letters, digits, dashes). */
+  readonly scenarios: { readonly [name: string]: PlanScenarioInput };
+  /** Thresholds of the whole run; `"<scenario>:<metric>"` judges one scenario. */
+  readonly thresholds?: ScenarioInput['thresholds'];
+  readonly seed?: number;
+  readonly slo?: { readonly objective?: number };
 }
