@@ -19,6 +19,7 @@ import type { RateLimitSnapshot } from './rate-limit-analyser.js';
 import { createSliceTable } from './slices.js';
 import type { SliceEntry } from './slices.js';
 import { createStreamCollector } from './stream-collector.js';
+import { createPromptLengthStats, type PromptLengthSection } from './prompt-length.js';
 import type { StreamSnapshot } from './stream-collector.js';
 
 /** Options of `createCollectors`. */
@@ -59,7 +60,7 @@ export interface CollectorSnapshot {
   readonly totals: { readonly requests: number; readonly good: number; readonly bad: number; readonly excluded: number };
   /** Operations that saw at least one sample. */
   readonly ops: Partial<Record<OpName, OpSnapshot>>;
-  readonly stream: StreamSnapshot;
+  readonly stream: StreamSnapshot & PromptLengthSection;
   readonly rateLimit: RateLimitSnapshot;
   readonly contractViolations: ContractViolationEntry[];
   readonly contractViolationTotals: ContractViolationTotals;
@@ -145,6 +146,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   const ops = new Map<OpName, OpStats>();
   const all = createLatencyHistogram();
   const stream = createStreamCollector();
+  const prompts = createPromptLengthStats();
   const rateLimit = createRateLimitAnalyser({
     runStartNs: o.runStartNs,
     prematureSlack: o.prematureSlack,
@@ -178,6 +180,10 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       op.observe(sample, sli);
       recordNs(all, sample.endNs - sample.intendedNs);
       stream.observe(sample);
+      if (sample.inputWords !== undefined) {
+        const first = sample.stream?.firstTokenNs;
+        prompts.observe(sample.inputWords, first !== undefined && sample.status >= 200 && sample.status < 300 ? first - sample.intendedNs : undefined);
+      }
       if (sample.violations.length > 0) violations.add(sample.violations);
       slices.observe(sample, sli);
       totals.requests++;
@@ -198,6 +204,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       }
       const streamSnapshot = stream.snapshot();
       if (streamSnapshot.count > 0) Object.assign(histograms, streamSnapshot.histograms);
+      Object.assign(histograms, prompts.histograms());
       return {
         runStartNs: o.runStartNs,
         nowNs,
@@ -205,7 +212,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         objective: o.objective,
         totals: { ...totals },
         ops: opSnapshots,
-        stream: streamSnapshot,
+        stream: { ...streamSnapshot, ...prompts.section() },
         rateLimit: rateLimit.snapshot(),
         contractViolations: violations.entries(),
         contractViolationTotals: violations.totals(),

@@ -10,3 +10,4 @@ export * from './contract-violations.js';
 export * from './notification-matcher.js';
 export * from './async-runs.js';
 export * from './iteration-stats.js';
+export * from './prompt-length.js';

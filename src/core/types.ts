@@ -96,6 +96,8 @@ export interface RequestSample {
   runStatus: RunStatus | undefined;
   /** For `stream`: its timing. */
   stream: StreamTiming | undefined;
+  /** For `stream` with a known input: the prompt's length in words. */
+  inputWords?: number;
 }
 
 /** How a request counts against the 99.9 % objective (DESIGN "SLI definitions"). */

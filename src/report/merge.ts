@@ -18,6 +18,7 @@ import type { ContractViolationEntry } from '../collect/contract-violations.js';
 import type { RateLimitWindow } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import { STREAM_HISTOGRAMS } from '../collect/stream-collector.js';
+import { promptLengthFrom } from '../collect/prompt-length.js';
 import { parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import { evaluateReportThresholds } from './metrics.js';
@@ -145,6 +146,7 @@ function mergeStream(shards: readonly Named[], histograms: Readonly<Record<strin
     tokenCountMismatches: sum((s) => s.tokenCountMismatches),
     unknownEvents: sum((s) => s.unknownEvents),
     malformedEvents: sum((s) => s.malformedEvents),
+    ...promptLengthFrom(histograms),
   };
 }
 

@@ -13,6 +13,7 @@ import type { NotificationMatchSnapshot } from '../collect/notification-matcher.
 import type { RateLimitSnapshot } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import type { StreamSnapshot } from '../collect/stream-collector.js';
+import type { PromptLengthSection } from '../collect/prompt-length.js';
 import type { CheckCounts, IterationStatsSnapshot, IterationsSnapshot } from '../collect/iteration-stats.js';
 import { errorBudget } from '../slo/budget.js';
 import type { ThresholdResult } from '../slo/thresholds.js';
@@ -25,7 +26,7 @@ export const REPORT_SCHEMA = 'flowgauge/report@1';
 export type OpReport = OpSnapshot;
 
 /** `stream`: stream timings (the serialised histograms are under `histograms`). */
-export type StreamReport = Omit<StreamSnapshot, 'histograms'>;
+export type StreamReport = Omit<StreamSnapshot, 'histograms'> & PromptLengthSection;
 
 /** `rateLimit`: what the rate-limit analyser found. */
 export type RateLimitReport = RateLimitSnapshot;

@@ -43,7 +43,14 @@ const stream: Schema = obj(
     tokens: count,
     tokenCountMismatches: count,
   },
-  { ttfbMs: pct, timeToEndMs: pct, unknownEvents: count, malformedEvents: count },
+  {
+    ttfbMs: pct,
+    timeToEndMs: pct,
+    unknownEvents: count,
+    malformedEvents: count,
+    inputWords: pct,
+    ttftByInputWords: { type: 'object', additionalProperties: pct },
+  },
 );
 
 const rateLimit: Schema = obj(

@@ -10,13 +10,13 @@ import { type Clock, createSystemClock } from '../core/clock.js';
 import { FlowgaugeError } from '../core/errors.js';
 import { createExecutor, loadDurationMs, type Executor } from '../load/index.js';
 import { evaluateThresholdsOn, type Report } from '../report/index.js';
-import { planOf, type ResolvedRunPlan, type ResolvedScenario } from '../scenario/index.js';
+import { loadRowSource, planOf, type ResolvedRunPlan, type ResolvedScenario, type RowSource } from '../scenario/index.js';
 import type { ObserverContext, ObserverSections, RunObserver } from './observer.js';
 import { createLiveMeter } from './live-meter.js';
 import { prepareTargets } from './prepare.js';
 import { projectRunReport } from './project.js';
 import { createRunState, type ScenarioState } from './run-state.js';
-import { createJourneyJob, createMixJob, type RowSource } from './scenario-jobs.js';
+import { createJourneyJob, createMixJob } from './scenario-jobs.js';
 import { parsePlanThresholds } from './plan-thresholds.js';
 
 /** What a run is. The CLI builds it; tests build it with a fake or embedded target. */
@@ -27,7 +27,7 @@ export interface RunOptions {
   readonly client: Client;
   /** Clients by scenario name (tenants: each its own token). */
   readonly clients?: Readonly<Record<string, Client>>;
-  /** Rows of scenarios' `data`, by scenario name (loaded before the run). */
+  /** Rows of scenarios' `data`, by scenario name; a scenario's own `data` is read when absent here. */
   readonly data?: Readonly<Record<string, RowSource>>;
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
   readonly clock?: Clock;
@@ -67,7 +67,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     if (s.journey !== undefined && targets.defaultFlowId === '') {
       throw new FlowgaugeError('FG_CONFIG_INVALID', `scenario "${s.name}": target ${clientOf(s).baseUrl} lists no published flow for vu.flowId`);
     }
-    prepared.push({ scenario: s, targets });
+    const data = options.data?.[s.name] ?? (s.data !== undefined ? await loadRowSource(s.data, s.seed) : undefined);
+    prepared.push({ scenario: s, targets, data });
   }
 
   const startedAtMs = clock.wallMs();
@@ -89,7 +90,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   let finish!: () => void;
   const stopped = new Promise<void>((resolve) => (finish = resolve));
   const dataExhausted: string[] = [];
-  const units = prepared.map(({ scenario, targets }, i) => {
+  const units = prepared.map(({ scenario, targets, data }, i) => {
     const unit = state.scenarios[i] as ScenarioState;
     const deps = { scenario, state, unit, client: clientOf(scenario), clock, targets };
     let executor!: Executor;
@@ -99,7 +100,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
         : createJourneyJob({
             ...deps,
             journey: scenario.journey,
-            data: options.data?.[scenario.name],
+            data,
             onDataExhausted: () => {
               dataExhausted.push(scenario.name);
               executor.stop();

@@ -7,6 +7,7 @@ import type { ApiResult, StreamResult } from '../api/index.js';
 import type { ErrorCode } from '../core/codes.js';
 import type { OpName } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
+import { countWords } from '../collect/index.js';
 import type { RunSample } from './observer.js';
 
 /** What the engine knows of one request besides its result. */
@@ -46,6 +47,7 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
     negative: ctx.negative,
     runStatus: runStatusOf(ctx.op, result),
     stream: 'timing' in result ? result.timing : undefined,
+    ...(ctx.op === 'stream' && ctx.input !== undefined ? { inputWords: countWords(ctx.input) } : {}),
   };
 }
 

@@ -5,15 +5,10 @@
 import type { CallOptions, Client } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Job } from '../load/index.js';
-import { createMixPicker, IterationFailure, type DataRow, type Journey, type ResolvedScenario } from '../scenario/index.js';
+import { createMixPicker, IterationFailure, type Journey, type ResolvedScenario, type RowSource } from '../scenario/index.js';
 import { callOperation, flowOf, type OperationTargets } from './operations.js';
 import type { RunState, ScenarioState } from './run-state.js';
 import { createVu } from './vu.js';
-
-/** Rows of a scenario's data, one per iteration; undefined when `unique` rows ran out. */
-export interface RowSource {
-  row(iteration: number): DataRow | undefined;
-}
 
 /** What a job needs. */
 export interface JobDeps {

@@ -10,3 +10,8 @@ export { MAX_DURATION_MS } from './schema.js';
 export * from './journey.js';
 export * from './run-plan.js';
 export { resolveRunPlan, isPlanInput } from './resolve-plan.js';
+export * from './data-schema.js';
+export * from './data-source.js';
+export * from './data-file.js';
+export * from './steps-schema.js';
+export * from './steps.js';

@@ -65,7 +65,8 @@ export function zodErrorMap(iss: z.core.$ZodRawIssue): string | undefined {
 export function toConfigIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const iss of issues) {
-    const path = [...prefix, ...iss.path];
+    // Keys starting with "~" are the schema's own routing fields, never the user's.
+    const path = [...prefix, ...iss.path].filter((k) => typeof k !== 'string' || !k.startsWith('~'));
     if (iss.code === 'unrecognized_keys') {
       for (const key of iss.keys) {
         out.push({ path: formatPath([...path, key]), message: `unknown field (a typo?); ${iss.message}` });

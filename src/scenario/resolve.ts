@@ -9,7 +9,11 @@ import { parsePercent, parseRatePerS } from '../core/units.js';
 import { DEFAULT_SEED } from '../load/create-executor.js';
 import { toConfigIssues, zodErrorMap } from './issues.js';
 import { resolveLoad, type CheckedOverrides } from './resolve-load.js';
-import { MAX_DURATION_MS, RATE_FORMS, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
+import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
+import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
+import type { ParsedData, ResolvedData } from './data-schema.js';
+import { compileSteps } from './steps.js';
+import type { Journey } from './journey.js';
 import type { ResolvedMixEntry, ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 
 /** Options of `resolveScenario` that are not about the scenario's content. */
@@ -46,10 +50,17 @@ export function resolveScenario(
   const tier: Tier = s.tier;
   const limit = tierLimitPerMinute(tier);
   const load = resolveLoad(s.load, limit, checked, issues);
+  let journey: Journey | undefined = s.journey;
+  if (s.steps !== undefined) {
+    const compiled = compileSteps(s.steps);
+    issues.push(...compiled.issues);
+    journey = compiled.journey;
+  }
   if (issues.length > 0) throw new ConfigError(issues, subject(raw, options.source));
 
-  const total = s.mix.reduce((sum, e) => sum + e.weight, 0);
-  const mix: ResolvedMixEntry[] = s.mix.map((e) =>
+  const entries = s.mix ?? [];
+  const total = entries.reduce((sum, e) => sum + e.weight, 0);
+  const mix: ResolvedMixEntry[] = entries.map((e) =>
     Object.freeze({
       op: e.op,
       weight: e.weight / total,
@@ -74,6 +85,8 @@ export function resolveScenario(
     seed: s.seed ?? DEFAULT_SEED,
     objective: s.slo?.objective ?? DEFAULT_OBJECTIVE,
     ...(options.source === undefined ? {} : { source: options.source }),
+    ...(journey !== undefined ? { journey } : {}),
+    ...(s.data !== undefined ? { data: resolveData(s.data, options.source) } : {}),
   };
   return Object.freeze(resolved);
 }
@@ -103,11 +116,13 @@ function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): Ch
     const value = perS ?? fraction;
     if (value === undefined || !(value > 0) || !Number.isFinite(value)) {
       issues.push({ path: 'overrides.rate', message: `${show(o.rate)} is not a rate > 0; use ${RATE_FORMS}` });
+    } else if (perS !== undefined && perS > MAX_RATE_PER_S) {
+      issues.push({ path: 'overrides.rate', message: `must be at most ${MAX_RATE_PER_S}/s: one process cannot schedule more (run shards)` });
     } else rate = perS !== undefined ? { perS } : { fraction: value };
   }
   if (o.maxInFlight !== undefined) {
-    if (typeof o.maxInFlight !== 'number' || !Number.isInteger(o.maxInFlight) || o.maxInFlight < 1) {
-      issues.push({ path: 'overrides.maxInFlight', message: `must be an integer >= 1, got ${show(o.maxInFlight)}` });
+    if (typeof o.maxInFlight !== 'number' || !Number.isInteger(o.maxInFlight) || o.maxInFlight < 1 || o.maxInFlight > MAX_IN_FLIGHT) {
+      issues.push({ path: 'overrides.maxInFlight', message: `must be an integer from 1 to ${MAX_IN_FLIGHT}, got ${show(o.maxInFlight)}` });
     } else maxInFlight = o.maxInFlight;
   }
   if (o.tier !== undefined) {
@@ -116,6 +131,19 @@ function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): Ch
     else issues.push(...toConfigIssues(t.error.issues, ['overrides', 'tier']));
   }
   return { durationMs, rate, maxInFlight, tier };
+}
+
+/** A data file is relative to the scenario file that names it (to the working directory without one). */
+function resolveData(d: ParsedData, source: string | undefined): ResolvedData {
+  if (d.synthetic !== undefined) {
+    const w = d.synthetic.words;
+    const min = w.min ?? 1;
+    const max = Math.max(min, w.max ?? Math.ceil(w.mean * 4));
+    return Object.freeze({ kind: 'synthetic', words: Object.freeze({ mean: w.mean, sd: w.sd ?? 0, min, max }) });
+  }
+  const file = d.file as string;
+  const path = isAbsolute(file) ? file : resolvePath(source === undefined ? '.' : dirname(resolvePath(source)), file);
+  return Object.freeze({ kind: 'file', path, order: d.order ?? 'sequential' });
 }
 
 function subject(raw: unknown, source: string | undefined): string {

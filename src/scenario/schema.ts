@@ -5,9 +5,12 @@
  * into `ConfigIssue`s.
  */
 import { z } from 'zod';
+import type { Journey } from './journey.js';
 import { OPS } from '../core/ops.js';
 import { DURATION_HELP, parseDurationMs, parsePercent, parseRatePerS, RATE_HELP } from '../core/units.js';
 import { EXECUTORS } from '../load/types.js';
+import { dataSchema } from './data-schema.js';
+import { stepsSchema } from './steps-schema.js';
 
 /** A rate before the tier is known. */
 export type RateSpec =
@@ -52,6 +55,10 @@ function rate(min: 'positive' | 'non-negative') {
         ctx.addIssue({ code: 'custom', message: 'must be > 0' });
         return z.NEVER;
       }
+      if (perS !== undefined && perS > MAX_RATE_PER_S) {
+        ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_RATE_PER_S.toLocaleString('en-US')}/s: one process cannot schedule more (run shards)` });
+        return z.NEVER;
+      }
       return perS !== undefined ? { perS } : { fraction: value };
     });
 }
@@ -72,9 +79,16 @@ function duration(min: 'positive' | 'non-negative') {
 }
 
 const COUNT = 'must be an integer >= 1';
-const count = () => z.number().int({ error: COUNT }).min(1, { error: COUNT });
+const count = (max: number) =>
+  z.number().int({ error: COUNT }).min(1, { error: COUNT }).max(max, { error: `must be at most ${max.toLocaleString('en-US')}: one process cannot hold more` });
 
-const maxInFlight = count().optional();
+/** Most requests (or iterations) in flight, and most closed-model workers, one process can hold. */
+export const MAX_IN_FLIGHT = 100_000;
+export const MAX_CONCURRENCY = 50_000;
+/** Highest absolute rate one process can schedule (per second). */
+export const MAX_RATE_PER_S = 100_000;
+
+const maxInFlight = count(MAX_IN_FLIGHT).optional();
 const gracefulStop = duration('non-negative').optional();
 
 const constantLoad = strict(
@@ -123,7 +137,7 @@ const poissonLoad = strict(
 const closedLoad = strict(
   {
     executor: z.literal('constant-concurrency'),
-    concurrency: count(),
+    concurrency: count(MAX_CONCURRENCY),
     duration: duration('positive'),
     gracefulStop,
   },
@@ -155,7 +169,7 @@ const NON_EMPTY = 'must not be empty';
 
 const mixEntry = strict({
   op: z.enum(OPS, { error: (iss) => `${show(iss.input)} is not an operation; one of ${OPS.join(', ')}` }),
-  weight: z.number().positive({ error: 'must be > 0' }).default(1),
+  weight: z.number().positive({ error: 'must be > 0' }).max(1e9, { error: 'must be at most 1e9 (weights are relative)' }).default(1),
   flowId: z.string().min(1, { error: NON_EMPTY }).optional(),
   input: z
     .union([z.string(), z.record(z.string(), z.unknown())], { error: 'must be a string (run, stream) or an object (trigger)' })
@@ -218,7 +232,10 @@ export const scenarioSchema = strict(
     description: z.string().optional(),
     tier: tierSchema,
     load: loadSchema,
-    mix: z.array(mixEntry).min(1, { error: 'needs at least one entry' }),
+    mix: z.array(mixEntry).min(1, { error: 'needs at least one entry' }).max(1000, { error: 'takes at most 1000 entries' }).optional(),
+    journey: z.custom<Journey>((v) => typeof v === 'function', { error: 'must be a function (vu) => …; in JSON or YAML write steps' }).optional(),
+    steps: stepsSchema.optional(),
+    data: dataSchema.optional(),
     thresholds: z.record(z.string().min(1, { error: 'threshold names must not be empty' }), threshold).optional(),
     seed: z
       .number()
@@ -231,7 +248,12 @@ export const scenarioSchema = strict(
     }).optional(),
   },
   'allowed fields',
-);
+).superRefine((s, ctx) => {
+  const forms = (['mix', 'journey', 'steps'] as const).filter((k) => s[k] !== undefined);
+  if (forms.length === 0) ctx.addIssue({ code: 'custom', path: ['mix'], message: 'a scenario needs one of mix, journey or steps' });
+  if (forms.length > 1) ctx.addIssue({ code: 'custom', path: [forms[1] as string], message: `a scenario has one of mix, journey or steps, not ${forms.join(' and ')}` });
+  if (s.data !== undefined && s.mix !== undefined) ctx.addIssue({ code: 'custom', path: ['data'], message: 'data feeds a journey or steps; a mix sends fixed inputs' });
+});
 
 /** What a successful parse gives. */
 export type ParsedScenario = z.output<typeof scenarioSchema>;

@@ -6,6 +6,8 @@ import type { OpName } from '../core/ops.js';
 import type { Tier } from '../core/tiers.js';
 import type { ResolvedLoad } from '../load/types.js';
 import type { Journey } from './journey.js';
+import type { ResolvedData } from './data-schema.js';
+import type { ParsedStep } from './steps-schema.js';
 
 /**
  * A rate: `"100/min"`, `"16.7/s"`, `"5000/h"`, a number per second, or a share of the tier's
@@ -95,13 +97,28 @@ export interface ScenarioInput {
   readonly description?: string;
   readonly tier: Tier;
   readonly load: LoadInput;
-  readonly mix: readonly MixEntryInput[];
+  /** A weighted mix of single requests. A scenario has one of `mix`, `journey` or `steps`. */
+  readonly mix?: readonly MixEntryInput[];
+  /** Code run once per iteration (`.ts`/`.js` scenarios): a user's whole journey. */
+  readonly journey?: Journey;
+  /** A journey as data, for JSON and YAML scenarios: requests, `sleep`, `repeat`, `save`, `check`. */
+  readonly steps?: readonly StepInput[];
+  /** Rows for iterations (`vu.data`, `{{data.<column>}}`): a file, or synthetic prompts. */
+  readonly data?: DataInput;
   /** `"run.latency.p99": "<2s"`, `"availability": ">=99.9%"`, … (checked by the run engine). */
   readonly thresholds?: { readonly [key: string]: ThresholdInput };
   /** Seed of random gaps and of the mix order (default 1). */
   readonly seed?: number;
   readonly slo?: { readonly objective?: number };
 }
+
+/** A step of `steps` as written (see docs/scenarios.md). */
+export type StepInput = ParsedStep;
+
+/** `data`: a file of rows taken in an order, or synthetic prompts of a length in words. */
+export type DataInput =
+  | { readonly file: string; readonly order?: 'sequential' | 'random' | 'unique' }
+  | { readonly synthetic: { readonly words: { readonly mean: number; readonly sd?: number; readonly min?: number; readonly max?: number } } };
 
 /** Changes to a scenario from the command line. */
 export interface ScenarioOverrides {
@@ -148,6 +165,8 @@ export interface ResolvedScenario {
   readonly source?: string;
   /** The journey each iteration runs (steps are compiled into one); undefined for a mix. */
   readonly journey?: Journey | undefined;
+  /** Where iterations' data rows come from; undefined without `data`. */
+  readonly data?: ResolvedData;
   /** In a run of several scenarios: when this one starts, after the run's start (ms). */
   readonly startAfterMs?: number;
 }

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import { renderMarkdown, renderSummary } from '../../src/report/index.js';
 import { executeRun, type RunObserver, type RunOptions, type RunSample } from '../../src/run/index.js';
-import { resolveScenario, type Journey, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
+import { createRowSource, resolveScenario, type Journey, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 
 const FREE = 'fg_journey_free_token';
@@ -35,10 +35,9 @@ function client(s: ReferenceService, token = PRO): Client {
   return c;
 }
 
-/** A resolved scenario running `journey` (the scenario format's own `journey` field resolves to this). */
+/** A scenario whose `journey` field is `journey`, resolved as a scenario file's would be. */
 function journeyScenario(name: string, journey: Journey, load: Record<string, unknown>, extra: Record<string, unknown> = {}): ResolvedScenario {
-  const base = resolveScenario({ name, tier: { limitPerMinute: 100_000 }, load, mix: [{ op: 'listFlows' }], ...extra });
-  return { ...base, mix: [], journey };
+  return resolveScenario({ name, tier: { limitPerMinute: 100_000 }, load, journey, ...extra });
 }
 
 function run(s: ReferenceService, scenario: RunOptions['scenario'], more: Partial<RunOptions> = {}) {
@@ -146,7 +145,7 @@ describe('journeys', () => {
     const journey: Journey = (vu) => {
       seen.push(vu.data.prompt);
     };
-    const outcome = await run(s, journeyScenario('unique', journey, { rate: '20/s', duration: '1s' }), { data: { unique: { row: (i) => rows[i] } } });
+    const outcome = await run(s, journeyScenario('unique', journey, { rate: '20/s', duration: '1s' }), { data: { unique: createRowSource(rows, 'unique', 1) } });
     expect(seen).toEqual(['a', 'b', 'c']);
     expect(outcome.dataExhausted).toEqual(['unique']);
     expect(outcome.report.warnings?.map((w) => w.code)).toContain('DATA_EXHAUSTED');
