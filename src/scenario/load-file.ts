@@ -4,6 +4,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
+import { register as registerHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { register, type NamespacedUnregister } from 'tsx/esm/api';
 import { parse as parseYaml } from 'yaml';
@@ -41,7 +42,7 @@ export async function loadScenarioFile(path: string): Promise<unknown> {
       const url = pathToFileURL(abs).href;
       let mod: unknown;
       try {
-        mod = ext.endsWith('ts') ? await importTypeScript(url) : await import(url);
+        mod = await importModule(url);
       } catch (err) {
         if (err instanceof FlowgaugeError) throw err;
         throw fail(`could not load: ${messageOf(err)}`, err);
@@ -80,14 +81,50 @@ let tsLoader: NamespacedUnregister | undefined;
 let tsLoads = 0;
 
 /**
- * Imports a TypeScript module through one tsx loader registered for the process (a fresh one
- * per file would compile and evaluate zod and the scenario part again: ~300 ms each). The query
- * makes each load evaluate the scenario file anew; modules it imports are shared between loads.
+ * Resolves the bare name `flowgauge` (and `flowgauge/<subpath>`) in scenario files to this very
+ * package, wherever the file lies: a scenario written next to nothing but itself still imports
+ * `defineScenario`. A checkout maps it to the TypeScript sources, a package to its `exports`.
+ * It runs before tsx's hooks, so tsx sees the mapped file like any relative import.
  */
-function importTypeScript(url: string): Promise<unknown> {
-  tsLoader ??= register({ namespace: 'flowgauge-scenarios' });
+const SELF_RESOLVE_HOOKS = `
+let self;
+export async function initialize(data) { self = data; }
+export async function resolve(specifier, context, next) {
+  if (specifier === 'flowgauge') return next(self.main, context);
+  if (specifier.startsWith('flowgauge/')) return next(specifier, { ...context, parentURL: self.packageJson });
+  const r = await next(specifier, context);
+  // A .ts file outside any "type": "module" package would be compiled to CommonJS, where
+  // require('flowgauge') bypasses this hook; scenario code is ESM, so load it as ESM.
+  if (r.format === 'commonjs' && /\.m?ts$/.test(new URL(r.url).pathname.replace(/%3F.*$/, '')) && r.url.includes('tsx-namespace=')) {
+    const u = new URL(r.url);
+    u.pathname = u.pathname.replace(/%3F.*$/, '');
+    u.searchParams.delete('tsx-commonjs-virtual-query');
+    return { ...r, url: u.href, format: 'module' };
+  }
+  return r;
+}`;
+
+function selfResolveData(): { main: string; packageJson: string } {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const main = new URL(fromSource ? '../index.ts' : '../index.js', import.meta.url);
+  // src/scenario/ in a checkout, dist/scenario/ in a package: the root is two levels up either way.
+  return { main: main.href, packageJson: new URL('../../package.json', import.meta.url).href };
+}
+
+/**
+ * Imports a scenario module (TypeScript or JavaScript) through one tsx loader registered for
+ * the process (a fresh one per file would compile and evaluate zod and the scenario part again:
+ * ~300 ms each). The query makes each load evaluate the scenario file anew; modules it imports
+ * are shared between loads.
+ */
+function importModule(url: string): Promise<unknown> {
+  if (tsLoader === undefined) {
+    tsLoader = register({ namespace: 'flowgauge-scenarios' });
+    // Hooks registered later run first: this one must see every request before tsx does.
+    registerHooks(`data:text/javascript,${encodeURIComponent(SELF_RESOLVE_HOOKS)}`, { data: selfResolveData() });
+  }
   tsLoads++;
-  return tsLoader.import(`${url}?load=${tsLoads}`, import.meta.url) as Promise<unknown>;
+  return tsLoader.import(`${url}?flowgauge-scenario=${tsLoads}`, import.meta.url) as Promise<unknown>;
 }
 
 function pickExport(mod: unknown, fail: (message: string) => ConfigError): unknown {

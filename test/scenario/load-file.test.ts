@@ -58,6 +58,20 @@ describe('loadScenarioFile', () => {
     expect(s.load).toMatchObject({ ratePerS: 100 / 60, durationMs: 10_000 });
   });
 
+  it("resolves `import … from 'flowgauge'` to this package in a file anywhere on disk (.ts, .mjs, with a sibling module)", async () => {
+    file('helper.ts', `export const flowsQuery: { limit: number } = { limit: 2 };\n`);
+    const ts = file(
+      'anywhere.ts',
+      `import { defineScenario, type Vu } from 'flowgauge';\nimport { flowsQuery } from './helper.js';\n` +
+        `export default defineScenario({ name: 'anywhere', tier: 'pro', load: { rate: '1/s', duration: '1s' }, journey: async (vu: Vu) => { await vu.listFlows(flowsQuery); } });\n`,
+    );
+    const s = await loadScenario(ts);
+    expect(s.name).toBe('anywhere');
+    expect(typeof s.journey).toBe('function');
+    const mjs = file('anywhere.mjs', `import { defineScenario } from 'flowgauge';\nexport default defineScenario(${JSON.stringify(scenario)});\n`);
+    expect((await loadScenario(mjs)).name).toBe('from-file');
+  });
+
   it('reads a .ts file anew after it changed', async () => {
     const path = file('changing.ts', `export default ${JSON.stringify({ ...scenario, name: 'first' })};\n`);
     expect(await loadScenarioFile(path)).toMatchObject({ name: 'first' });
