@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** The free tier's full allowance (100/min) for three windows: no 429 should come early. */
 export default defineScenario({

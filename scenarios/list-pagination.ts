@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** listFlows over its page sizes and offsets (default 20, maximum 100) and status filters. */
 export default defineScenario({

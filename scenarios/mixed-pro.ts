@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** Realistic pro traffic at the full limit for a minute: the release gate. */
 export default defineScenario({

@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /**
  * 120% of the free tier: a fifth of each window should be refused with 429. Studies when the

@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** The pro tier's full allowance (1000/min) for three windows. */
 export default defineScenario({

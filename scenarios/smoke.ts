@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** A few seconds of every kind of request, well under the pro limit: does everything answer? */
 export default defineScenario({

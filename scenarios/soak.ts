@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** Half an hour at 80% of the pro limit: leaks, drift and slow degradation show here. */
 export default defineScenario({

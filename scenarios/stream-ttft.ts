@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /** Streaming only, at half the pro limit: time to first token and the gaps between tokens. */
 export default defineScenario({

@@ -1,4 +1,4 @@
-import { defineScenario } from '../src/scenario/index.js';
+import { defineScenario } from 'flowgauge';
 
 /**
  * Two tenants at once: a free-tier one at 150 % of its limit beside a pro-tier one at 80 % of

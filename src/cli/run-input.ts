@@ -39,9 +39,10 @@ const OVERRIDE_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** `resolveScenario`, with override problems reported under the flag that set them. */
-export function resolveWithFlags(raw: unknown, overrides: ScenarioOverrides): ResolvedScenario | ResolvedRunPlan {
+export function resolveWithFlags(raw: unknown, overrides: ScenarioOverrides, source?: string): ResolvedScenario | ResolvedRunPlan {
   try {
-    return resolveRunPlan(raw, overrides);
+    // The source places a scenario's data file next to it.
+    return resolveRunPlan(raw, overrides, source === undefined ? {} : { source });
   } catch (err) {
     if (!(err instanceof ConfigError) || !err.issues.some((i) => i.path in OVERRIDE_FLAGS)) throw err;
     const subject = /^invalid (.*) \(\d+ problems?\):/.exec(err.message)?.[1] ?? 'scenario';

@@ -13,21 +13,26 @@ export const BUILTIN_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', i
 export function builtinScenarioNames(): string[] {
   try {
     return readdirSync(BUILTIN_SCENARIOS_DIR)
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => f.slice(0, -3))
+      .map((f) => /^([a-z0-9-]+)\.(ts|yaml|yml|json)$/.exec(f)?.[1])
+      .filter((n): n is string => n !== undefined)
       .sort();
   } catch {
     return [];
   }
 }
 
+/** Kinds a ready scenario may be written in, in the order a name is looked up. */
+const BUILTIN_EXTENSIONS = ['.ts', '.yaml', '.yml', '.json'];
+
 /** Resolves `arg` to an existing file path, or undefined. */
 export function findScenarioFile(cwd: string, arg: string): string | undefined {
   const direct = resolve(cwd, arg);
   if (existsSync(direct)) return direct;
   if (/^[a-z0-9-]+$/.test(arg)) {
-    const builtin = resolve(BUILTIN_SCENARIOS_DIR, `${arg}.ts`);
-    if (existsSync(builtin)) return builtin;
+    for (const ext of BUILTIN_EXTENSIONS) {
+      const builtin = resolve(BUILTIN_SCENARIOS_DIR, `${arg}${ext}`);
+      if (existsSync(builtin)) return builtin;
+    }
   }
   return undefined;
 }

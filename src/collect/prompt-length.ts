@@ -21,18 +21,7 @@ export function inputWordBand(words: number): string {
   return `${low}+`;
 }
 
-/** Words in a prompt: runs of non-space characters. */
-export function countWords(text: string): number {
-  let n = 0;
-  let inWord = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const space = c === 32 || (c >= 9 && c <= 13) || c === 160;
-    if (!space && !inWord) n++;
-    inWord = !space;
-  }
-  return n;
-}
+export { countWords } from '../core/words.js';
 
 /** report.json `stream.inputWords` and `stream.ttftByInputWords`; absent when no stream had an input. */
 export interface PromptLengthSection {

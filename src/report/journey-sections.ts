@@ -39,6 +39,16 @@ function iterationsLine(r: Report): string | undefined {
   );
 }
 
+/** Rows of TTFT by prompt-length band: [band, streams, p50, p95, p99]. */
+function promptRows(r: Report): string[][] {
+  return Object.entries(r.stream.ttftByInputWords ?? {}).map(([band, p]) => [band, String(p.count), fmtDuration(p.p50), fmtDuration(p.p95), fmtDuration(p.p99)]);
+}
+
+const wordsLine = (r: Report): string | undefined => {
+  const w = r.stream.inputWords;
+  return w === undefined || w.count === 0 ? undefined : `prompt length (words): p50 ${fmtNumber(w.p50)}, p95 ${fmtNumber(w.p95)}, max ${fmtNumber(w.max)} over ${w.count} streams`;
+};
+
 const checkShare = (c: { passes: number; fails: number }): string => {
   const all = c.passes + c.fails;
   return all === 0 ? '–' : `${fmtNumber(Math.round((c.passes / all) * 1000) / 10)} %`;
@@ -50,6 +60,11 @@ export function journeySummaryLines(r: Report): string[] {
   const it = iterationsLine(r);
   if (it !== undefined) lines.push(it);
   for (const e of r.iterations?.errors ?? []) lines.push(`  failed ×${e.count}: ${e.message}`);
+  const words = wordsLine(r);
+  if (words !== undefined) {
+    lines.push(words);
+    for (const [band, n, p50, p95] of promptRows(r)) lines.push(`  TTFT at ${band} words: p50 ${p50} p95 ${p95} (${n} streams)`);
+  }
   for (const [name, c] of Object.entries(r.checks ?? {})) lines.push(`${c.fails === 0 ? '✓' : '✗'} check ${name}: ${c.passes} passed, ${c.fails} failed (${checkShare(c)})`);
   const rows = scenarioRows(r);
   if (rows.length > 0) {
@@ -85,6 +100,10 @@ export function journeyMarkdown(r: Report): string[] {
     out.push('');
     if (it.errors.length > 0) out.push('| failure | count |', '|---|---:|', ...it.errors.map((e) => `| ${md(e.message)} | ${e.count} |`), '');
   }
+  const words = wordsLine(r);
+  if (words !== undefined) {
+    out.push('## TTFT by prompt length', '', `${words}.`, '', '| prompt words | streams | TTFT p50 | p95 | p99 |', '|---|---:|---:|---:|---:|', ...promptRows(r).map((row) => `| ${row.join(' | ')} |`), '');
+  }
   const checks = Object.entries(r.checks ?? {});
   if (checks.length > 0) {
     out.push('## Checks', '', '| check | passed | failed | pass rate |', '|---|---:|---:|---:|', ...checks.map(([n, c]) => `| ${md(n)} | ${c.passes} | ${c.fails} | ${checkShare(c)} |`), '');
@@ -116,6 +135,10 @@ export function journeyHtml(r: Report): string {
         ...(it.errors.length > 0 ? [table(['failure', 'count'], it.errors.map((e) => [e.message, String(e.count)]), [1])] : []),
       ]),
     );
+  }
+  const words = wordsLine(r);
+  if (words !== undefined) {
+    parts.push(section('prompt-length', 'TTFT by prompt length', [`<p>${esc(words)}.</p>`, table(['prompt words', 'streams', 'TTFT p50', 'p95', 'p99'], promptRows(r), [1, 2, 3, 4])]));
   }
   const checks = Object.entries(r.checks ?? {});
   if (checks.length > 0) parts.push(section('checks', 'Checks', [table(['check', 'passed', 'failed', 'pass rate'], checks.map(([n, c]) => [n, String(c.passes), String(c.fails), checkShare(c)]), [1, 2, 3])]));

@@ -95,7 +95,8 @@ export function createVu(d: VuDeps): Vu {
 
     check(name, condition) {
       const passed = condition === true;
-      state.check(scenario, { scenario: scenario.name, name: String(name), passed });
+      // After the run's stop an iteration only winds down: what it checks then is not the target's doing.
+      if (!signal.aborted) state.check(scenario, { scenario: scenario.name, name: String(name), passed });
       return passed;
     },
 

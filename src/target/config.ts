@@ -211,7 +211,8 @@ function readLatency(v: unknown, issues: Issues): void {
     issues.push({ path: 'latency', message: 'must be "none" or an object' });
     return;
   }
-  checkKeys(v, ['ttftMs', 'itlMs', 'jitter', 'tokens', 'runOverheadMs'], 'latency', issues);
+  checkKeys(v, ['ttftMs', 'itlMs', 'jitter', 'tokens', 'runOverheadMs', 'prefillMsPerWord'], 'latency', issues);
+  if (v.prefillMsPerWord !== undefined) readNumber(v.prefillMsPerWord, 'latency.prefillMsPerWord', issues, { min: 0, max: 1000 });
   for (const key of ['ttftMs', 'itlMs', 'runOverheadMs'] as const) {
     if (v[key] !== undefined) readDurationMs(v[key], at('latency', key), issues);
   }

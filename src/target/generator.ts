@@ -2,6 +2,7 @@
  * Simulated generation: the text of a run (a function of the input alone, so the same input
  * always yields the same words) and the schedule of its tokens (drawn from the latency model).
  */
+import { countWords } from '../core/words.js';
 import type { ResolvedLatency } from './options.js';
 import { createPrng, hash32, type Prng } from './prng.js';
 
@@ -14,17 +15,9 @@ const WORDS = [
   'stable', 'across', 'runs', 'overall', 'status', 'looks', 'good', 'today',
 ];
 
-/** Number of whitespace-separated words, at least 1: the prompt-token estimate. */
-export function countWords(input: string): number {
-  let n = 0;
-  let inWord = false;
-  for (let i = 0; i < input.length; i++) {
-    const c = input.charCodeAt(i);
-    const space = c === 32 || c === 9 || c === 10 || c === 13;
-    if (!space && !inWord) n++;
-    inWord = !space;
-  }
-  return Math.max(1, n);
+/** Number of words, at least 1: the prompt-token estimate. */
+export function promptTokens(input: string): number {
+  return Math.max(1, countWords(input));
 }
 
 /** `n` token strings that concatenate to the output for `input` on `flowId`. */
@@ -48,9 +41,10 @@ function jittered(baseNs: number, jitter: number, prng: Prng): number {
  * Absolute times of `n + 1` moments: tokens 0..n-1, then the moment the run would produce
  * token n (used as the failure instant of a failing run). First token at TTFT from `startNs`.
  */
-export function planTokenTimes(latency: ResolvedLatency, prng: Prng, n: number, startNs: number): number[] {
+export function planTokenTimes(latency: ResolvedLatency, prng: Prng, n: number, startNs: number, promptWords = 0): number[] {
   const times = new Array<number>(n + 1);
-  let t = startNs + jittered(latency.ttftNs, latency.jitter, prng);
+  // Reading the prompt (prefill) comes before the first token: TTFT grows with its length.
+  let t = startNs + jittered(latency.ttftNs + promptWords * latency.prefillNsPerWord, latency.jitter, prng);
   for (let i = 0; i <= n; i++) {
     times[i] = t;
     t += jittered(latency.itlNs, latency.jitter, prng);

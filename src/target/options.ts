@@ -54,6 +54,8 @@ export interface LatencyOptions {
   readonly tokens?: { readonly min?: number; readonly max?: number };
   /** Time between the last token and completion of the run (default 2 ms). */
   readonly runOverheadMs?: number | string;
+  /** Extra time to the first token per word of the input (0.05 ms, +50 ms at 1,000 words, in the default model; else 0). */
+  readonly prefillMsPerWord?: number;
 }
 
 /** How requests are limited. */
@@ -151,6 +153,7 @@ export interface ResolvedLatency {
   readonly minTokens: number;
   readonly maxTokens: number;
   readonly overheadNs: number;
+  readonly prefillNsPerWord: number;
 }
 
 /** A token with its limit per window. */
@@ -184,7 +187,7 @@ export interface ResolvedReferenceOptions {
   readonly onRequest: ((info: RequestInfo) => void) | undefined;
 }
 
-const DEFAULT_LATENCY = { ttftMs: 40, itlMs: 8, jitter: 0.2, min: 8, max: 32, runOverheadMs: 2 };
+const DEFAULT_LATENCY = { ttftMs: 40, itlMs: 8, jitter: 0.2, min: 8, max: 32, runOverheadMs: 2, prefillMsPerWord: 0.05 };
 
 /** Validates `options` (throws `ConfigError` listing every problem) and fills every default. */
 export function resolveReferenceOptions(options: ReferenceServiceOptions = {}): ResolvedReferenceOptions {
@@ -222,6 +225,8 @@ export function resolveReferenceOptions(options: ReferenceServiceOptions = {}): 
       minTokens: lat?.tokens?.min ?? DEFAULT_LATENCY.min,
       maxTokens: lat?.tokens?.max ?? Math.max(DEFAULT_LATENCY.max, lat?.tokens?.min ?? 0),
       overheadNs: (none ? 0 : (toMs(lat?.runOverheadMs) ?? DEFAULT_LATENCY.runOverheadMs)) * NS_PER_MS,
+      // The default model reads prompts; a latency model given without prefill has none (exact schedules in tests).
+      prefillNsPerWord: (none ? 0 : (lat?.prefillMsPerWord ?? (lat === undefined ? DEFAULT_LATENCY.prefillMsPerWord : 0))) * NS_PER_MS,
     },
     runMode: options.runMode ?? 'sync',
     failureRate: options.failureRate ?? 0,

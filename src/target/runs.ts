@@ -5,7 +5,7 @@
  */
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { RunStatus } from '../core/types.js';
-import { countWords, generateTokens, planTokenTimes } from './generator.js';
+import { generateTokens, planTokenTimes, promptTokens } from './generator.js';
 import type { ResolvedLatency } from './options.js';
 import type { Prng } from './prng.js';
 import type { TimerSet } from './timers.js';
@@ -121,7 +121,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       const planned = prng.int(latency.minTokens, latency.maxTokens);
       const willFail = deps.failureRate > 0 && prng.next() < deps.failureRate;
       const produced = willFail ? prng.int(0, planned - 1) : planned;
-      const times = planTokenTimes(latency, prng, planned, startNs);
+      const times = planTokenTimes(latency, prng, planned, startNs, promptTokens(input));
       if (stall !== undefined && stall.afterTokens <= produced) {
         for (let i = stall.afterTokens; i < times.length; i++) times[i] = (times[i] as number) + stall.pauseNs;
       }
@@ -140,7 +140,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
         startNs,
         endNs,
         createdAtMs: clock.wallMs(),
-        promptTokens: countWords(input),
+        promptTokens: promptTokens(input),
         willFail,
         status: 'running',
         output: undefined,

@@ -5,19 +5,20 @@ import { OPS } from '../../src/core/ops.js';
 import { isRunPlan, loadScenarioFile, planOf, resolveRunPlan, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
 
 const DIR = 'scenarios';
-const files = readdirSync(DIR).filter((f) => f.endsWith('.ts'));
+const files = readdirSync(DIR).filter((f) => /\.(ts|yaml)$/.test(f));
+const base = (f: string): string => f.replace(/\.(ts|yaml)$/, '');
 
 // The threshold key grammar the run engine accepts (see the slo part).
 const STAT = '(p50|p90|p95|p99|p999|max|mean)';
 const KEY = new RegExp(
-  `^((${OPS.join('|')})\\.latency\\.${STAT}|stream\\.(ttft|itl|tpot|timeToStart)\\.${STAT}|availability|errors\\.rate|ratelimit\\.(premature429|expected429|responses429)|dropped)$`,
+  `^((${OPS.join('|')})\\.latency\\.${STAT}|stream\\.(ttft|itl|tpot|timeToStart)\\.${STAT}|availability|errors\\.rate|ratelimit\\.(premature429|expected429|responses429)|dropped|iterations\\.failed|iteration\\.duration\\.${STAT}|checks|checks\\.[a-z ]+)$`,
 );
 const EXPR = /^(<|<=|>|>=|==)\s*\d+(\.\d+)?(ms|s|m|%)?$/;
 
 // Each file is loaded once (through tsx, as the CLI does); a failure to resolve fails here.
 const loaded = new Map<string, ResolvedScenario | ResolvedRunPlan>();
 beforeAll(async () => {
-  for (const f of files) loaded.set(f.replace(/\.ts$/, ''), resolveRunPlan(await loadScenarioFile(join(DIR, f)), {}, { source: join(DIR, f) }));
+  for (const f of files) loaded.set(base(f), resolveRunPlan(await loadScenarioFile(join(DIR, f)), {}, { source: join(DIR, f) }));
 });
 
 function get(name: string): ResolvedScenario {
@@ -35,14 +36,28 @@ function plan(name: string): ResolvedRunPlan {
 describe('shipped scenarios', () => {
   it('includes the documented set', () => {
     expect(files.sort()).toEqual(
-      ['free-at-limit', 'list-pagination', 'mixed-pro', 'over-limit', 'pro-at-limit', 'smoke', 'soak', 'stream-ttft', 'tenants'].map((n) => `${n}.ts`),
+      [
+        'async-poll.ts',
+        'conversation-steps.yaml',
+        'conversation.ts',
+        'free-at-limit.ts',
+        'list-pagination.ts',
+        'mixed-pro.ts',
+        'over-limit.ts',
+        'pro-at-limit.ts',
+        'prompt-sweep.ts',
+        'smoke.ts',
+        'soak.ts',
+        'stream-ttft.ts',
+        'tenants.ts',
+      ],
     );
   });
 
   it.each(files)('%s resolves, is named after its file and has well-formed thresholds', (f) => {
-    const s = plan(f.replace(/\.ts$/, ''));
+    const s = plan(base(f));
     expect(s.source).toBe(join(DIR, f));
-    expect(`${s.name}.ts`).toBe(f);
+    expect(s.name).toBe(base(f));
     expect(s.description.length).toBeGreaterThan(0);
     const names = s.scenarios.map((x) => x.name);
     for (const t of s.thresholds) {
@@ -71,6 +86,8 @@ describe('shipped scenarios', () => {
       ['pro', 1000, 800],
     ]);
     expect(tenants.tokenEnv).toEqual({ free: 'FREE_TOKEN', pro: 'PRO_TOKEN' });
+    for (const name of ['conversation', 'conversation-steps', 'async-poll', 'prompt-sweep']) expect(typeof get(name).journey).toBe('function');
+    expect(get('prompt-sweep').data).toMatchObject({ kind: 'file', order: 'sequential' });
     const smoke = get('smoke');
     for (const op of ['getRun', 'listFlows', 'getFlow', 'getHistory', 'getUsage']) {
       expect(smoke.mix.some((e) => e.op === op)).toBe(true);

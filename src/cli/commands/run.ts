@@ -200,7 +200,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
-    const plan = planOf(resolveWithFlags(await loadScenarioFile(file), overrides));
+    const plan = planOf(resolveWithFlags(await loadScenarioFile(file), overrides, file));
     const scenario = plan.scenarios[0] as ResolvedScenario;
     const thresholds = parsePlanThresholds(plan);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
