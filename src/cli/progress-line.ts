@@ -17,5 +17,7 @@ export function formatProgress(p: RunProgress): string {
     `errors ${p.errors}`,
     `429s ${p.responses429}`,
     `dropped ${p.dropped}`,
+    // Journeys: a start is an iteration of several requests, so say how they end.
+    ...(p.iterations !== undefined ? [`iterations ${p.iterations.ended} (${p.iterations.failed} failed)`] : []),
   ].join('  ');
 }

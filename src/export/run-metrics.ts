@@ -33,6 +33,11 @@ export interface RunMetricsOptions {
   readonly latencyBucketsS?: readonly number[];
   /** Distinct `flow` label values kept before others are folded into `other` (default 100). */
   readonly maxFlows?: number;
+  /**
+   * In a run of several scenarios: each one's tier label, by scenario name. A sample of one of
+   * them is labelled with its own scenario and tier; run-wide series keep `scenario`/`tier`.
+   */
+  readonly scenarios?: Readonly<Record<string, string>>;
 }
 
 /** Options resolved once. */
@@ -43,14 +48,18 @@ export interface ResolvedRunMetricsOptions {
   readonly ttftBucketsS: readonly number[];
   readonly itlBucketsS: readonly number[];
   readonly maxFlows: number;
+  readonly scenarios: Readonly<Record<string, string>>;
 }
 
 /** The metrics of one run. */
 export interface RunMetrics {
   readonly registry: Registry;
   readonly options: ResolvedRunMetricsOptions;
-  /** Records one finished request and the collectors' verdict on it. Copies nothing it keeps. */
-  observe(sample: RequestSample, verdict: Verdict): void;
+  /**
+   * Records one finished request and the collectors' verdict on it, under `scenario` when it
+   * is one of `options.scenarios` (else the run's). Copies nothing it keeps.
+   */
+  observe(sample: RequestSample, verdict: Verdict, scenario?: string): void;
   /** Sets the number of requests in flight. */
   setInFlight(n: number): void;
   /** Counts starts dropped because the in-flight limit was reached. */
@@ -70,6 +79,19 @@ export interface RunMetrics {
 
 /** Distinct check names exported; a journey that makes names from data cannot grow the series. */
 export const MAX_CHECK_SERIES = 100;
+
+/** The series of one scenario (its `scenario` and `tier` labels). */
+interface UnitCells {
+  readonly ttft: HistogramCell;
+  readonly itl: HistogramCell;
+  readonly timeToStart: HistogramCell;
+  readonly tokens: CounterCell;
+  readonly incomplete: CounterCell;
+  op(op: OpName): OpChildren;
+  request(s: RequestSample, outcome: SliClass): CounterCell;
+  remaining(): GaugeCell;
+  limit(): GaugeCell;
+}
 
 interface OpChildren {
   readonly duration: HistogramCell;
@@ -107,6 +129,7 @@ export function resolveRunMetricsOptions(options: RunMetricsOptions): ResolvedRu
     ttftBucketsS: mergeBuckets(STREAM_TTFT_BUCKETS_S, extra),
     itlBucketsS: mergeBuckets(STREAM_ITL_BUCKETS_S, extra),
     maxFlows,
+    scenarios: { ...options.scenarios },
   };
 }
 
@@ -119,17 +142,15 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
 
   const requests = new FastCounter(m.requests, registry);
   const requestDuration = new FastHistogram(m.requestDuration, registry, o.requestBucketsS);
-  const ttft = new FastHistogram(m.streamTtft, registry, o.ttftBucketsS).cell(scenario, tier);
-  const itl = new FastHistogram(m.streamItl, registry, o.itlBucketsS).cell(scenario, tier);
-  const timeToStart = new FastHistogram(m.streamTimeToStart, registry, o.ttftBucketsS).cell(scenario, tier);
-  const tokens = new FastCounter(m.streamTokens, registry).cell(scenario, tier);
-  const incomplete = new FastCounter(m.streamIncomplete, registry).cell(scenario, tier);
+  const ttftMetric = new FastHistogram(m.streamTtft, registry, o.ttftBucketsS);
+  const itlMetric = new FastHistogram(m.streamItl, registry, o.itlBucketsS);
+  const timeToStartMetric = new FastHistogram(m.streamTimeToStart, registry, o.ttftBucketsS);
+  const tokensMetric = new FastCounter(m.streamTokens, registry);
+  const incompleteMetric = new FastCounter(m.streamIncomplete, registry);
   const rateLimited = new FastCounter(m.rateLimited, registry);
   // Rate-limit gauges appear with the first header seen: absent means "never advertised".
   const remainingGauge = new FastGauge(m.rateLimitRemaining, registry);
   const limitGauge = new FastGauge(m.rateLimitLimit, registry);
-  let remaining: GaugeCell | undefined;
-  let limit: GaugeCell | undefined;
   // Dropped, scheduled and in-flight exist from the start at zero, so "nothing dropped"
   // reads 0 rather than "no data".
   const dropped = new FastCounter(m.dropped, registry).cell(scenario, tier);
@@ -147,29 +168,6 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const journeyCells = new Map<string, CounterCell>();
   const checkNames = new Set<string>();
 
-  const ops = new Map<OpName, OpChildren>();
-  const opChildren = (op: OpName): OpChildren => {
-    let c = ops.get(op);
-    if (c === undefined) {
-      // Every SLI class and 429 kind exists (at 0) once an operation is seen, so error ratios
-      // read 0, not "no data".
-      const sli = {
-        good: sliEvents.cell(scenario, tier, op, 'good'),
-        bad: sliEvents.cell(scenario, tier, op, 'bad'),
-        excluded: sliEvents.cell(scenario, tier, op, 'excluded'),
-      };
-      c = {
-        duration: requestDuration.cell(scenario, tier, op),
-        sli,
-        expected429: rateLimited.cell(scenario, tier, op, 'expected'),
-        premature429: rateLimited.cell(scenario, tier, op, 'premature'),
-        violations: violations.cell(scenario, tier, op),
-      };
-      ops.set(op, c);
-    }
-    return c;
-  };
-
   const flows = new Set<string>();
   const flowLabel = (flowId: string | undefined): string => {
     if (flowId === undefined || flowId === '') return 'none';
@@ -179,18 +177,69 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
     return flowId;
   };
 
-  const requestChildren = new Map<string, CounterCell>();
-  const requestChild = (s: RequestSample, outcome: SliClass): CounterCell => {
-    const code = s.errorCode ?? 'none';
-    // Keyed by the folded flow label, so unbounded flow ids cannot grow the cache either.
-    const flow = flowLabel(s.flowId);
-    const key = `${s.op}\u0000${flow}\u0000${s.status}\u0000${code}\u0000${outcome}`;
-    let c = requestChildren.get(key);
-    if (c === undefined) {
-      c = requests.cell(scenario, tier, s.op, flow, statusClass(s.status), code, outcome);
-      requestChildren.set(key, c);
-    }
-    return c;
+  /** The series of one scenario: its own labels, created on its first sample. */
+  const makeUnit = (name: string, tierLabel: string): UnitCells => {
+    const ops = new Map<OpName, OpChildren>();
+    const requestChildren = new Map<string, CounterCell>();
+    let remaining: GaugeCell | undefined;
+    let limit: GaugeCell | undefined;
+    return {
+      ttft: ttftMetric.cell(name, tierLabel),
+      itl: itlMetric.cell(name, tierLabel),
+      timeToStart: timeToStartMetric.cell(name, tierLabel),
+      tokens: tokensMetric.cell(name, tierLabel),
+      incomplete: incompleteMetric.cell(name, tierLabel),
+      op(op) {
+        let c = ops.get(op);
+        if (c === undefined) {
+          // Every SLI class and 429 kind exists (at 0) once an operation is seen, so error
+          // ratios read 0, not "no data".
+          const sli = {
+            good: sliEvents.cell(name, tierLabel, op, 'good'),
+            bad: sliEvents.cell(name, tierLabel, op, 'bad'),
+            excluded: sliEvents.cell(name, tierLabel, op, 'excluded'),
+          };
+          c = {
+            duration: requestDuration.cell(name, tierLabel, op),
+            sli,
+            expected429: rateLimited.cell(name, tierLabel, op, 'expected'),
+            premature429: rateLimited.cell(name, tierLabel, op, 'premature'),
+            violations: violations.cell(name, tierLabel, op),
+          };
+          ops.set(op, c);
+        }
+        return c;
+      },
+      request(s, outcome) {
+        const code = s.errorCode ?? 'none';
+        // Keyed by the folded flow label, so unbounded flow ids cannot grow the cache either.
+        const flow = flowLabel(s.flowId);
+        const key = `${s.op}\u0000${flow}\u0000${s.status}\u0000${code}\u0000${outcome}`;
+        let c = requestChildren.get(key);
+        if (c === undefined) {
+          c = requests.cell(name, tierLabel, s.op, flow, statusClass(s.status), code, outcome);
+          requestChildren.set(key, c);
+        }
+        return c;
+      },
+      remaining: () => (remaining ??= remainingGauge.cell(name, tierLabel)),
+      limit: () => (limit ??= limitGauge.cell(name, tierLabel)),
+    };
+  };
+  const runUnit = makeUnit(scenario, tier);
+  const units = new Map<string, UnitCells>();
+  // Scenario names come from the plan (a bounded set): any other name counts under the run's.
+  const unitOf = (name: string | undefined): UnitCells => {
+    if (name === undefined) return runUnit;
+    const tierOf = o.scenarios[name];
+    if (tierOf === undefined) return runUnit;
+    let u = units.get(name);
+    if (u === undefined) units.set(name, (u = makeUnit(name, tierOf)));
+    return u;
+  };
+  const labelsOf = (name: string): [string, string] => {
+    const t = o.scenarios[name];
+    return t === undefined ? [scenario, tier] : [name, t];
   };
 
   const seconds = (fromNs: number, toNs: number | undefined): number | undefined => {
@@ -202,11 +251,12 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   return {
     registry,
     options: o,
-    observe(s, verdict) {
-      const c = opChildren(s.op);
+    observe(s, verdict, name) {
+      const u = unitOf(name);
+      const c = u.op(s.op);
       const outcome = verdict.sli;
       c.sli[outcome].inc();
-      requestChild(s, outcome).inc();
+      u.request(s, outcome).inc();
       if (outcome !== 'excluded') {
         const d = seconds(s.intendedNs, s.endNs);
         if (d !== undefined) c.duration.observe(d);
@@ -216,22 +266,22 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
       if (s.violations.length > 0) c.violations.inc(s.violations.length);
       const rl = s.rateLimit;
       if (rl !== undefined) {
-        if (rl.remaining !== undefined) (remaining ??= remainingGauge.cell(scenario, tier)).set(rl.remaining);
-        if (rl.limit !== undefined) (limit ??= limitGauge.cell(scenario, tier)).set(rl.limit);
+        if (rl.remaining !== undefined) u.remaining().set(rl.remaining);
+        if (rl.limit !== undefined) u.limit().set(rl.limit);
       }
       const st = s.stream;
       if (st !== undefined) {
         const first = seconds(s.intendedNs, st.firstTokenNs);
-        if (first !== undefined) ttft.observe(first);
+        if (first !== undefined) u.ttft.observe(first);
         const start = seconds(s.intendedNs, st.startEventNs);
-        if (start !== undefined) timeToStart.observe(start);
+        if (start !== undefined) u.timeToStart.observe(start);
         const gaps = st.itlNs;
         for (let i = 0; i < gaps.length; i++) {
           const g = (gaps[i] as number) / NS_PER_S;
-          if (Number.isFinite(g) && g >= 0) itl.observe(g);
+          if (Number.isFinite(g) && g >= 0) u.itl.observe(g);
         }
-        if (st.tokens > 0) tokens.inc(st.tokens);
-        if (!st.complete) incomplete.inc();
+        if (st.tokens > 0) u.tokens.inc(st.tokens);
+        if (!st.complete) u.incomplete.inc();
       }
     },
     setInFlight(n) {
@@ -243,22 +293,24 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
     addScheduled(n) {
       if (Number.isFinite(n) && n > 0) scheduled.inc(n);
     },
-    observeIteration(_scenario, result) {
+    observeIteration(unit, result) {
       iterations ??= new FastCounter(JOURNEY_METRICS.iterations, registry);
-      const key = `i\u0000${result}`;
+      const [sc, t] = labelsOf(unit);
+      const key = `i\u0000${sc}\u0000${result}`;
       let cell = journeyCells.get(key);
-      if (cell === undefined) journeyCells.set(key, (cell = iterations.cell(scenario, tier, result)));
+      if (cell === undefined) journeyCells.set(key, (cell = iterations.cell(sc, t, result)));
       cell.inc();
     },
-    observeCheck(_scenario, name, passed) {
+    observeCheck(unit, name, passed) {
       checks ??= new FastCounter(JOURNEY_METRICS.checks, registry);
+      const [sc, t] = labelsOf(unit);
       const check = checkNames.has(name) || checkNames.size < MAX_CHECK_SERIES ? name : 'other';
       checkNames.add(check);
       for (const r of ['pass', 'fail'] as const) {
-        const k = `c\u0000${check}\u0000${r}`;
-        if (!journeyCells.has(k)) journeyCells.set(k, checks.cell(scenario, tier, check, r));
+        const k = `c\u0000${sc}\u0000${check}\u0000${r}`;
+        if (!journeyCells.has(k)) journeyCells.set(k, checks.cell(sc, t, check, r));
       }
-      journeyCells.get(`c\u0000${check}\u0000${passed ? 'pass' : 'fail'}`)?.inc();
+      journeyCells.get(`c\u0000${sc}\u0000${check}\u0000${passed ? 'pass' : 'fail'}`)?.inc();
     },
     observeNotification(result, latencyS) {
       notifications ??= new FastCounter(NOTIFICATION_METRICS.notifications, registry);

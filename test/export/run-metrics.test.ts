@@ -41,6 +41,27 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, RUN_METRICS.rateLimitLimit.name)).toBe(1000);
   });
 
+  it('labels each sample of a run of several scenarios with its own scenario and tier', async () => {
+    const m = createRunMetrics({ scenario: 'tenants', tier: 'mixed', scenarios: { free: 'free', pro: 'pro' } });
+    m.observe(makeSample(), GOOD, 'free');
+    m.observe(makeSample({ status: 429, errorCode: 'RATE_LIMITED' }), EXPECTED_429, 'free');
+    m.observe(makeSample(), GOOD, 'pro');
+    m.observe(makeSample(), GOOD, 'not-in-the-plan');
+    m.observeIteration?.('pro', 'completed');
+    m.observeCheck?.('free', 'ok', true);
+    const s = parseExposition(await m.registry.metrics());
+    const sli = RUN_METRICS.sliEvents.name;
+    expect(valueOf(s, sli, { scenario: 'free', tier: 'free', sli: 'good' })).toBe(1);
+    expect(valueOf(s, sli, { scenario: 'free', tier: 'free', sli: 'excluded' })).toBe(1);
+    expect(valueOf(s, sli, { scenario: 'pro', tier: 'pro', sli: 'good' })).toBe(1);
+    // A name outside the plan cannot add series: it counts under the run's own labels.
+    expect(valueOf(s, sli, { scenario: 'tenants', tier: 'mixed', sli: 'good' })).toBe(1);
+    expect(s.some((x) => x.labels.scenario === 'not-in-the-plan')).toBe(false);
+    expect(valueOf(s, RUN_METRICS.rateLimitLimit.name, { scenario: 'free' })).toBe(1000);
+    expect(valueOf(s, 'flowgauge_iterations_total', { scenario: 'pro', tier: 'pro', result: 'completed' })).toBe(1);
+    expect(valueOf(s, 'flowgauge_checks_total', { scenario: 'free', tier: 'free', check: 'ok', result: 'pass' })).toBe(1);
+  });
+
   it('measures latency from the intended start and leaves excluded requests out of it', async () => {
     const m = createRunMetrics({ scenario: 's', tier: 'free' });
     // Intended at 0, started 900 ms late (a stalled client), ended at 1.2 s: latency is 1.2 s, not 0.3 s.

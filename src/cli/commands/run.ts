@@ -239,7 +239,14 @@ export const runCommand: MakeCommand = (ctx) => ({
       });
       let metrics: RunMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
-        metrics = createRunMetrics({ scenario: plan.name, tier: plan.scenarios.length > 1 ? 'mixed' : typeof scenario.tier === 'string' ? scenario.tier : 'custom', latencyBucketsS });
+        const tierLabel = (t: ResolvedScenario['tier']): string => (typeof t === 'string' ? t : 'custom');
+        metrics = createRunMetrics({
+          scenario: plan.name,
+          tier: plan.scenarios.length > 1 ? 'mixed' : tierLabel(scenario.tier),
+          latencyBucketsS,
+          // Several scenarios: each sample under its own scenario and tier.
+          ...(plan.scenarios.length > 1 ? { scenarios: Object.fromEntries(plan.scenarios.map((x) => [x.name, tierLabel(x.tier)])) } : {}),
+        });
       }
       if (metrics !== undefined && args['metrics-port'] !== undefined) {
         metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
