@@ -1,7 +1,8 @@
 /** The scenario format: define, load, validate and resolve scenarios; pick the traffic mix. */
 export * from './types.js';
 export { defineScenario } from './define.js';
-export { loadScenarioFile, loadScenario, SCENARIO_EXTENSIONS } from './load-file.js';
+export { loadScenarioFile, loadScenario, SCENARIO_EXTENSIONS, type LoadFileOptions } from './load-file.js';
+export { fillEnvVars } from './env-vars.js';
 export { resolveScenario, type ResolveOptions } from './resolve.js';
 export { DEFAULT_MAX_IN_FLIGHT, DEFAULT_GRACEFUL_STOP_MS, DEFAULT_BURSTINESS } from './resolve-load.js';
 export { createMixPicker } from './mix-picker.js';

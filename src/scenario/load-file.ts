@@ -9,7 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { register, type NamespacedUnregister } from 'tsx/esm/api';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { fillEnvVars } from './env-vars.js';
 import { resolveScenario } from './resolve.js';
+import type { ConfigIssue } from '../core/errors.js';
 import type { ResolvedScenario, ScenarioOverrides } from './types.js';
 
 /** File extensions `loadScenarioFile` reads. */
@@ -21,7 +23,13 @@ export const SCENARIO_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'
  * `FlowgaugeError` `FG_FILE_NOT_FOUND` naming the path; a file that cannot be parsed or run
  * throws `ConfigError` carrying the parser's message.
  */
-export async function loadScenarioFile(path: string): Promise<unknown> {
+/** Options of `loadScenarioFile`. */
+export interface LoadFileOptions {
+  /** Values of `${NAME}` in JSON and YAML files (default: the process environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export async function loadScenarioFile(path: string, options: LoadFileOptions = {}): Promise<unknown> {
   const abs = resolve(path);
   const info = await stat(abs).catch(() => undefined);
   if (info === undefined) throw new FlowgaugeError('FG_FILE_NOT_FOUND', `scenario file not found: ${path}`);
@@ -51,20 +59,24 @@ export async function loadScenarioFile(path: string): Promise<unknown> {
     }
     case '.json': {
       const text = await readFile(abs, 'utf8');
+      let value: unknown;
       try {
-        return JSON.parse(text) as unknown;
+        value = JSON.parse(text) as unknown;
       } catch (err) {
         throw fail(`invalid JSON: ${messageOf(err)}`, err);
       }
+      return withEnv(value, path, options);
     }
     case '.yaml':
     case '.yml': {
       const text = await readFile(abs, 'utf8');
+      let value: unknown;
       try {
-        return parseYaml(text) as unknown;
+        value = parseYaml(text) as unknown;
       } catch (err) {
         throw fail(`invalid YAML: ${messageOf(err)}`, err);
       }
+      return withEnv(value, path, options);
     }
     default:
       throw fail(`unsupported file type "${ext}"; use one of ${SCENARIO_EXTENSIONS.join(', ')}`);
@@ -72,9 +84,17 @@ export async function loadScenarioFile(path: string): Promise<unknown> {
 }
 
 /** Loads and resolves a scenario file; the result's `source` is `path`. */
-export async function loadScenario(path: string, overrides: ScenarioOverrides = {}): Promise<ResolvedScenario> {
-  const raw = await loadScenarioFile(path);
+export async function loadScenario(path: string, overrides: ScenarioOverrides = {}, options: LoadFileOptions = {}): Promise<ResolvedScenario> {
+  const raw = await loadScenarioFile(path, options);
   return resolveScenario(raw, overrides, { source: path });
+}
+
+/** Fills `${NAME}` references; every unset one is reported at once. */
+function withEnv(value: unknown, path: string, options: LoadFileOptions): unknown {
+  const issues: ConfigIssue[] = [];
+  const filled = fillEnvVars(value, options.env ?? process.env, issues);
+  if (issues.length > 0) throw new ConfigError(issues, `scenario file ${path}`);
+  return filled;
 }
 
 let tsLoader: NamespacedUnregister | undefined;

@@ -61,6 +61,21 @@ describe('flowgauge run', () => {
     expect(code).toBe(0);
   });
 
+  it('takes k6 habits: -d for the duration and -e NAME=VALUE for ${NAME} in a YAML scenario', async () => {
+    const yaml = join(dir, 'env-vars.yaml');
+    writeFileSync(yaml, 'name: env-vars\ntier: pro\nload: { rate: "${RATE}", duration: 1m }\nmix: [ { op: listFlows } ]\n');
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'env-vars');
+    const code = await main(['run', yaml, '-d', '500ms', '-e', 'RATE=40/s', '--base-url', service.baseUrl, '--token', SECRET, '--out', out, '--quiet'], io);
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { load: { started: number } };
+    expect(report.load.started).toBe(20);
+    const unset = memoryIo({ cwd: dir });
+    expect(await main(['run', yaml, '-d', '500ms', '--base-url', service.baseUrl, '--token', SECRET, '--quiet'], unset)).toBe(2);
+    expect(unset.err()).toContain('load.rate: ${RATE} is not set: give -e RATE=…');
+  });
+
   it('exits 1 when a threshold fails', async () => {
     const io = memoryIo({ cwd: dir });
     const code = await main(

@@ -145,3 +145,29 @@ describe('loadScenarioFile', () => {
     expect((err as Error).message).toContain('invalid.json');
   });
 });
+
+describe('${NAME} in JSON and YAML scenarios', () => {
+  it('fills references from the environment, with defaults, typed when the whole field is one', async () => {
+    const path = file(
+      'env.yaml',
+      'name: env\ntier: pro\nload:\n  executor: constant-concurrency\n  concurrency: ${VUS}\n  duration: ${DURATION:-5s}\nmix:\n  - op: run\n    input: "hello ${WHO}, costs $${5}"\n',
+    );
+    const raw = await loadScenarioFile(path, { env: { VUS: '12', WHO: 'world' } });
+    expect(raw).toEqual({
+      name: 'env',
+      tier: 'pro',
+      load: { executor: 'constant-concurrency', concurrency: 12, duration: '5s' },
+      mix: [{ op: 'run', input: 'hello world, costs ${5}' }],
+    });
+  });
+
+  it('names every unset reference by its path', async () => {
+    const path = file('unset.json', JSON.stringify({ ...scenario, load: { rate: '${RATE}', duration: '${DURATION}' } }));
+    const err = await rejection(loadScenarioFile(path, { env: {} }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues).toEqual([
+      { path: 'load.rate', message: '${RATE} is not set: give -e RATE=… (or set it in the environment), or write ${RATE:-default}' },
+      { path: 'load.duration', message: '${DURATION} is not set: give -e DURATION=… (or set it in the environment), or write ${DURATION:-default}' },
+    ]);
+  });
+});

@@ -39,6 +39,7 @@ import type { MakeCommand } from './index.js';
 
 interface RunArgs extends TargetArgs {
   scenario: string;
+  env?: string[] | undefined;
   duration?: string | undefined;
   rate?: string | undefined;
   tier?: string | undefined;
@@ -139,6 +140,17 @@ function parseTier(s: string): Tier {
   throw new UsageError(`--tier "${s}" is not a tier; use free, pro, or a limit per minute such as 5000/min`);
 }
 
+/** `-e NAME=VALUE` flags as variables; a malformed one is a usage error (exit 2). */
+function parseEnvFlags(flags: readonly string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of flags ?? []) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(f);
+    if (m === null) throw new UsageError(`-e "${f}" is not NAME=VALUE (a name is letters, digits and _, not starting with a digit)`);
+    out[m[1] as string] = m[2] as string;
+  }
+  return out;
+}
+
 /** The `run` command. */
 export const runCommand: MakeCommand = (ctx) => ({
   command: 'run <scenario>',
@@ -148,7 +160,8 @@ export const runCommand: MakeCommand = (ctx) => ({
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (.ts/.js/.json/.yaml) or ready scenario name' })
       .options(TARGET_OPTIONS)
       .options({
-        duration: { type: 'string', requiresArg: true, describe: `override the scenario's duration (${DURATION_HELP})` },
+        duration: { alias: 'd', type: 'string', requiresArg: true, describe: `override the scenario's duration (${DURATION_HELP})` },
+        env: { alias: 'e', type: 'string', array: true, requiresArg: true, describe: 'set NAME=VALUE for ${NAME} in JSON/YAML scenarios and for tokenEnv (repeatable)' },
         rate: { type: 'string', requiresArg: true, describe: 'override the arrival rate: "100/min", "16.7/s", or "120%" of the tier' },
         tier: { type: 'string', requiresArg: true, describe: 'override the tier: free, pro, or a limit such as 5000/min' },
         'max-in-flight': { type: 'number', describe: 'override the cap on concurrent requests (starts beyond it are dropped)' },
@@ -189,6 +202,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       );
     }
     checkWholeNumberFlags(argv);
+    const env = { ...io.env, ...parseEnvFlags(args.env) };
     let durationMs: number | undefined;
     if (args.duration !== undefined) {
       durationMs = parseDurationMs(args.duration);
@@ -200,7 +214,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
-    const plan = planOf(resolveWithFlags(await loadScenarioFile(file), overrides, file));
+    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env }), overrides, file));
     const scenario = plan.scenarios[0] as ResolvedScenario;
     const thresholds = parsePlanThresholds(plan);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
@@ -211,7 +225,7 @@ export const runCommand: MakeCommand = (ctx) => ({
 
     const log = args.json === true ? io.stderr : io.stdout;
     const tierKey = tierKeyOf(scenario);
-    checkTenantTokens(plan, io.env, args['base-url'] === undefined);
+    checkTenantTokens(plan, env, args['base-url'] === undefined);
     // The receiver listens before the target starts, so the embedded service can be pointed at it.
     const tracking: NotificationTracking | undefined =
       extra.listen === undefined
@@ -275,7 +289,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         const when = s.startAfterMs === undefined ? '' : ` from ${s.startAfterMs / 1000}s`;
         log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} for ${s.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${s.load.durationMs / 1000}s`}${when}\n`);
       }
-      const clients = tenantClients(plan, target, io.env, {
+      const clients = tenantClients(plan, target, env, {
         ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
         ...(args.connections !== undefined ? { connections: args.connections } : {}),
         ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
