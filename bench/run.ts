@@ -3,7 +3,7 @@
  *
  *   npm run bench                 every case (a few minutes)
  *   npm run bench -- --quick      every case, shortened (a smoke run)
- *   npm run bench -- --only saturation,memory
+ *   npm run bench -- --only saturation,memory,journey
  *   npm run bench -- --only memory --memory-node-flags=--max-semi-space-size=2
  *
  * Servers run pinned to CPU 0 and every generator to CPU 1 (when taskset exists), one
@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { benchPlan, type BenchContext } from './cases/context.js';
+import { runJourneyCost } from './cases/journey.js';
 import { runMemory } from './cases/memory.js';
 import { runOpenModel } from './cases/open-model.js';
 import { runSaturation } from './cases/saturation.js';
@@ -23,7 +24,7 @@ import { findPeers, versionOf } from './lib/peers.js';
 import { canPin, ROOT } from './lib/proc.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from './lib/report.js';
 
-const CASES = ['saturation', 'open', 'streaming', 'memory'] as const;
+const CASES = ['saturation', 'open', 'streaming', 'memory', 'journey'] as const;
 
 function selected(): Set<string> {
   const i = process.argv.indexOf('--only');
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   const openModel = only.has('open') ? await runOpenModel(ctx) : undefined;
   const streaming = only.has('streaming') ? await runStreaming(ctx) : undefined;
   const memory = only.has('memory') ? await runMemory(ctx) : undefined;
+  const journey = only.has('journey') ? await runJourneyCost(ctx) : undefined;
 
   const now = new Date();
   const report: BenchReport = {
@@ -69,7 +71,8 @@ async function main(): Promise<void> {
     openModel,
     streaming,
     memory,
-    targets: checkTargets({ saturation, openModel, streaming, memory }),
+    journey,
+    targets: checkTargets({ saturation, openModel, streaming, memory, journey }),
     elapsedS: (performance.now() - started) / 1000,
   };
   const dir = join(ROOT, 'reports', 'bench');

@@ -3,6 +3,7 @@
  * ratios (absolute numbers on a shared 2-core machine are noise; ratios between tools run in
  * turn against the same server are not). Pure: bench/run.ts writes the files.
  */
+import type { JourneyCostResult } from '../cases/journey.js';
 import type { MemoryResult } from '../cases/memory.js';
 import type { OpenModelResult } from '../cases/open-model.js';
 import type { SaturationResult } from '../cases/saturation.js';
@@ -25,6 +26,7 @@ export interface BenchReport {
   readonly openModel: OpenModelResult | undefined;
   readonly streaming: StreamingResult | undefined;
   readonly memory: MemoryResult | undefined;
+  readonly journey?: JourneyCostResult | undefined;
   readonly targets: readonly TargetCheck[];
   readonly elapsedS: number;
 }
@@ -43,7 +45,7 @@ function check(id: string, description: string, target: string, observed: number
 }
 
 /** Judges every target of the issue that the results allow. */
-export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory'>): TargetCheck[] {
+export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory' | 'journey'>): TargetCheck[] {
   const out: TargetCheck[] = [];
   for (const s of r.saturation ?? []) {
     if (!s.available) continue;
@@ -64,6 +66,10 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     const n = r.memory.requests.toLocaleString('en-US');
     out.push(check('4.memory.peak', `peak RSS over ${n} requests (MB)`, '≤ 150 MB', r.memory.maxRssMb, (v) => v <= 150));
     out.push(check('4.memory.growth', `RSS growth, first tenth to ${n} requests (MB)`, '≤ 10 MB', r.memory.growthMb, (v) => v <= 10));
+  }
+  if (r.journey !== undefined) {
+    out.push(check('5.journey.cpu', 'journey of 5 calls: CPU per request ÷ the same requests as a mix', '≤ 1.20', r.journey.journeyRatio, (v) => v <= 1.2));
+    out.push(check('5.steps.cpu', '5 compiled steps: CPU per request ÷ the same requests as a mix', '≤ 1.20', r.journey.stepsRatio, (v) => v <= 1.2));
   }
   return out;
 }
@@ -135,6 +141,14 @@ export function renderBenchMarkdown(r: BenchReport): string {
     lines.push(`| peak RSS (kernel high-water mark) | ${fmt(m.maxRssMb, 1)} |`, `| growth, first tenth to end | ${fmt(m.growthMb, 1)} |`);
     lines.push(`| heap used at the end | ${fmt(m.heapUsedMb, 1)} |`, '');
     if (m.nodeFlags.length > 0) lines.push(`Memory driver run with \`node ${m.nodeFlags.join(' ')}\`.`, '');
+  }
+  if (r.journey !== undefined) {
+    const j = r.journey;
+    lines.push('## 5. Journey cost', '', `The same listFlows requests at ${j.requestRatePerS}/s for ${j.durationS} s, ${j.rounds} round(s), modes alternating.`, '');
+    lines.push('| mode | requests | CPU s per 10k requests | ÷ mix |', '|---|---|---|---|');
+    const mix = j.modes.find((m) => m.mode === 'mix')?.cpuPer10kS;
+    for (const m of j.modes) lines.push(`| ${m.mode} | ${m.requests} | ${fmt(m.cpuPer10kS, 3)} | ${fmt(ratioOf(m.cpuPer10kS, mix), 2)} |`);
+    lines.push('');
   }
   lines.push('## Peers', '', ...Object.entries(r.peers).map(([k, v]) => `- ${k}: ${v ?? 'missing (not installed)'}`), '');
   return `${lines.join('\n')}\n`;
