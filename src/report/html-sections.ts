@@ -5,6 +5,7 @@
 import { OPS } from '../core/ops.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { headlineOf } from './headline.js';
 import type { HtmlChartData } from './html-data.js';
 import { badge, bar, chart, code, facts, p, section, table } from './html-parts.js';
 import type { Cell } from './html-parts.js';
@@ -21,12 +22,11 @@ export function verdictSection(r: Report): string {
       `${s.availability === null ? 'nothing to judge' : met ? 'met' : 'missed'}; ` +
       `error budget consumed ${fmtShare(s.errorBudgetConsumed)}.`,
   ];
-  const notes: string[] = [];
-  if (r.interrupted) notes.push(p('The run was interrupted: this report covers only the part that ran.', 'note'));
-  if (r.abortedBy !== undefined) notes.push(p(`Stopped early by the abort-on-fail threshold ${r.abortedBy}.`, 'note'));
+  const headline = headlineOf(r);
+  const notes = headline.notes.map((n) => p(n, 'note'));
   return [
-    `<div class="verdict ${r.passed ? 'pass' : 'fail'}" id="verdict">`,
-    `<div class="word">${r.passed ? 'PASS' : 'FAIL'}</div>`,
+    `<div class="verdict ${headline.word === 'PASS' ? 'pass' : 'fail'}" id="verdict">`,
+    `<div class="word">${headline.word}</div>`,
     `<div>${lines.map((l) => p(l)).join('')}</div>`,
     '</div>',
     ...notes,

@@ -8,6 +8,7 @@
  * call home, on top of every text being escaped.
  */
 import { fmtNumber } from './format.js';
+import { reportVerdict } from './verdict.js';
 import { CLIENT_SCRIPT, REPORT_CSS } from './html-client.js';
 import { buildChartData } from './html-data.js';
 import { esc, jsonForScript } from './html-parts.js';
@@ -98,7 +99,7 @@ export function renderHtml(report: Report, assets: HtmlAssets): string {
     '<meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${esc(`flowgauge: ${report.scenario} — ${report.passed ? 'PASS' : 'FAIL'}`)}</title>`,
+    `<title>${esc(`flowgauge: ${report.scenario} — ${reportVerdict(report)}`)}</title>`,
     `<style>${css}</style>`,
     '</head>',
     '<body>',

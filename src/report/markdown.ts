@@ -5,6 +5,7 @@
 import { OPS } from '../core/ops.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report, StreamReport } from './model.js';
 
@@ -29,14 +30,15 @@ const STREAM_ROWS: readonly [string, keyof StreamReport][] = [
 
 function verdict(r: Report): string[] {
   const passedN = r.thresholds.filter((t) => t.passed).length;
-  const head = r.passed ? '## ✅ PASS' : '## ❌ FAIL';
-  const out = [head, ''];
+  const headline = headlineOf(r);
+  const icon = { PASS: '✅', FAIL: '❌', INTERRUPTED: '⏹️', ABORTED: '🛑' }[headline.word];
+  const out = [`## ${icon} ${headline.word}`, ''];
+  for (const n of headline.notes) out.push(`> ${cell(n)}`, '');
   out.push(
     r.thresholds.length === 0
       ? 'No thresholds were set.'
       : `${passedN} of ${r.thresholds.length} thresholds passed.`,
   );
-  if (r.interrupted) out.push('', '> ⚠️ The run was interrupted; this report covers only the part that ran.');
   if (r.thresholds.length > 0) {
     out.push(
       '',

@@ -6,6 +6,7 @@ import { OPS } from '../core/ops.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
+import { headlineOf } from './headline.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -37,20 +38,23 @@ function grid(rows: readonly (readonly string[])[]): string[] {
 export function renderSummary(report: Report, options: SummaryOptions = {}): string {
   const paint = (code: keyof typeof ANSI, s: string): string => (options.color === true ? `${ANSI[code]}${s}${ANSI.reset}` : s);
   const lines: string[] = [];
-  const verdict = report.passed ? paint('green', 'PASS') : paint('red', 'FAIL');
+  const head = headlineOf(report);
+  const verdict = head.word === 'PASS' ? paint('green', 'PASS') : paint('red', head.word);
   lines.push(
-    `${paint('bold', 'flowgauge')} ${report.scenario}: ${verdict}${report.interrupted ? ' (interrupted)' : ''} ` +
+    `${paint('bold', 'flowgauge')} ${report.scenario}: ${verdict} ` +
       `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
       `${fmtNumber(report.load.achievedRatePerS)}/s`,
-    '',
   );
+  for (const n of head.notes) lines.push(paint(head.word === 'PASS' ? 'bold' : 'red', n));
+  lines.push('');
 
-  const rows: string[][] = [['op', 'count', 'ok', 'p50', 'p90', 'p99', 'max'].map((h) => paint('dim', h))];
+  // `ok` judges what counts against the SLO; the 429 column shows what it leaves out.
+  const rows: string[][] = [['op', 'count', 'ok', '429', 'p50', 'p90', 'p99', 'max'].map((h) => paint('dim', h))];
   for (const name of OPS) {
     const o = report.ops[name];
     if (o === undefined) continue;
     const l = o.latencyMs;
-    rows.push([name, String(o.count), fmtOk(o.good, o.bad), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
+    rows.push([name, String(o.count), fmtOk(o.good, o.bad), String(o.statuses['429'] ?? 0), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
   }
   if (rows.length > 1) lines.push(...grid(rows), '');
 

@@ -19,3 +19,35 @@ export function reportVerdict(r: VerdictInput): RunVerdict {
   if (r.abortedBy !== undefined) return 'ABORTED';
   return r.passed ? 'PASS' : 'FAIL';
 }
+
+/** What the headline needs besides the verdict. */
+export interface HeadlineInput extends VerdictInput {
+  readonly durationS: number;
+  readonly thresholds: readonly { readonly metric: string; readonly op: string; readonly value: number }[];
+  readonly totals: { readonly requests: number; readonly responses429: number };
+}
+
+/** Share of answers that were 429 above which the run is said to have measured the limiter. */
+export const THROTTLED_MAJORITY = 0.5;
+
+/**
+ * The verdict word and the sentence beside it, the same in every rendering: an aborted run names
+ * the threshold that stopped it and when; an interrupted one says its thresholds are as they
+ * stood; a run whose answers were mostly 429s says it measured the limiter, not the service.
+ */
+export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: number) => string): { readonly word: RunVerdict; readonly notes: readonly string[] } {
+  const word = reportVerdict(r);
+  const notes: string[] = [];
+  const after = `${r.durationS < 10 ? r.durationS.toFixed(1) : Math.round(r.durationS)} s`;
+  if (word === 'ABORTED') {
+    const t = r.thresholds.find((x) => x.metric === r.abortedBy);
+    const rule = t === undefined ? String(r.abortedBy) : `${t.metric} ${t.op} ${fmtValue(t.metric, t.value)}`;
+    notes.push(`ABORTED by ${rule} (abortOnFail) after ${after}`);
+  }
+  if (word === 'INTERRUPTED') notes.push(`interrupted after ${after}: this report covers only the part that ran, and the thresholds are shown as they stood`);
+  const { requests, responses429 } = r.totals;
+  if (requests > 0 && responses429 / requests > THROTTLED_MAJORITY) {
+    notes.push(`${(Math.round((responses429 / requests) * 1000) / 10).toFixed(1)} % of requests were rate-limited: the run measured the limiter, not the service`);
+  }
+  return { word, notes };
+}

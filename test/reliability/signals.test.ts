@@ -109,6 +109,10 @@ async function interruptOnce(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
   expectNoRecordLost(report);
   expect(report.slo.bad).toBe(0);
   expect(existsSync(join(out, 'report.md'))).toBe(true);
+  // What a person reads says so too: never PASS for a partial run.
+  expect(report.verdict).toBe('INTERRUPTED');
+  expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('## ⏹️ INTERRUPTED');
+  expect(readFileSync(join(out, 'report.md'), 'utf8')).not.toContain('PASS');
 }
 
 describe('signals', () => {

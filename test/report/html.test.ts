@@ -105,7 +105,7 @@ describe('renderHtml', () => {
     expect(html.match(/<\/script>/g)).toHaveLength(3);
     expect(html).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
     expect(html).toContain('flowgauge report: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
-    expect(html).toContain('The run was interrupted');
+    expect(html).toContain('this report covers only the part that ran');
     expect(esc(`a<b>&"'`)).toBe('a&lt;b&gt;&amp;&quot;&#39;');
     expect(jsonForScript({ s: '</script><!--' })).toBe('{"s":"\\u003c/script\\u003e\\u003c!--"}');
     expect(JSON.parse(jsonForScript({ s: '</script>&\u2028' }))).toEqual({ s: '</script>&\u2028' });
