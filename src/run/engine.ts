@@ -121,7 +121,9 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     const p = meter.progress();
     for (const o of onTick) o.tick?.(p);
     if (thresholds.abortOnFail.length > 0) {
-      const broken = evaluateThresholdsOn(meter.metrics(), thresholds.abortOnFail).find((r) => !r.passed);
+      const elapsedMs = (clock.nowNs() - runStartNs) / 1e6;
+      const due = thresholds.abortOnFail.filter((t) => (thresholds.abortDelayMs?.get(t.key) ?? 0) <= elapsedMs);
+      const broken = due.length === 0 ? undefined : evaluateThresholdsOn(meter.metrics(), due).find((r) => !r.passed);
       if (broken !== undefined) {
         abortedBy = broken.metric;
         finish();

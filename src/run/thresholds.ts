@@ -10,6 +10,8 @@ import { type ParsedThreshold, parseThreshold } from '../slo/index.js';
 export interface RunThresholds {
   readonly all: readonly ParsedThreshold[];
   readonly abortOnFail: readonly ParsedThreshold[];
+  /** Per abort-on-fail threshold key: time from the run's start before it is judged (ms). */
+  readonly abortDelayMs?: ReadonlyMap<string, number>;
 }
 
 /** Parses every threshold of the scenario; throws one ConfigError naming each bad one. */

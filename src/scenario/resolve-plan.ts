@@ -43,7 +43,11 @@ function thresholdsOf(raw: unknown, path: string, issues: ConfigIssue[]): Resolv
   const out: ResolvedThreshold[] = [];
   for (const [key, v] of Object.entries(raw)) {
     if (typeof v === 'string') out.push({ key, expr: v, abortOnFail: false });
-    else if (isObject(v) && typeof v.expr === 'string') out.push({ key, expr: v.expr, abortOnFail: v.abortOnFail === true });
+    else if (isObject(v) && typeof v.expr === 'string') {
+      const delay = v.delayAbortEval === undefined ? undefined : parseDurationMs(v.delayAbortEval);
+      if (v.delayAbortEval !== undefined && (delay === undefined || delay < 0)) issues.push({ path: `${path}["${key}"].delayAbortEval`, message: 'must be a duration such as "10s"' });
+      out.push({ key, expr: v.expr, abortOnFail: v.abortOnFail === true, ...(delay !== undefined && delay >= 0 ? { delayAbortEvalMs: delay } : {}) });
+    }
     else issues.push({ path: `${path}["${key}"]`, message: 'must be an expression such as "<2s", or { expr, abortOnFail }' });
   }
   return out;

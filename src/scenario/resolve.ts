@@ -72,7 +72,7 @@ export function resolveScenario(
     }),
   );
   const thresholds: ResolvedThreshold[] = Object.entries(s.thresholds ?? {}).map(([key, t]) =>
-    Object.freeze({ key, expr: t.expr, abortOnFail: t.abortOnFail ?? false }),
+    Object.freeze({ key, expr: t.expr, abortOnFail: t.abortOnFail ?? false, ...(t.delayAbortEval !== undefined ? { delayAbortEvalMs: t.delayAbortEval } : {}) }),
   );
   const resolved: ResolvedScenario = {
     name: s.name,

@@ -212,10 +212,11 @@ const threshold = z.preprocess(
     {
       expr: z.string().trim().min(1, { error: 'must be a non-empty expression such as "<2s", ">=99.9%" or "==0"' }),
       abortOnFail: z.boolean().optional(),
+      delayAbortEval: duration('non-negative').optional(),
     },
     {
       error: (iss) => {
-        if (iss.code === 'unrecognized_keys') return 'allowed: expr, abortOnFail';
+        if (iss.code === 'unrecognized_keys') return 'allowed: expr, abortOnFail, delayAbortEval';
         return iss.code === 'invalid_type' ? THRESHOLD_FORMS : undefined;
       },
     },

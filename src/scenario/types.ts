@@ -88,7 +88,14 @@ export interface MixEntryInput {
 }
 
 /** A threshold's expression (`"<2s"`), or the expression with options. */
-export type ThresholdInput = string | { readonly expr: string; readonly abortOnFail?: boolean };
+export type ThresholdInput =
+  | string
+  | {
+      readonly expr: string;
+      readonly abortOnFail?: boolean;
+      /** With `abortOnFail`: do not judge it before this much of the run has passed (k6's name). */
+      readonly delayAbortEval?: DurationInput;
+    };
 
 /** A scenario as written in a `.ts`, `.js`, `.json` or `.yaml` file. */
 export interface ScenarioInput {
@@ -146,6 +153,8 @@ export interface ResolvedThreshold {
   readonly key: string;
   readonly expr: string;
   readonly abortOnFail: boolean;
+  /** Time from the run's start before an abort-on-fail threshold is judged (ms; 0 = at once). */
+  readonly delayAbortEvalMs?: number;
 }
 
 /** A validated scenario, every default filled. Frozen. */

@@ -2,6 +2,7 @@
  * Thresholds: parse `{ key: expression }` pairs once, evaluate them against any metric lookup
  * (the final report, or an interim one while the run is live). Pure.
  */
+import { OPS } from '../core/ops.js';
 import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, unitOf } from './threshold-grammar.js';
 import type { Comparator, MetricKey, ThresholdUnit } from './threshold-grammar.js';
 
@@ -44,9 +45,18 @@ export function parseThreshold(key: string, expr: string): ParseThresholdResult 
   if (typeof key !== 'string' || typeof expr !== 'string') {
     return { ok: false, error: 'a threshold is a metric key and an expression string' };
   }
+  // k6 writes the statistic in the expression; here it is part of the key.
+  const k6 = /^\s*(p\((\d+(?:\.\d+)?)\)|avg|med|min|max)\s*([<>=!]=?.*)$/.exec(expr);
+  if (k6 !== null) {
+    const stat = k6[2] !== undefined ? `p${k6[2].replace('.', '')}` : k6[1] === 'avg' ? 'mean' : k6[1] === 'med' ? 'p50' : String(k6[1]);
+    const base = key.trim().replace(/\.(p\d+|mean|max|min)$/, '');
+    return { ok: false, error: `threshold ${quote(key.trim())}: ${quote(expr)} is k6's form; in flowgauge the statistic goes in the key: ${quote(`${base}.${stat}`)}: ${quote(String(k6[3]).trim())}` };
+  }
   const metric = parseMetricKey(key);
   if (metric === undefined) {
-    return { ok: false, error: `unknown threshold metric ${quote(key)}; allowed: ${METRIC_KEY_HELP}` };
+    const fixed = caseFixed(key);
+    const hint = fixed !== undefined ? `did you mean ${quote(fixed)}? ` : '';
+    return { ok: false, error: `unknown threshold metric ${quote(key)}; ${hint}allowed: ${METRIC_KEY_HELP}` };
   }
   const unit = unitOf(metric);
   const parsed = parseExpression(expr, unit);
@@ -57,6 +67,15 @@ export function parseThreshold(key: string, expr: string): ParseThresholdResult 
     };
   }
   return { ok: true, threshold: { key: key.trim(), metric, unit, op: parsed.op, value: parsed.value, expression: expr.trim() } };
+}
+
+/** The key with its operation's case fixed (`listflows.latency.p99` → `listFlows.latency.p99`), when that parses. */
+function caseFixed(key: string): string | undefined {
+  const [head, ...rest] = key.trim().split('.');
+  const op = OPS.find((o) => o.toLowerCase() === head?.toLowerCase());
+  if (op === undefined || op === head) return undefined;
+  const candidate = [op, ...rest].join('.');
+  return parseMetricKey(candidate) === undefined ? undefined : candidate;
 }
 
 /** Equality with a relative tolerance, so `== 0.999` matches a ratio computed as 999/1000. */

@@ -76,6 +76,16 @@ describe('flowgauge run', () => {
     expect(unset.err()).toContain('load.rate: ${RATE} is not set: give -e RATE=…');
   });
 
+  it('exits 2 before any request when a threshold names an operation the mix never sends', async () => {
+    const before = service.stats().requests;
+    const io = memoryIo({ cwd: dir });
+    const file = scenarioFile('absent-op', quick({ 'getHistory.latency.p99': '<1s' }));
+    const code = await main(['run', file, '--base-url', service.baseUrl, '--token', SECRET, '--out', join(dir, 'absent-op')], io);
+    expect(code).toBe(2);
+    expect(io.err()).toContain('getHistory is not in the mix, so this would never be observed; the mix sends listFlows');
+    expect(service.stats().requests).toBe(before);
+  });
+
   it('exits 1 when a threshold fails', async () => {
     const io = memoryIo({ cwd: dir });
     const code = await main(

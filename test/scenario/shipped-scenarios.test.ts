@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OPS } from '../../src/core/ops.js';
+import { parsePlanThresholds } from '../../src/run/plan-thresholds.js';
 import { isRunPlan, loadScenarioFile, planOf, resolveRunPlan, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
 
 const DIR = 'scenarios';
@@ -56,6 +57,8 @@ describe('shipped scenarios', () => {
 
   it.each(files)('%s resolves, is named after its file and has well-formed thresholds', (f) => {
     const s = plan(base(f));
+    // As the run checks them before its first request: each could be observed in its scenario.
+    expect(() => parsePlanThresholds(s)).not.toThrow();
     expect(s.source).toBe(join(DIR, f));
     expect(s.name).toBe(base(f));
     expect(s.description.length).toBeGreaterThan(0);
