@@ -111,6 +111,7 @@ const CODE_MAP: Readonly<Record<string, TransportErrorCode>> = {
   FG_H1_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
   FG_H1_BODY_TIMEOUT: 'BODY_TIMEOUT',
   FG_H1_CLOSED: 'CONNECTION_RESET',
+  FG_H1_PARSE: 'PROTOCOL_ERROR',
   FG_H1_POOL_CLOSED: 'ABORTED',
   FG_BODY_TOO_LARGE: 'MALFORMED_BODY',
 };
@@ -145,6 +146,8 @@ export function classifyTransportError(err: unknown, signal: AbortSignal | undef
   }
   const mapped = CODE_MAP[code];
   if (mapped !== undefined) return mapped;
+  // llhttp's parse errors, as undici raises them.
+  if (code.startsWith('HPE_')) return 'PROTOCOL_ERROR';
   if (TLS_CODE_RE.test(code)) return 'TLS_ERROR';
   return 'SOCKET_ERROR';
 }

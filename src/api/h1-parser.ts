@@ -55,6 +55,33 @@ const S_TRAILER_LINE = 11;
 const S_DONE_LF = 12;
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+const HTTP_1_PREFIX = Buffer.from('HTTP/1.', 'latin1');
+/** `HTTP/1.x NNN`: enough of a status line to judge it. */
+const STATUS_PREFIX = 12;
+
+/**
+ * A head that ends in a bare LF (`\n\n` or `\r\n\n`) would never show the CRLF CRLF this
+ * parser waits for. RFC 9112 §2.2 lets a recipient accept bare LF; this client rejects it at
+ * once instead (docs/http-strictness.md): a service that sends it is broken, and waiting would
+ * turn a clear protocol error into a headers timeout.
+ */
+function bareLfHeadEnd(buf: Buffer, start: number, end: number): boolean {
+  for (let k = buf.indexOf(LF, start); k !== -1 && k + 1 < end; k = buf.indexOf(LF, k + 1)) {
+    if (buf[k + 1] === LF) return true;
+  }
+  return false;
+}
+const BARE_LF = 'not HTTP/1.1: a head line ended with a bare LF instead of CRLF';
+
+/** The first bytes of what arrived, quoted, non-printable ones as \xNN (for messages). */
+export function printable(buf: Buffer, start: number, end: number, max = 40): string {
+  let out = '';
+  for (let i = start; i < Math.min(end, start + max); i++) {
+    const b = buf[i] as number;
+    out += b === 0x0d ? '\\r' : b === 0x0a ? '\\n' : b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return `"${out}${end - start > max ? '…' : ''}"`;
+}
 // 2^53 guards Number precision; no real chunk comes near it.
 const MAX_CHUNK = Number.MAX_SAFE_INTEGER / 16;
 
@@ -100,8 +127,26 @@ export class H1ResponseParser {
     let pos = start;
     while (pos < end) {
       const state = this.state;
-      if (state === S_IDLE) return 'data arrived with no request outstanding';
+      if (state === S_IDLE) {
+        // Empty lines between responses are tolerated (RFC 9112 §2.2); anything else is not.
+        const b = buf[pos] as number;
+        if (b === CR || b === LF) {
+          pos++;
+          continue;
+        }
+        return `data arrived with no request outstanding: ${printable(buf, pos, end)}`;
+      }
       if (state === S_HEAD) {
+        if (this.headLen === 0) {
+          // RFC 9112 §2.2: a client should ignore at least one empty line before a status line.
+          const b = buf[pos] as number;
+          if (b === CR || b === LF) {
+            pos++;
+            continue;
+          }
+        }
+        const bad = this.checkStatusPrefix(buf, pos, end);
+        if (bad !== undefined) return bad;
         const r = this.head(buf, pos, end);
         if (typeof r === 'string') return r;
         pos = r;
@@ -156,7 +201,10 @@ export class H1ResponseParser {
     let next: number;
     if (this.headLen === 0) {
       const at = buf.indexOf(HEAD_END, pos);
-      if (at === -1 || at + 4 > end) return this.stashHead(buf, pos, end);
+      if (at === -1 || at + 4 > end) {
+        if (bareLfHeadEnd(buf, pos, end)) return BARE_LF;
+        return this.stashHead(buf, pos, end);
+      }
       he = at;
       next = at + 4;
     } else {
@@ -167,7 +215,10 @@ export class H1ResponseParser {
       const copied = buf.copy(hb, before, pos, Math.min(end, pos + hb.length - before));
       this.headLen += copied;
       const at = hb.indexOf(HEAD_END, from);
-      if (at === -1 || at + 4 > this.headLen) return copied < end - pos ? 'response head too large' : end;
+      if (at === -1 || at + 4 > this.headLen) {
+        if (bareLfHeadEnd(hb, from, this.headLen)) return BARE_LF;
+        return copied < end - pos ? 'response head too large' : end;
+      }
       src = hb;
       hs = 0;
       he = at;
@@ -206,6 +257,26 @@ export class H1ResponseParser {
       this.state = S_CLOSE;
     }
     return next;
+  }
+
+  /**
+   * Judges a status line from its first bytes, so a target that speaks something else (an SSH
+   * banner, an HTML page, HTTP/2 frames, a status outside 100–599) fails at once, not at the
+   * headers timeout.
+   */
+  private checkStatusPrefix(buf: Buffer, pos: number, end: number): string | undefined {
+    const have = this.headLen;
+    if (have >= STATUS_PREFIX) return undefined;
+    const at = (i: number): number | undefined => (i < have ? (this.headBuf as Buffer)[i] : i - have + pos < end ? buf[i - have + pos] : undefined);
+    for (let i = 0; i < STATUS_PREFIX; i++) {
+      const b = at(i);
+      if (b === undefined) return undefined;
+      const ok = i < 7 ? b === HTTP_1_PREFIX[i] : i === 7 ? b === 48 || b === 49 : i === 8 ? b === SP : b >= 48 && b <= 57;
+      if (!ok) return `not HTTP/1.x: the target sent ${printable(this.headBuf !== undefined && have > 0 ? Buffer.concat([this.headBuf.subarray(0, have), buf.subarray(pos, end)]) : buf, have > 0 ? 0 : pos, have > 0 ? have + end - pos : end)}`;
+    }
+    const status = ((at(9) as number) - 48) * 100 + ((at(10) as number) - 48) * 10 + ((at(11) as number) - 48);
+    if (status < 100 || status > 599) return `not HTTP/1.x: status ${String(status).padStart(3, '0')} is outside 100–599`;
+    return undefined;
   }
 
   /** Appends head bytes to the stash; an error once the head outgrows the cap. */

@@ -209,7 +209,9 @@ export function transportResult<T>(
 ): ApiResult<T> {
   const code = classifyTransportError(err, signal);
   const cause = causeCodeOf(err);
-  const error = createTransportError(code, `${op}: ${code}${cause === undefined ? '' : ` (${cause})`}`, cause);
+  // A protocol error says what the target sent instead: that is the whole diagnosis.
+  const said = code === 'PROTOCOL_ERROR' && err instanceof Error ? `: ${redact === undefined ? err.message : redact(err.message)}` : '';
+  const error = createTransportError(code, `${op}: ${code}${cause === undefined ? '' : ` (${cause})`}${said}`, cause);
   const m = responseMeta(redact, status, headerRequestId(headers), headers, startNs, headersNs, endNs);
   return { ok: false, error, meta: m, violations: NO_VIOLATIONS };
 }

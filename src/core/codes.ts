@@ -44,6 +44,8 @@ export const TRANSPORT_ERROR_CODES = [
   'STREAM_ERROR_EVENT',
   'DNS_ERROR',
   'TLS_ERROR',
+  // The target answered, but not in HTTP/1.x (an SSH banner, an HTML page, HTTP/2 frames).
+  'PROTOCOL_ERROR',
 ] as const;
 
 /** A transport-level or body-level failure code. */

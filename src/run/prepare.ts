@@ -21,6 +21,9 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
   if (aborted()) throw interruptedBeforeStart();
   if (!listed.ok) {
     const e = listed.error;
+    if (e.code === 'PROTOCOL_ERROR') {
+      throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} answered, but not with HTTP/1.1: ${e.message}`);
+    }
     if (listed.meta.status === 0) {
       throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} could not be reached: ${e.code} (${e.message})`);
     }
@@ -32,25 +35,51 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
     }
     throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} failed to list flows: ${listed.meta.status} ${e.code}`);
   }
+  // An answer of another shape is the target's fault, said plainly; never a TypeError here.
+  const flows: unknown = (listed.value as { flows?: unknown } | null)?.flows;
+  if (!Array.isArray(flows)) {
+    throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} answered GET /flows with a body of another shape: "flows" is ${describe(flows)}, not an array (got ${shapeOf(listed.value)}); is this a Workflow Execution Service, and is /v1 in --base-url?`);
+  }
   const needsDefault = scenario.mix.some((m) => m.flowId === undefined && ['run', 'stream', 'getFlow', 'createSession', 'trigger', 'getHistory', 'getRun'].includes(m.op));
-  const first = listed.value.flows[0];
-  if (needsDefault && first === undefined) {
+  const firstId: unknown = (flows[0] as { id?: unknown } | undefined)?.id;
+  if (flows.length > 0 && typeof firstId !== 'string') {
+    throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} answered GET /flows with flows[0].id ${describe(firstId)}, not a string id`);
+  }
+  if (needsDefault && firstId === undefined) {
     throw new FlowgaugeError('FG_CONFIG_INVALID', `target ${client.baseUrl} lists no published flow; give each mix entry a flowId`);
   }
-  const defaultFlowId = first?.id ?? '';
+  const defaultFlowId = typeof firstId === 'string' ? firstId : '';
   const runIds = createRecentIds();
 
   let sessionId: string | undefined;
   if (scenario.mix.some((m) => m.op === 'getHistory' && m.sessionId === undefined)) {
     const s = await client.createSession({ flow_id: defaultFlowId, user_id: 'flowgauge', metadata: { source: 'flowgauge' } }, opts);
-    if (s.ok) sessionId = s.value.id;
+    const id: unknown = s.ok ? (s.value as { id?: unknown } | null)?.id : undefined;
+    if (typeof id === 'string') sessionId = id;
   }
   if (scenario.mix.some((m) => m.op === 'getRun')) {
     const r = await client.run(defaultFlowId, { input: 'flowgauge warm-up', ...(sessionId ? { session_id: sessionId } : {}) }, opts);
-    if (r.ok) runIds.add(r.value.id);
+    const id: unknown = r.ok ? (r.value as { id?: unknown } | null)?.id : undefined;
+    if (typeof id === 'string') runIds.add(id);
   }
   if (aborted()) throw interruptedBeforeStart();
   return { defaultFlowId, sessionId, runIds };
+}
+
+/** A value for a message: its kind, and a short form of it. */
+function describe(v: unknown): string {
+  if (v === undefined) return 'missing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v} ${JSON.stringify(v).slice(0, 40)}`;
+}
+
+/** The top-level keys of a body, for a message. */
+function shapeOf(v: unknown): string {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return describe(v);
+  const keys = Object.keys(v).slice(0, 8);
+  return keys.length === 0 ? 'an empty object' : `keys ${keys.map((k) => JSON.stringify(k.slice(0, 30))).join(', ')}`;
 }
 
 function interruptedBeforeStart(): FlowgaugeError {

@@ -27,7 +27,7 @@ describe('classifyTransportError', () => {
       [withCode('CERT_HAS_EXPIRED'), 'TLS_ERROR'],
       [new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')]), 'CONNECTION_REFUSED'],
       [Object.assign(new Error('wrapped'), { cause: withCode('ECONNRESET') }), 'CONNECTION_RESET'],
-      [withCode('HPE_INVALID_CONSTANT'), 'SOCKET_ERROR'],
+      [withCode('HPE_INVALID_CONSTANT'), 'PROTOCOL_ERROR'],
       [new Error('no code'), 'SOCKET_ERROR'],
       ['a string', 'SOCKET_ERROR'],
     ];

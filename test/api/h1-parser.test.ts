@@ -144,8 +144,8 @@ describe('framing', () => {
 
 describe('errors', () => {
   const cases: [string, string, RegExp][] = [
-    ['not HTTP', 'SSH-2.0-OpenSSH\r\n\r\n', /not an HTTP\/1.x status line/],
-    ['bad status digits', 'HTTP/1.1 2x0 OK\r\n\r\n', /malformed status line/],
+    ['not HTTP', 'SSH-2.0-OpenSSH\r\n\r\n', /^not HTTP\/1.x: the target sent "SSH-2.0-OpenSSH\\r\\n\\r\\n"$/],
+    ['bad status digits', 'HTTP/1.1 2x0 OK\r\n\r\n', /^not HTTP\/1.x: the target sent "HTTP\/1.1 2x0/],
     ['folded header', `${OK_HEAD}X-A: 1\r\n  continued\r\n\r\n`, /folded header/],
     ['header without colon', `${OK_HEAD}garbage\r\n\r\n`, /malformed header line/],
     ['space before colon', `${OK_HEAD}Content-Length : 1\r\n\r\nx`, /whitespace before a header colon/],
@@ -161,6 +161,38 @@ describe('errors', () => {
       expect(feed(wire).error).toMatch(message);
     });
   }
+
+  // A target that speaks something else is known from its first bytes: no head end is needed.
+  const early: [string, string, RegExp][] = [
+    ['an SSH banner', 'SSH-2.0-OpenSSH_9.2\r\n', /^not HTTP\/1.x: the target sent "SSH-2.0-OpenSSH_9.2\\r\\n"$/],
+    ['an HTML page', '<!doctype html><html>', /^not HTTP\/1.x: the target sent "<!doctype html><html>"$/],
+    ['an HTTP/2 SETTINGS frame', '\x00\x00\x12\x04\x00\x00\x00\x00\x00', /^not HTTP\/1.x: the target sent "\\x00\\x00\\x12\\x04/],
+    ['status 099', 'HTTP/1.1 099 Odd\r\n', /^not HTTP\/1.x: status 099 is outside 100–599$/],
+    ['status 600', 'HTTP/1.1 600 Odd\r\n', /status 600 is outside 100–599/],
+    ['a head ended by bare LFs', 'HTTP/1.1 200 OK\nContent-Length: 2\n\nhi', /a head line ended with a bare LF/],
+  ];
+  for (const [name, wire, message] of early) {
+    it(`rejects ${name} at once, in one piece or byte by byte`, () => {
+      expect(feed(wire).error).toMatch(message);
+      const bytes = Array.from({ length: wire.length }, (_, i) => i);
+      expect(feed(wire, bytes).error).toMatch(/^not HTTP\/1/);
+    });
+  }
+
+  it('skips empty lines before a status line and between responses (RFC 9112 §2.2)', () => {
+    const wire = '\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi';
+    for (const cuts of [[], [1], [2, 3], [5]]) {
+      const out = feed(wire, cuts);
+      expect(out.error).toBeUndefined();
+      expect(out.body).toBe('hi');
+      expect(out.completions).toEqual([true]);
+    }
+    const { p, out } = parser();
+    p.expect(false);
+    const first = Buffer.from('HTTP/1.1 204 No Content\r\n\r\n\r\n', 'latin1');
+    expect(p.execute(first, 0, first.length)).toBeUndefined();
+    expect(out.completions).toEqual([true]);
+  });
 
   it('rejects a head larger than the cap, even when it arrives in pieces', () => {
     const big = `${OK_HEAD}X-Big: ${'a'.repeat(600)}\r\nContent-Length: 0\r\n\r\n`;

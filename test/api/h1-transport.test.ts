@@ -244,10 +244,12 @@ describe('the h1 transport', () => {
     expect(begun.heads).toHaveLength(2);
   });
 
-  it('classifies garbage as SOCKET_ERROR and a refused connection as CONNECTION_REFUSED', async () => {
-    const s = await rawServer((_h, socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n\r\n'));
+  it('classifies a target that speaks something else as PROTOCOL_ERROR and a refused connection as CONNECTION_REFUSED', async () => {
+    // The banner alone, as SSH sends it at connect: no head end ever comes.
+    const s = await rawServer((_h, socket) => socket.write('SSH-2.0-OpenSSH_9.2\r\n'));
     const r = await client(s.origin).listFlows();
-    expect(transportCode(r)).toBe('SOCKET_ERROR');
+    expect(transportCode(r)).toBe('PROTOCOL_ERROR');
+    expect((r as { error: TransportError }).error.message).toContain('the target sent "SSH-2.0-OpenSSH_9.2\\r\\n"');
     expect((r as { error: TransportError }).error.causeCode).toBe('FG_H1_PARSE');
     const port = await closedPort();
     expect(transportCode(await client(`http://127.0.0.1:${port}`).listFlows())).toBe('CONNECTION_REFUSED');

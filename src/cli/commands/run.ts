@@ -319,16 +319,23 @@ export const runCommand: MakeCommand = (ctx) => ({
         audit: args.audit !== false,
         extra: [writer, ...(live === undefined ? [] : [createDashboardObserver({ name: plan.name, objective: plan.objective, publish: (m) => live.publish(m) })])],
       });
-      const outcome = await executeRun({
-        scenario: plan,
-        client,
-        clients,
-        target: { baseUrl: target.baseUrl, embedded: target.embedded },
-        ...(shard !== undefined ? { shard } : {}),
-        stopSignal: stop.signal,
-        observers,
-      });
-      await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
+      const closeClients = (): Promise<unknown> => Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
+      let outcome: Awaited<ReturnType<typeof executeRun>>;
+      try {
+        outcome = await executeRun({
+          scenario: plan,
+          client,
+          clients,
+          target: { baseUrl: target.baseUrl, embedded: target.embedded },
+          ...(shard !== undefined ? { shard } : {}),
+          stopSignal: stop.signal,
+          observers,
+        });
+      } finally {
+        // Also when the run never began (a target that is not the service): kept-alive
+        // connections must not hold the process open.
+        await closeClients();
+      }
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
 
       const { report } = outcome;

@@ -1,0 +1,93 @@
+/**
+ * `flowgauge run` pointed at targets that speak something else, or answer in another shape:
+ * each ends at once with a message that says what the target sent, never a stack trace and
+ * never a wait for the headers timeout.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fg-protocols-'));
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A raw server that runs `onRequest` for each request head it receives on a connection. */
+async function rawServer(onConnect: (socket: Socket) => void, onRequest?: (socket: Socket, n: number) => void): Promise<string> {
+  const server = createServer((socket) => {
+    socket.on('error', () => {});
+    onConnect(socket);
+    let n = 0;
+    let pending = '';
+    socket.on('data', (d) => {
+      pending += d.toString('latin1');
+      while (pending.includes('\r\n\r\n')) {
+        const head = pending.slice(0, pending.indexOf('\r\n\r\n') + 4);
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (pending.length < head.length + length) break;
+        pending = pending.slice(head.length + length);
+        onRequest?.(socket, n++);
+      }
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}/v1`;
+}
+
+const scenario = join(dir, 'list.json');
+writeFileSync(scenario, JSON.stringify({ name: 'list', tier: 'pro', load: { rate: '20/s', duration: '500ms' }, mix: [{ op: 'listFlows' }] }));
+const FLOW = { id: 'flow_1', name: 'f', description: 'd', status: 'published', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', endpoint: 'http://127.0.0.1/v1/flows/flow_1/run' };
+const FLOWS = JSON.stringify({ flows: [FLOW], total: 1, limit: 20, offset: 0 });
+const answer = (body: string, extra = ''): string => `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${extra}${body}`;
+
+async function run(baseUrl: string, out: string): Promise<{ code: number; err: string; out: string; ms: number }> {
+  const io = memoryIo({ cwd: dir });
+  const t0 = performance.now();
+  const code = await main(['run', scenario, '--base-url', baseUrl, '--token', 'fg_protocol_token', '--out', join(dir, out), '--quiet'], io);
+  return { code, err: io.err(), out: io.out(), ms: performance.now() - t0 };
+}
+
+describe('targets that speak something else', () => {
+  const cases: [string, (s: Socket) => void, RegExp][] = [
+    ['an SSH banner at connect', (s) => s.write('SSH-2.0-OpenSSH_9.2p1\r\n'), /the target sent "SSH-2.0-OpenSSH_9.2p1\\r\\n"/],
+    ['an HTML page with no status line', (s) => s.once('data', () => s.end('<!doctype html><html><body>gateway</body></html>')), /the target sent "<!doctype html>/],
+    ['an HTTP/2 SETTINGS frame', (s) => s.write(Buffer.from([0, 0, 0x12, 4, 0, 0, 0, 0, 0])), /the target sent "\\x00\\x00\\x12\\x04/],
+    ['status 099', (s) => s.once('data', () => s.write('HTTP/1.1 099 Odd\r\n')), /status 099 is outside 100–599/],
+    ['a head ended by bare LF', (s) => s.once('data', () => s.write(`HTTP/1.1 200 OK\nContent-Length: ${FLOWS.length}\n\n${FLOWS}`)), /bare LF/],
+  ];
+  it.each(cases)('%s: exit 3 with what it sent, no wait', async (_name, onConnect, said) => {
+    const r = await run(await rawServer(onConnect), 'protocol');
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('answered, but not with HTTP/1.1');
+    expect(r.err).toMatch(said);
+    expect(r.err).not.toMatch(/could not be reached|HEADERS_TIMEOUT|internal error|\n\s+at /);
+    // The headers timeout is 30 s; the answer came from the first bytes.
+    expect(r.ms).toBeLessThan(10_000);
+  });
+
+  it('valid answers each preceded by a stray CRLF on the kept connection: no error at all', async () => {
+    const base = await rawServer(() => {}, (s, n) => s.write(`${n === 0 ? '' : '\r\n'}${answer(FLOWS)}`));
+    const r = await run(base, 'crlf');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/listFlows\s+10\s+100%/);
+    expect(r.out).not.toContain('contract violations');
+  });
+
+  it('a 200 whose JSON has another shape: a clear exit 3 naming the field, no TypeError', async () => {
+    const body = JSON.stringify({ data: [] });
+    const r = await run(await rawServer(() => {}, (s) => s.write(answer(body))), 'shape');
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('answered GET /flows with a body of another shape: "flows" is missing, not an array (got keys "data")');
+    expect(r.err).not.toMatch(/TypeError|internal error|\n\s+at /);
+  });
+});
