@@ -61,7 +61,7 @@ export function createPromptLengthStats(): PromptLengthStats {
     },
     section() {
       if (words === undefined) return {};
-      return { inputWords: toPct(words), ttftByInputWords: Object.fromEntries(sortedBands(bands).map(([b, h]) => [b, toPct(h)])) };
+      return { inputWords: wordsPct(words), ttftByInputWords: Object.fromEntries(sortedBands(bands).map(([b, h]) => [b, toPct(h)])) };
     },
     histograms() {
       if (words === undefined) return {};
@@ -70,6 +70,12 @@ export function createPromptLengthStats(): PromptLengthStats {
       return out;
     },
   };
+}
+
+/** A words histogram as whole words (the ×1000 scale leaves HDR's rounding on each stat). */
+function wordsPct(h: LatencyHistogram): Pct {
+  const p = toPct(h);
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, k === 'mean' ? Math.round(v * 10) / 10 : Math.round(v)])) as Pct;
 }
 
 const bandStart = (b: string): number => Number.parseInt(b, 10);
@@ -82,7 +88,7 @@ export function promptLengthFrom(histograms: Readonly<Record<string, string>>): 
   const bands = new Map<string, string>();
   for (const [k, v] of Object.entries(histograms)) if (k.startsWith(TTFT_BAND_PREFIX)) bands.set(k.slice(TTFT_BAND_PREFIX.length), v);
   return {
-    inputWords: toPct(decodeHistogram(enc)),
+    inputWords: wordsPct(decodeHistogram(enc)),
     ttftByInputWords: Object.fromEntries(sortedBands(bands).map(([b, v]) => [b, toPct(decodeHistogram(v))])),
   };
 }

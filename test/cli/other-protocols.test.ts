@@ -3,7 +3,7 @@
  * each ends at once with a message that says what the target sent, never a stack trace and
  * never a wait for the headers timeout.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,24 @@ describe('targets that speak something else', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/listFlows\s+10\s+100%/);
     expect(r.out).not.toContain('contract violations');
+  });
+
+  it('answers of the wrong shape for every operation during a run are counted as contract violations, never a crash', async () => {
+    const shapes = [{ weird: 1 }, { id: 5, status: 'maybe', messages: 'no', total: 'x', usage: 'lots', flows: 7 }, { id: null, data: [] }];
+    let n = 0;
+    // The first flow list is right (so the run starts); every other answer has another shape.
+    const base = await rawServer(() => {}, (s) => s.write(answer(n++ === 0 ? FLOWS : JSON.stringify(shapes[n % shapes.length]))));
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'wrong-shapes');
+    const code = await main(['run', 'smoke', '--base-url', base, '--token', 'fg_protocol_token', '--out', out, '--quiet', '-d', '1s', '--rate', '60/s'], io);
+    expect(io.err()).not.toMatch(/TypeError|internal error|\n\s+at /);
+    expect(code).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { contractViolationTotals: { total: number }; ops: Record<string, { count: number; bad: number }> };
+    expect(report.contractViolationTotals.total).toBeGreaterThan(0);
+    for (const op of ['run', 'getRun', 'listFlows', 'getFlow', 'createSession', 'getHistory', 'getUsage']) {
+      expect(report.ops[op]?.count, op).toBeGreaterThan(0);
+      expect(report.ops[op]?.bad, op).toBe(report.ops[op]?.count);
+    }
   });
 
   it('a 200 whose JSON has another shape: a clear exit 3 naming the field, no TypeError', async () => {
