@@ -130,6 +130,8 @@ export interface SessionAuditReport {
 export interface AuditReport {
   readonly usage?: UsageAuditReport;
   readonly sessions?: SessionAuditReport;
+  /** True when the audit was cut by its deadline or a stop (Ctrl-C) before it had read everything. */
+  readonly incomplete?: boolean;
 }
 
 /** `load`: what the executor was asked to do and did. */

@@ -236,6 +236,6 @@ export const REPORT_JSON_SCHEMA: Schema = {
     sliceMs: { type: 'number', exclusiveMinimum: 0 },
     notifications,
     asyncRuns,
-    audit: obj({}, { usage: usageAudit, sessions: sessionAudit }),
+    audit: obj({}, { usage: usageAudit, sessions: sessionAudit, incomplete: { type: 'boolean' } }),
   }),
 };

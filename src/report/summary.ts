@@ -125,6 +125,7 @@ function extrasLines(report: Report, paint: (c: 'red' | 'green' | 'dim', t: stri
           : paint('red', `audit   usage analytics differ (service − client): runs ${signed(d.totalRuns)}, tokens ${signed(d.totalTokens)}`),
     );
   }
+  if (report.audit?.incomplete === true) out.push(paint('red', 'audit   incomplete: cut by its deadline or a stop before it had read everything'));
   const sa = report.audit?.sessions;
   if (sa !== undefined && sa.sessions > 0) {
     out.push(`audit   sessions: ${sa.checked} read, ${sa.inOrder} in order, ${sa.countMatches} with the right count, ${sa.problems.length} problems`);

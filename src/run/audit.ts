@@ -104,7 +104,7 @@ function fromStats(s: UsageStats): UsageCounts | undefined {
 export interface AuditContext {
   readonly client: Client;
   readonly clock: Clock;
-  /** Aborting it gives up waiting for a rate-limit window. */
+  /** Aborting it ends the audit: requests in flight are cancelled, no window is waited for. */
   readonly signal?: AbortSignal;
   /**
    * Longest wait for a throttled query's window to reset (default 15 s); a longer window is
@@ -112,6 +112,9 @@ export interface AuditContext {
    */
   readonly maxWaitMs?: number;
 }
+
+/** The audit's requests obey the run's finish signal: a trickling answer cannot hold the report. */
+const callOpts = (ctx: AuditContext): { signal?: AbortSignal } => (ctx.signal === undefined ? {} : { signal: ctx.signal });
 
 /** Runs `call`; on a 429 waits out Retry-After (or a delta Reset) once, when that is within `maxWaitMs`. */
 async function withRetry<T>(ctx: AuditContext, call: () => Promise<ApiResult<T>>): Promise<ApiResult<T>> {
@@ -149,7 +152,7 @@ export async function auditUsage(ctx: AuditContext, ledger: UsageLedger, window:
   const errors: string[] = [];
   const query = async (flowId: string | undefined): Promise<UsageCounts | null> => {
     const q = { start_date: start, end_date: end, granularity: 'day' as const, ...(flowId !== undefined ? { flow_id: flowId } : {}) };
-    const r = await withRetry(ctx, () => ctx.client.getUsage(q));
+    const r = await withRetry(ctx, () => ctx.client.getUsage(q, callOpts(ctx)));
     const label = flowId ?? '(account)';
     if (!r.ok) {
       errors.push(`${label}: ${r.error.code}${r.meta.status > 0 ? ` (HTTP ${r.meta.status})` : ''}`);
@@ -207,7 +210,8 @@ export async function auditSessions(ctx: AuditContext, ledger: UsageLedger, base
     const sent = [...list].sort((a, b) => a.startNs - b.startNs);
     const overlapped = sent.some((r, i) => i > 0 && r.startNs < (sent[i - 1] as SessionRun).endNs);
     if (overlapped) concurrent++;
-    const r: ApiResult<History> = await withRetry(ctx, () => ctx.client.getHistory(sessionId));
+    if (ctx.signal?.aborted === true) break;
+    const r: ApiResult<History> = await withRetry(ctx, () => ctx.client.getHistory(sessionId, callOpts(ctx)));
     if (!r.ok) {
       problem({ sessionId, check: 'read', expected: 'history', got: r.error.code });
       continue;

@@ -52,6 +52,8 @@ export interface RunOutcome {
 }
 
 const DEFAULT_FINISH_TIMEOUT_MS = 60_000;
+/** After the finish signal, how long an observer may take to return what it has. */
+const FINISH_GRACE_MS = 500;
 
 /** Runs a plan to its end (or its stop) and builds the report. Throws only before the first request. */
 export async function executeRun(options: RunOptions): Promise<RunOutcome> {
@@ -169,7 +171,14 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const onLateStop = (): void => finishStop.abort();
   options.stopSignal?.addEventListener('abort', onLateStop, { once: true });
   if (options.stopSignal?.aborted === true) finishStop.abort();
-  for (const o of observers) await o.finish?.({ interrupted, signal: finishStop.signal, deadlineNs });
+  // An observer that does not obey the signal is abandoned shortly after it: the report comes
+  // first. The grace lets one that does obey it (its requests cancelled) still say what it found.
+  const cut = new Promise<void>((resolve) => {
+    const later = (): void => void clock.setTimer(clock.nowNs() + FINISH_GRACE_MS * 1e6, resolve);
+    if (finishStop.signal.aborted) later();
+    else finishStop.signal.addEventListener('abort', later, { once: true });
+  });
+  for (const o of observers) if (o.finish !== undefined) await Promise.race([o.finish({ interrupted, signal: finishStop.signal, deadlineNs }), cut]);
   clock.clearTimer(deadline);
   options.stopSignal?.removeEventListener('abort', onLateStop);
 

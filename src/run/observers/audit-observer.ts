@@ -66,7 +66,7 @@ export function createAuditObserver(): RunObserver {
       const a = { client: ctx.client, clock: ctx.clock, signal: f.signal };
       const usage = await auditUsage(a, ledger, { startMs: ctx.startedAtMs, endMs: ctx.clock.wallMs() });
       const sessions = ledger.sessions.size > 0 ? await auditSessions(a, ledger, baseline) : undefined;
-      section = { usage, ...(sessions !== undefined ? { sessions } : {}) };
+      section = { usage, ...(sessions !== undefined ? { sessions } : {}), ...(f.signal.aborted ? { incomplete: true } : {}) };
     },
 
     sections() {
