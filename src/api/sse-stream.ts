@@ -4,7 +4,7 @@
  * that always carries the timing seen, complete or not.
  */
 import type { TransportErrorCode } from '../core/codes.js';
-import { createTransportError } from './errors.js';
+import { bodyTooLarge, createTransportError } from './errors.js';
 import type { BodyStream, ExchangeHandle, Transport } from './transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
@@ -21,6 +21,13 @@ export type StreamEventSink = (event: TimedStreamEvent) => void;
 const CLOSED_WITHOUT_END = { code: 'UND_ERR_ABORTED' };
 
 const EVENT_STREAM_RE = /^text\/event-stream\b/i;
+
+/**
+ * Most bytes one stream body may carry (a long LLM answer is well under 1 MiB). It bounds
+ * everything a stream keeps: an endless `data:` line the SSE parser holds, the output text and
+ * the inter-token gaps. A stream past it fails as MALFORMED_BODY, and the process lives.
+ */
+export const MAX_STREAM_BYTES = 8 * 1024 * 1024;
 
 /** Names the error event's code (`code` or `error.code`) when it gives one. */
 function errorEventMessage(data: Record<string, unknown>): string {
@@ -53,6 +60,8 @@ export function runStream(
   let sinkError: unknown;
   let sinkFailed = false;
   let handle: ExchangeHandle | undefined;
+  let received = 0;
+  let tooLarge = false;
 
   const bodyStream: BodyStream = {
     head(status, resHeaders) {
@@ -76,6 +85,13 @@ export function runStream(
       return true;
     },
     chunk(chunk, atNs) {
+      if (tooLarge) return;
+      received += chunk.length;
+      if (received > MAX_STREAM_BYTES) {
+        tooLarge = true;
+        handle?.cancel(bodyTooLarge(MAX_STREAM_BYTES));
+        return;
+      }
       (state as StreamState).chunk(atNs);
       (decoder as SseDecoder).push(chunk, atNs);
       if (sinkFailed) handle?.cancel(CLOSED_WITHOUT_END);
