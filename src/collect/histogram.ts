@@ -5,6 +5,7 @@
  * initialise) and not the packed one: packed is 4× smaller but 20× slower to summarise and
  * serialise, and the collectors serialise open slices on every snapshot.
  */
+import { inflateSync } from 'node:zlib';
 import * as hdr from 'hdr-histogram-js';
 import type { JsHistogram } from 'hdr-histogram-js';
 import type { PctStat } from '../slo/threshold-grammar.js';
@@ -113,7 +114,38 @@ export function encodeHistogram(h: LatencyHistogram): string {
  * untrusted files (report merge) catch it and report the file.
  */
 export function decodeHistogram(s: string): LatencyHistogram {
+  checkEncodedHistogram(s);
   return hdr.decodeFromCompressedBase64(s, 32, false) as LatencyHistogram;
+}
+
+/**
+ * Most bytes an encoded histogram may inflate to. One of this toolkit's (1 µs to 1 h, 3
+ * digits) inflates to well under 256 KiB; a file claiming more is refused before it is decoded
+ * (a 2.8 MB report once inflated to 2 GiB).
+ */
+export const MAX_INFLATED_HISTOGRAM_BYTES = 4 * 1024 * 1024;
+/** Compressed-encoding cookies of HdrHistogram (V1 and V2). */
+const COMPRESSED_COOKIES = new Set([0x1c849304, 0x1c849314]);
+
+/**
+ * Refuses a compressed histogram whose payload would inflate past the cap, or whose header
+ * asks for a range or precision a decoder would allocate gigabytes for. Throws with the reason.
+ */
+export function checkEncodedHistogram(s: string): void {
+  const raw = Buffer.from(s, 'base64');
+  if (raw.length < 8 || !COMPRESSED_COOKIES.has(raw.readUInt32BE(0))) throw new Error('not a compressed HDR histogram');
+  let inflated: Buffer;
+  try {
+    inflated = inflateSync(raw.subarray(8), { maxOutputLength: MAX_INFLATED_HISTOGRAM_BYTES });
+  } catch (err) {
+    const big = err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+    throw new Error(big ? `inflates past ${MAX_INFLATED_HISTOGRAM_BYTES / 2 ** 20} MiB (a decompression bomb?)` : 'its payload does not inflate');
+  }
+  if (inflated.length < 40) throw new Error('its header is cut short');
+  const digits = inflated.readInt32BE(12);
+  const highest = Number(inflated.readBigInt64BE(24));
+  if (digits < 0 || digits > 5) throw new Error(`it asks for ${digits} significant digits (at most 5)`);
+  if (!(highest > 0 && highest <= HIGHEST_TRACKABLE_US * 1000)) throw new Error(`its highest trackable value ${highest} is out of range`);
 }
 
 /** Adds every count of `source` into `target` (exact: bucket by bucket). */

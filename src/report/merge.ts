@@ -62,8 +62,8 @@ function mergeEncoded(parts: readonly { enc: string; name: string; what: string 
     let h: LatencyHistogram;
     try {
       h = decodeHistogram(enc);
-    } catch {
-      return fail(`${name}: ${what} is not a readable HDR histogram`);
+    } catch (err) {
+      return fail(`${name}: ${what} is not a readable HDR histogram${err instanceof Error && err.message !== '' ? `: ${err.message}` : ''}`);
     }
     mergeInto(target, h);
   }
