@@ -9,9 +9,22 @@ import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report, StreamReport } from './model.js';
 
-/** Escapes text for a Markdown table cell (user data: paths, values, names). */
+/** Escapes text for a Markdown table cell inside a code span (user data: paths, names). */
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
+}
+
+/**
+ * Escapes text that came from the target or a report file for plain Markdown: no HTML (a
+ * hostile target must not forge a heading in a pull-request comment), no emphasis, links or
+ * headings, no table breaks.
+ */
+function plain(s: string): string {
+  return cell(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[*_[\]#!~]/g, (c) => `\\${c}`);
 }
 
 function table(head: readonly string[], rows: readonly (readonly string[])[], right: readonly number[] = []): string {
@@ -74,7 +87,7 @@ function runSection(r: Report): string[] {
   return [
     '## Run',
     '',
-    `- Target: ${cell(r.target.baseUrl)}${r.target.embedded ? ' (embedded reference service)' : ''}`,
+    `- Target: ${plain(r.target.baseUrl)}${r.target.embedded ? ' (embedded reference service)' : ''}`,
     `- From ${r.startedAt} to ${r.endedAt} (${fmtNumber(r.durationS)} s)`,
     `- Executor \`${cell(l.executor)}\`: target ${l.targetRatePerS === null ? '—' : `${fmtNumber(l.targetRatePerS)}/s`}, ` +
       `achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped`,
@@ -128,7 +141,7 @@ function rateLimitSection(r: Report): string[] {
   if (rl.first429 !== null) out.push(`- First 429: request #${rl.first429.index}, sent ${fmtDuration(rl.first429.atMs)} after the start`);
   if (rl.recoveryMs !== null) out.push(`- Recovery after the first rejected window reset: ${fmtDuration(rl.recoveryMs)}`);
   const hv = Object.entries(rl.headerViolations).sort((a, b) => b[1] - a[1]);
-  if (hv.length > 0) out.push('', table(['header finding', 'responses'], hv.map(([k, n]) => [cell(k), String(n)]), [1]));
+  if (hv.length > 0) out.push('', table(['header finding', 'responses'], hv.map(([k, n]) => [plain(k), String(n)]), [1]));
   const shown = rl.windows.slice(-10);
   if (shown.length > 0) {
     out.push(
@@ -137,7 +150,7 @@ function rateLimitSection(r: Report): string[] {
       '',
       table(
         ['reset', 'limit', 'accepted', 'rejected', 'lowest remaining'],
-        shown.map((w) => [cell(w.reset ?? '—'), fmtNumber(w.limit), String(w.accepted), String(w.rejected), fmtNumber(w.minRemaining)]),
+        shown.map((w) => [plain(w.reset ?? '—'), fmtNumber(w.limit), String(w.accepted), String(w.rejected), fmtNumber(w.minRemaining)]),
         [1, 2, 3, 4],
       ),
     );
@@ -162,7 +175,7 @@ function violationsSection(r: Report): string[] {
     '',
     table(
       ['op', 'path', 'expected', 'got', 'count'],
-      r.contractViolations.map((v) => [`\`${v.op}\``, `\`${cell(v.path)}\``, cell(v.expected), cell(v.got), String(v.count)]),
+      r.contractViolations.map((v) => [`\`${v.op}\``, `\`${cell(v.path)}\``, plain(v.expected), plain(v.got), String(v.count)]),
       [4],
     ),
   ];
@@ -179,12 +192,12 @@ function notificationsSection(r: Report): string[] {
   const out = [
     '## Notifications',
     '',
-    `- Event names used: \`${n.eventSet}\` (${Object.entries(n.events).map(([k, v]) => `${cell(k)} ${v}`).join(', ') || 'none received'})`,
+    `- Event names used: \`${n.eventSet}\` (${Object.entries(n.events).map(([k, v]) => `${plain(k)} ${v}`).join(', ') || 'none received'})`,
     `- ${n.received} deliveries accepted; ${n.expected} completions seen by the client, ${n.matched} notified, ` +
       `**${n.missing} missing** after ${fmtDuration(n.graceMs)}${n.late > 0 ? ` (${n.late} arrived later)` : ''}${n.awaiting > 0 ? `, ${n.awaiting} still awaited` : ''}`,
     `- ${n.duplicate} duplicate, ${n.outOfOrder} out of order (completed before started), ${n.statusMismatch} with a status other than the client saw, ` +
       `${n.unsolicited} for runs the client never saw`,
-    `- Refused: ${rejected.length === 0 ? 'none' : rejected.map(([k, v]) => `${cell(k)} ${v}`).join(', ')}`,
+    `- Refused: ${rejected.length === 0 ? 'none' : rejected.map(([k, v]) => `${plain(k)} ${v}`).join(', ')}`,
     `- Triggers: ${n.triggers.accepted} accepted, ${n.triggers.matchedByRunId} matched by run id, ${n.triggers.matchedByFlowOrder} by flow and time order, ${n.triggers.unresolved} unresolved`,
   ];
   const rows: string[][] = [];
@@ -244,7 +257,7 @@ function auditSection(r: Report): string[] {
     if (unknown.runsWithoutTokens + unknown.unresolved > 0) {
       out.push('', `The client could not count everything: ${unknown.runsWithoutTokens} finished runs without a token count, ${unknown.unresolved} runs whose end it never learnt.`);
     }
-    if (u.errors.length > 0) out.push('', `Queries that failed: ${u.errors.map(cell).join('; ')}`);
+    if (u.errors.length > 0) out.push('', `Queries that failed: ${u.errors.map(plain).join('; ')}`);
   }
   if (s !== undefined) {
     out.push(
@@ -254,7 +267,7 @@ function auditSection(r: Report): string[] {
         `${s.concurrent > 0 ? `; ${s.concurrent} had overlapping runs (order not judged)` : ''}.`,
     );
     if (s.problems.length > 0) {
-      out.push('', table(['session', 'check', 'expected', 'got'], s.problems.map((p) => [`\`${cell(p.sessionId)}\``, p.check, cell(p.expected), cell(p.got)])));
+      out.push('', table(['session', 'check', 'expected', 'got'], s.problems.map((p) => [`\`${cell(p.sessionId)}\``, p.check, plain(p.expected), plain(p.got)])));
     }
   }
   return out;
@@ -263,7 +276,7 @@ function auditSection(r: Report): string[] {
 /** Renders the report as Markdown. */
 export function renderMarkdown(report: Report): string {
   const sections = [
-    [`# flowgauge report: ${cell(report.scenario)}`],
+    [`# flowgauge report: ${plain(report.scenario)}`],
     verdict(report),
     runSection(report),
     journeyMarkdown(report),

@@ -233,3 +233,14 @@ describe('flowgauge report', () => {
     }
   });
 });
+
+describe('renderMarkdown with hostile text', () => {
+  it('escapes every text the target or a report file put there: no HTML, no forged heading', () => {
+    const md = renderMarkdown(hostileReport());
+    // Code spans render their text as text; everywhere else HTML must not survive.
+    expect(md.replace(/`[^`\n]*`/g, '')).not.toMatch(/<script|<img|<\/script/);
+    expect(md).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    // Only the report's own headings start a line with '#'.
+    for (const line of md.split('\n').filter((l) => l.startsWith('#'))) expect(line).toMatch(/^#{1,3} [A-Za-z✅❌⏹️🛑]|^# flowgauge report: /);
+  });
+});
