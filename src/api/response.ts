@@ -174,7 +174,7 @@ export function errorResult<T>(
     violations = [{ op, path: 'error', expected: 'error body', got }];
   } else {
     code = isApiErrorCode(err.code) ? err.code : 'UNKNOWN';
-    if (typeof err.message === 'string') message = ctx.redact(err.message.slice(0, MESSAGE_MAX));
+    if (typeof err.message === 'string') message = ctx.redact(err.message).slice(0, MESSAGE_MAX);
     if (isJsonObject(err.details)) details = redactDeep(err.details, ctx.redact);
     if (typeof body?.request_id === 'string') requestId = body.request_id;
     if (ctx.validate) {

@@ -40,6 +40,17 @@ describe('token redaction', () => {
     expect(JSON.stringify(r)).not.toContain(fx.TOKEN);
   });
 
+  it('a long error message is redacted before it is cut, so no half of the token survives', async () => {
+    const half = Math.floor(fx.TOKEN.length / 2);
+    // The token straddles the 200-character cut.
+    const message = `${'x'.repeat(200 - half)}${fx.TOKEN} and more`;
+    server.handler = (_req, res) => sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message }, request_id: 'req_1' });
+    const r = await client.run('f', { input: 'x' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    for (const s of renderings(r.error)) expect(s).not.toContain(fx.TOKEN.slice(0, half));
+  });
+
   it('violations quoting an echoed token do not carry it', async () => {
     server.handler = (_req, res) => sendJson(res, 200, { ...fx.runStatus, status: fx.TOKEN });
     const r = await client.getRun('r');
