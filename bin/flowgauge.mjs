@@ -2,6 +2,10 @@
 // Runs the TypeScript sources through tsx in a checkout, the compiled dist/ in a package.
 import { existsSync } from 'node:fs';
 
+// Overwrite the command line at once: `--token …` must not sit in /proc/<pid>/cmdline while the
+// CLI loads (cli() then sets a title with secret values masked).
+process.title = 'flowgauge';
+
 const source = new URL('../src/cli/main.ts', import.meta.url);
 if (existsSync(source)) {
   const { tsImport } = await import('tsx/esm/api');

@@ -27,6 +27,25 @@ export const SCENARIO_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'
 export interface LoadFileOptions {
   /** Values of `${NAME}` in JSON and YAML files (default: the process environment). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Longest a `.ts`/`.js` scenario module may take to load (default 30 s). */
+  readonly loadTimeoutMs?: number;
+}
+
+/** Default load deadline of a scenario module. */
+export const MODULE_LOAD_TIMEOUT_MS = 30_000;
+const LOAD_TIMED_OUT = Symbol('load timed out');
+
+/**
+ * Resolves as `p`, or rejects with LOAD_TIMED_OUT after `ms`. The timer is kept referenced on
+ * purpose: a module whose top-level await never settles would otherwise end the process with
+ * exit 13 and no word.
+ */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(LOAD_TIMED_OUT), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 export async function loadScenarioFile(path: string, options: LoadFileOptions = {}): Promise<unknown> {
@@ -50,12 +69,21 @@ export async function loadScenarioFile(path: string, options: LoadFileOptions = 
       const url = pathToFileURL(abs).href;
       let mod: unknown;
       try {
-        mod = await importModule(url);
+        mod = await withDeadline(importModule(url), options.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS);
       } catch (err) {
         if (err instanceof FlowgaugeError) throw err;
+        if (err === LOAD_TIMED_OUT) throw fail(`did not finish loading within ${(options.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS) / 1000} s (a top-level await that never settles?)`);
         throw fail(`could not load: ${messageOf(err)}`, err);
       }
-      return pickExport(mod, fail);
+      try {
+        const value = pickExport(mod, fail);
+        // Returning it from this async function reads its `then`: a throwing proxy fails here, named.
+        if (isObject(value)) void (value as { then?: unknown }).then;
+        return value;
+      } catch (err) {
+        if (err instanceof ConfigError) throw err;
+        throw fail(`reading its export threw: ${messageOf(err)}`, err);
+      }
     }
     case '.json': {
       const text = await readFile(abs, 'utf8');

@@ -6,7 +6,7 @@
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import { parseDurationMs } from '../core/units.js';
 import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
-import { resolveScenario, type ResolveOptions } from './resolve.js';
+import { readingGuard, resolveScenario, type ResolveOptions } from './resolve.js';
 import type { ResolvedRunPlan } from './run-plan.js';
 import type { ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 
@@ -58,6 +58,10 @@ function thresholdsOf(raw: unknown, path: string, issues: ConfigIssue[]): Resolv
  * by path (`scenarios.free.load.rate: …`).
  */
 export function resolveRunPlan(raw: unknown, overrides: ScenarioOverrides = {}, options: ResolveOptions = {}): ResolvedScenario | ResolvedRunPlan {
+  return readingGuard(() => resolvePlanChecked(raw, overrides, options), raw, options.source);
+}
+
+function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options: ResolveOptions): ResolvedScenario | ResolvedRunPlan {
   if (!isPlanInput(raw)) return resolveScenario(raw, overrides, options);
   const input = raw as Record<string, unknown>;
   const issues: ConfigIssue[] = [];

@@ -26,11 +26,24 @@ export interface ResolveOptions {
  * Validates `raw` and resolves it with `overrides` applied. Throws `ConfigError` listing every
  * problem (paths like `mix[2].weight`, overrides as `overrides.rate`); throws nothing else.
  */
-export function resolveScenario(
-  raw: unknown,
-  overrides: ScenarioOverrides = {},
-  options: ResolveOptions = {},
-): ResolvedScenario {
+export function resolveScenario(raw: unknown, overrides: ScenarioOverrides = {}, options: ResolveOptions = {}): ResolvedScenario {
+  return readingGuard(() => resolveChecked(raw, overrides, options), raw, options.source);
+}
+
+/**
+ * Runs `read` and turns anything it throws that is not a ConfigError into one: a scenario
+ * module's getter or proxy that throws is the file's problem, never a crash.
+ */
+export function readingGuard<T>(read: () => T, raw: unknown, source: string | undefined): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError([{ path: '', message: `reading the scenario threw: ${err instanceof Error ? err.message : String(err)}` }], subject(raw, source));
+  }
+}
+
+function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: ResolveOptions): ResolvedScenario {
   const issues: ConfigIssue[] = [];
   const checked = checkOverrides(overrides, issues);
   const input = checked.tier !== undefined && isPlainObject(raw) ? { ...raw, tier: checked.tier } : raw;
@@ -147,7 +160,12 @@ function resolveData(d: ParsedData, source: string | undefined): ResolvedData {
 }
 
 function subject(raw: unknown, source: string | undefined): string {
-  const name = isPlainObject(raw) && typeof raw.name === 'string' ? ` "${raw.name.slice(0, 60)}"` : '';
+  let name = '';
+  try {
+    name = isPlainObject(raw) && typeof raw.name === 'string' ? ` "${raw.name.slice(0, 60)}"` : '';
+  } catch {
+    // A getter that throws: the file is named by its path alone.
+  }
   return `scenario${name}${source === undefined ? '' : ` (${source})`}`;
 }
 

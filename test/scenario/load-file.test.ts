@@ -171,3 +171,22 @@ describe('${NAME} in JSON and YAML scenarios', () => {
     ]);
   });
 });
+
+describe('scenario modules that misbehave', () => {
+  it('a module whose top-level await never settles is refused at its load deadline', async () => {
+    const path = file('never.mjs', 'await new Promise(() => {});\nexport default {};\n');
+    const err = await rejection(loadScenarioFile(path, { loadTimeoutMs: 300 }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues[0]?.message).toBe('did not finish loading within 0.3 s (a top-level await that never settles?)');
+  });
+
+  it('a scenario whose getter throws is a ConfigError naming what it threw', async () => {
+    const path = file('getter.mjs', "export default { get name() { throw new Error('boom'); }, tier: 'pro' };\n");
+    const err = await rejection(loadScenario(path));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues[0]?.message).toBe('reading the scenario threw: boom');
+    const exported = file('export-getter.mjs', "export const scenario = 1;\nObject.defineProperty(globalThis, 'x', {});\nexport default new Proxy({}, { get() { throw new Error('trap'); } });\n");
+    const e2 = await rejection(loadScenario(exported));
+    expect(e2).toBeInstanceOf(ConfigError);
+  });
+});
