@@ -2,7 +2,8 @@
  * Reading the probe history back. A torn last line (a record cut by a crash, without its
  * newline) is ignored and counted; so is any other line that is not a record.
  */
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { filesInRange, listHistoryFiles } from './history-files.js';
 import { parseProbeRecord, recordTimeMs, type ProbeRecord } from './record.js';
 
@@ -34,6 +35,38 @@ export function parseHistoryText(text: string): { records: ProbeRecord[]; torn: 
   return { records, torn: tail !== '', badLines };
 }
 
+/** Longest line taken for a record; longer ones are counted bad without being parsed. */
+const MAX_LINE = 64 * 1024;
+
+/**
+ * Reads one day file line by line (a file of any size: never one string of it), handing each
+ * record to `onRecord`. A last line without its newline is a torn tail.
+ */
+async function readHistoryFile(path: string, onRecord: (r: ProbeRecord) => void): Promise<{ torn: boolean; badLines: number }> {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  let endsWithNewline = true;
+  stream.on('data', (chunk) => {
+    if (chunk.length > 0) endsWithNewline = (chunk as string).endsWith('\n');
+  });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let badLines = 0;
+  let last: string | undefined;
+  for await (const line of lines) {
+    if (last !== undefined) take(last);
+    last = line;
+  }
+  // The last line counts only when the file ended with its newline; otherwise it is torn.
+  if (last !== undefined && endsWithNewline) take(last);
+  return { torn: last !== undefined && last !== '' && !endsWithNewline, badLines };
+
+  function take(line: string): void {
+    if (line === '') return;
+    const r = line.length > MAX_LINE ? undefined : parseProbeRecord(line);
+    if (r === undefined) badLines++;
+    else onRecord(r);
+  }
+}
+
 /**
  * Reads the records of `dir` with a time in [fromMs, toMs) (default: all). A missing
  * directory reads as empty.
@@ -46,21 +79,19 @@ export async function readHistory(dir: string, range: { fromMs?: number; toMs?: 
   let tornTails = 0;
   let badLines = 0;
   for (const f of files) {
-    let text: string;
+    let parsed: Awaited<ReturnType<typeof readHistoryFile>>;
     try {
-      text = await readFile(f.path, 'utf8');
+      parsed = await readHistoryFile(f.path, (r) => {
+        const t = recordTimeMs(r);
+        if (t >= fromMs && t < toMs) records.push(r);
+      });
     } catch (err) {
       // Retention may delete a file between listing and reading it.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw err;
     }
-    const parsed = parseHistoryText(text);
     if (parsed.torn) tornTails++;
     badLines += parsed.badLines;
-    for (const r of parsed.records) {
-      const t = recordTimeMs(r);
-      if (t >= fromMs && t < toMs) records.push(r);
-    }
   }
   // Files are in day order and lines in append order; a stable sort only fixes clock steps.
   records.sort((a, b) => recordTimeMs(a) - recordTimeMs(b));

@@ -96,7 +96,7 @@ describe('flowgauge probe', () => {
 
   it('as a daemon runs whole rounds until --duration ends, and every printed record is in the history', async () => {
     const cwd = tempDir();
-    const r = await cli(['probe', '--interval', '100ms', '--duration', '450ms', '--checks', 'listFlows,getFlow', '--history', 'h', '--json', '--metrics-port', '0'], cwd);
+    const r = await cli(['probe', '--interval', '1s', '--duration', '1500ms', '--checks', 'listFlows,getFlow', '--history', 'h', '--json', '--metrics-port', '0'], cwd);
     expect(r.code).toBe(0);
     const printed = r.out.trim().split('\n').map((l) => JSON.parse(l) as ProbeRecord);
     const roundsSeen = new Set(printed.map((x) => x.round));
@@ -111,7 +111,7 @@ describe('flowgauge probe', () => {
     const cwd = tempDir();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'test/probe/fixtures/probe-cli.ts'), '--interval', '50ms', '--checks', 'listFlows,stream', '--history', join(cwd, 'h'), '--json'],
+      ['--import', 'tsx', join(ROOT, 'test/probe/fixtures/probe-cli.ts'), '--interval', '1s', '--checks', 'listFlows,stream', '--history', join(cwd, 'h'), '--json'],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -136,6 +136,7 @@ describe('flowgauge probe', () => {
     const bad = async (args: string[], message: RegExp) => expect(await cli(['probe', '--once', ...args], cwd)).toMatchObject({ code: 2, err: expect.stringMatching(message) });
     await bad(['--checks', 'listFlows,nope'], /unknown nope/);
     await bad(['--interval', 'soon'], /--interval "soon"/);
+    await bad(['--interval', '100ms'], /--interval "100ms" is too short: at least 1s between rounds/);
     await bad(['--failures-to-open', '0'], /--failures-to-open/);
     await bad(['--ca', 'missing.pem'], /--ca missing\.pem: cannot read it \(ENOENT\)/);
     // Nothing was probed, so no history was started.

@@ -46,6 +46,9 @@ interface ProbeArgs extends TargetArgs {
 
 const DAY_MS = 86_400_000;
 
+/** Shortest time between probe rounds. */
+const MIN_INTERVAL_MS = 1000;
+
 function duration(flag: string, value: string): number {
   const ms = parseDurationMs(value);
   if (ms === undefined || ms <= 0) throw new UsageError(`--${flag} "${value}" is not ${DURATION_HELP}`);
@@ -104,6 +107,8 @@ export const probeCommand: MakeCommand = (ctx) => ({
     const args = argv as unknown as ProbeArgs;
     const { io } = ctx;
     const intervalMs = duration('interval', args.interval);
+    // Each round writes a record per check: a sub-second interval floods the history for nothing.
+    if (intervalMs < MIN_INTERVAL_MS) throw new UsageError(`--interval "${args.interval}" is too short: at least ${MIN_INTERVAL_MS / 1000}s between rounds`);
     const timeoutMs = duration('timeout', args.timeout);
     const retentionMs = duration('retention', args.retention);
     const durationMs = args.duration === undefined ? undefined : duration('duration', args.duration);
