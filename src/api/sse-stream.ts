@@ -23,11 +23,11 @@ const CLOSED_WITHOUT_END = { code: 'UND_ERR_ABORTED' };
 const EVENT_STREAM_RE = /^text\/event-stream\b/i;
 
 /**
- * Most bytes one stream body may carry (a long LLM answer is well under 1 MiB). It bounds
+ * Most bytes one stream body may carry (the JSON body cap; a long LLM answer is well under 1 MiB). It bounds
  * everything a stream keeps: an endless `data:` line the SSE parser holds, the output text and
  * the inter-token gaps. A stream past it fails as MALFORMED_BODY, and the process lives.
  */
-export const MAX_STREAM_BYTES = 8 * 1024 * 1024;
+export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 
 /** Names the error event's code (`code` or `error.code`) when it gives one. */
 function errorEventMessage(data: Record<string, unknown>): string {

@@ -6,7 +6,7 @@
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import { parseDurationMs } from '../core/units.js';
 import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
-import { readingGuard, resolveScenario, type ResolveOptions } from './resolve.js';
+import { defaultThresholds, readingGuard, resolveScenario, type ResolveOptions } from './resolve.js';
 import type { ResolvedRunPlan } from './run-plan.js';
 import type { ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 
@@ -78,6 +78,8 @@ function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options:
 
   const scenarios: ResolvedScenario[] = [];
   const thresholds = thresholdsOf(input.thresholds, 'thresholds', issues);
+  // No thresholds anywhere: the whole run is judged on the defaults.
+  const implicit = input.thresholds === undefined && entries.every(([, v]) => !isObject(v) || v.thresholds === undefined);
   const tokenEnv: Record<string, string> = {};
   for (const [key, value] of entries.slice(0, MAX_SCENARIOS)) {
     const at = `scenarios.${key}`;
@@ -114,7 +116,7 @@ function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options:
     name: name as string,
     description: typeof input.description === 'string' ? input.description : '',
     scenarios,
-    thresholds,
+    thresholds: implicit ? defaultThresholds(objective) : thresholds,
     objective,
     tokenEnv,
     ...(options.source !== undefined ? { source: options.source } : {}),

@@ -84,9 +84,13 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
       negative: e.negative,
     }),
   );
-  const thresholds: ResolvedThreshold[] = Object.entries(s.thresholds ?? {}).map(([key, t]) =>
-    Object.freeze({ key, expr: t.expr, abortOnFail: t.abortOnFail ?? false, ...(t.delayAbortEval !== undefined ? { delayAbortEvalMs: t.delayAbortEval } : {}) }),
-  );
+  const objective = s.slo?.objective ?? DEFAULT_OBJECTIVE;
+  const thresholds: ResolvedThreshold[] =
+    s.thresholds === undefined
+      ? defaultThresholds(objective)
+      : Object.entries(s.thresholds).map(([key, t]) =>
+          Object.freeze({ key, expr: t.expr, abortOnFail: t.abortOnFail ?? false, ...(t.delayAbortEval !== undefined ? { delayAbortEvalMs: t.delayAbortEval } : {}) }),
+        );
   const resolved: ResolvedScenario = {
     name: s.name,
     description: s.description ?? '',
@@ -144,6 +148,17 @@ function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): Ch
     else issues.push(...toConfigIssues(t.error.issues, ['overrides', 'tier']));
   }
   return { durationMs, rate, maxInFlight, tier };
+}
+
+/**
+ * What a scenario without `thresholds` is judged on: availability against its objective and no
+ * premature throttling (a run is never a bare PASS). An explicit `thresholds: {}` has none.
+ */
+export function defaultThresholds(objective: number): ResolvedThreshold[] {
+  return [
+    Object.freeze({ key: 'availability', expr: `>=${Math.round(objective * 1e6) / 1e4}%`, abortOnFail: false, implicit: true }),
+    Object.freeze({ key: 'ratelimit.premature429', expr: '==0', abortOnFail: false, implicit: true }),
+  ];
 }
 
 /** A data file is relative to the scenario file that names it (to the working directory without one). */

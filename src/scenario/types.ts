@@ -153,6 +153,8 @@ export interface ResolvedThreshold {
   readonly key: string;
   readonly expr: string;
   readonly abortOnFail: boolean;
+  /** True for the defaults a scenario without `thresholds` is judged on. */
+  readonly implicit?: boolean;
   /** Time from the run's start before an abort-on-fail threshold is judged (ms; 0 = at once). */
   readonly delayAbortEvalMs?: number;
 }

@@ -46,6 +46,8 @@ describe.skipIf(gate.skip)('real Prometheus scraping a live flowgauge run', () =
           { op: 'run', weight: 1 },
           { op: 'stream', weight: 1 },
         ],
+        // The service fails some runs on purpose; this test reads metrics, not a verdict.
+        thresholds: {},
       }),
     );
     const metricsPort = await freePort();

@@ -197,7 +197,7 @@ export const CASES: readonly MatrixCase[] = [
     raw: (req) => {
       req.socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
     },
-    expect: { error: 'SOCKET_ERROR', sli: 'bad', status: 0 },
+    expect: { error: 'PROTOCOL_ERROR', sli: 'bad', status: 0 },
   },
   {
     name: 'truncated SSE: body ends after two tokens, no end event',

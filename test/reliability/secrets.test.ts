@@ -88,7 +88,7 @@ describe('secrets', () => {
     const scenario = join(dir, 'full.json');
     writeFileSync(
       scenario,
-      JSON.stringify({ name: 'secrets', tier: { limitPerMinute: 10_000_000 }, load: { rate: '150/s', duration: '2s', gracefulStop: '2s' }, mix: ALL_OPS }),
+      JSON.stringify({ name: 'secrets', tier: { limitPerMinute: 10_000_000 }, load: { rate: '150/s', duration: '2s', gracefulStop: '2s' }, mix: ALL_OPS, thresholds: {} }),
     );
     const port = await freePort();
     const out = join(dir, 'out');

@@ -43,3 +43,20 @@ describe('thresholds are checked before the run', () => {
     expect(() => mix({ 'run.latency.p99': { expr: '<1s', delayAbortEval: 'later' } })).toThrow(/delayAbortEval/);
   });
 });
+
+describe('a run without thresholds is still judged', () => {
+  const load = { rate: '1/s', duration: '1s' };
+  it('on availability against its objective and no premature 429s; thresholds: {} turns them off', () => {
+    const judged = parsePlanThresholds(planOf(resolveRunPlan({ name: 'd', tier: 'pro', load, mix: [{ op: 'listFlows' }], slo: { objective: 0.99 } })));
+    expect(judged.all.map((t) => [t.key, t.op, t.value])).toEqual([
+      ['availability', '>=', 0.99],
+      ['ratelimit.premature429', '==', 0],
+    ]);
+    expect(parsePlanThresholds(planOf(resolveRunPlan({ name: 'd', tier: 'pro', load, mix: [{ op: 'listFlows' }], thresholds: {} }))).all).toEqual([]);
+  });
+
+  it('a plan of several scenarios, none with thresholds, is judged as a whole', () => {
+    const plan = planOf(resolveRunPlan({ name: 'p', scenarios: { a: { tier: 'pro', load, mix: [{ op: 'listFlows' }] }, b: { tier: 'free', load, mix: [{ op: 'run' }] } } }));
+    expect(parsePlanThresholds(plan).all.map((t) => t.key)).toEqual(['availability', 'ratelimit.premature429']);
+  });
+});

@@ -46,7 +46,11 @@ describe('resolveScenario', () => {
         gracefulStopMs: DEFAULT_GRACEFUL_STOP_MS,
       },
       mix: [{ op: 'run', weight: 1, flowId: undefined, input: 'hi', sessionId: undefined, query: undefined, negative: false }],
-      thresholds: [],
+      // No thresholds written: the defaults judge the run.
+      thresholds: [
+        { key: 'availability', expr: '>=99.9%', abortOnFail: false, implicit: true },
+        { key: 'ratelimit.premature429', expr: '==0', abortOnFail: false, implicit: true },
+      ],
       seed: 1,
       objective: 0.999,
     });

@@ -283,7 +283,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         tracer = createRequestTracer(otlp.tracer);
       }
       if (tracking !== undefined) {
-        log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded && args['webhook-secret'] === undefined ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
+        log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded && args['webhook-secret'] === undefined && io.env.FLOWGAUGE_WEBHOOK_SECRET === undefined ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
       }
       for (const s of plan.scenarios) {
         const when = s.startAfterMs === undefined ? '' : ` from ${s.startAfterMs / 1000}s`;
