@@ -42,3 +42,4 @@ export {
 } from './status.js';
 export { renderStatusText, formatPercent, formatMinutes, formatWindow, verdictOf, describeTls } from './status-text.js';
 export { renderStatusHtml, escapeHtml } from './status-html.js';
+export { deriveOnceInterval, MIN_DERIVED_INTERVAL_MS, MAX_DERIVED_INTERVAL_MS, type DerivedInterval } from './once-interval.js';

@@ -50,7 +50,7 @@ export function renderStatusText(s: SloStatus): string {
   lines.push(`SLO status over ${formatWindow(s.window.days)} (${s.window.start} → ${s.window.end}), objective ${formatPercent(s.objective)}`);
   lines.push('overall: a round is down when any check failed');
   lines.push('');
-  const head = ['series', 'probes', 'probe uptime', 'time uptime', 'down min', 'budget left min', 'burn rate', 'verdict'];
+  const head = ['series', 'probes', 'probe uptime', 'time uptime', 'down min', 'budget left min', 'burn rate', 'observed min', 'coverage', 'verdict'];
   const rows = [s.overall, ...s.checks].map((c) => [
     c.name,
     String(c.probes),
@@ -59,6 +59,8 @@ export function renderStatusText(s: SloStatus): string {
     formatMinutes(c.downMinutes),
     formatMinutes(c.budgetLeftMinutes),
     c.burnRate === null ? '–' : c.burnRate.toFixed(2),
+    formatMinutes(c.observedMinutes),
+    `${(c.coverage * 100).toFixed(1)} %`,
     verdictOf(c),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -66,6 +68,8 @@ export function renderStatusText(s: SloStatus): string {
   for (const r of rows) lines.push(pad(r, widths));
   lines.push('');
   lines.push(`Error budget: ${formatMinutes(s.overall.allowedDowntimeMinutes)} min of downtime allowed over the window.`);
+  lines.push(...budgetExplanation(s));
+  for (const w of s.warnings) lines.push(`WARNING: ${w}`);
 
   const all = [s.overall, ...s.checks];
   const incidents = all.flatMap((c) => c.incidents.map((i) => incidentLine(c.name, i, s.rtoHours)));
@@ -99,4 +103,20 @@ export function renderStatusText(s: SloStatus): string {
         : `OBJECTIVE MISSED: overall uptime ${formatPercent(s.overall.timeUptime)} < ${formatPercent(s.objective)}.`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Why BREACH can stand beside budget left: the verdict judges uptime over the observed time,
+ * the budget counts downtime against the whole window. Said whenever they could seem to disagree.
+ */
+export function budgetExplanation(s: SloStatus): string[] {
+  const breachedWithBudget = [s.overall, ...s.checks].some((c) => c.withinObjective === false && c.budgetLeftMinutes > 0);
+  if (!breachedWithBudget) return [];
+  const o = s.overall;
+  const windowMin = s.window.days * 1440;
+  return [
+    `The verdict judges uptime over the observed time (${formatMinutes(o.observedMinutes)} of ${formatMinutes(windowMin)} min, ${(o.coverage * 100).toFixed(1)} %); ` +
+      'the budget counts observed downtime against the whole window. A series can BREACH with budget left: ' +
+      'at its observed rate it would spend the whole budget (burn rate above 1) before the window ends.',
+  ];
 }

@@ -41,6 +41,12 @@ export interface SeriesStatus {
   readonly successes: number;
   readonly probeUptime: number | null;
   readonly observedMinutes: number;
+  /** observedMinutes / the window's minutes: how much of the window the records speak for. */
+  readonly coverage: number;
+  /** Records that arrived further apart than the earlier one claimed (see `computeUptime`). */
+  readonly lateGaps: number;
+  /** Minutes those late records leave uncounted (neither up nor down). */
+  readonly lateGapMinutes: number;
   readonly upMinutes: number;
   readonly downMinutes: number;
   readonly timeUptime: number | null;
@@ -77,6 +83,8 @@ export interface SloStatus {
   readonly checks: readonly SeriesStatus[];
   /** Overall time-based uptime meets the objective (false when nothing was observed). */
   readonly withinObjective: boolean;
+  /** What a reader must know before trusting the figures (coverage, late records); may be empty. */
+  readonly warnings: readonly string[];
   readonly history: HistoryStats & { readonly records: number };
 }
 
@@ -138,6 +146,9 @@ export function buildSloStatus(records: readonly ProbeRecord[], options: SloStat
       successes: u.successes,
       probeUptime: u.probeUptime ?? null,
       observedMinutes: r6(u.observedMs / MINUTE_MS),
+      coverage: r6(u.observedMs / options.windowMs),
+      lateGaps: u.lateGaps,
+      lateGapMinutes: r6(u.lateGapMs / MINUTE_MS),
       upMinutes: r6(u.upMs / MINUTE_MS),
       downMinutes: b.downMinutes,
       timeUptime: u.timeUptime ?? null,
@@ -168,6 +179,26 @@ export function buildSloStatus(records: readonly ProbeRecord[], options: SloStat
     overall,
     checks,
     withinObjective: overall.withinObjective === true,
+    warnings: statusWarnings(overall, checks),
     history: { files: 0, tornTails: 0, badLines: 0, ...options.history, records: inWindow },
   };
+}
+
+/** Coverage below this share of the window is worth a warning. */
+const LOW_COVERAGE = 0.9;
+
+/** Warnings about what the figures cannot see: late records and a thinly covered window. */
+function statusWarnings(overall: SeriesStatus, checks: readonly SeriesStatus[]): string[] {
+  const out: string[] = [];
+  for (const c of [overall, ...checks]) {
+    if (c.lateGaps === 0) continue;
+    out.push(
+      `${c.name}: ${c.lateGaps} record${c.lateGaps === 1 ? '' : 's'} arrived further apart than they claim to stand for, ` +
+        `leaving ${c.lateGapMinutes.toFixed(2)} min counted neither up nor down; run the probe with --interval equal to its schedule`,
+    );
+  }
+  if (overall.probes > 0 && overall.coverage < LOW_COVERAGE) {
+    out.push(`the records cover ${(overall.coverage * 100).toFixed(1)} % of the window: uptime is judged over the observed ${overall.observedMinutes.toFixed(2)} min only`);
+  }
+  return out;
 }

@@ -31,6 +31,18 @@ export interface Uptime {
   readonly downMs: number;
   /** upMs / observedMs; undefined when nothing was observed. */
   readonly timeUptime: number | undefined;
+  /**
+   * Consecutive records further apart than the earlier one claims to stand for (beyond a
+   * tolerance for scheduling jitter): the time between is counted neither up nor down.
+   */
+  readonly lateGaps: number;
+  /** The time those gaps leave uncounted, within the window. */
+  readonly lateGapMs: number;
+}
+
+/** Lateness a record may have before its gap counts as late: scheduling jitter, not a missed round. */
+export function lateTolerance(intervalMs: number): number {
+  return Math.max(1000, intervalMs * 0.1);
 }
 
 const MINUTE_MS = 60_000;
@@ -43,6 +55,8 @@ export function computeUptime(points: readonly OutcomePoint[], window: TimeWindo
   let successes = 0;
   let upMs = 0;
   let downMs = 0;
+  let lateGaps = 0;
+  let lateGapMs = 0;
   for (let i = 0; i < points.length; i++) {
     const p = points[i] as OutcomePoint;
     if (p.timeMs >= window.startMs && p.timeMs < window.endMs) {
@@ -52,7 +66,14 @@ export function computeUptime(points: readonly OutcomePoint[], window: TimeWindo
     const next = points[i + 1];
     const from = Math.max(p.timeMs, window.startMs);
     let to = Math.min(p.timeMs + p.intervalMs, window.endMs);
-    if (next !== undefined) to = Math.min(to, Math.max(next.timeMs, p.timeMs));
+    if (next !== undefined) {
+      to = Math.min(to, Math.max(next.timeMs, p.timeMs));
+      const claimedEnd = p.timeMs + p.intervalMs;
+      if (next.timeMs - claimedEnd > lateTolerance(p.intervalMs) && next.timeMs > window.startMs && claimedEnd < window.endMs) {
+        lateGaps++;
+        lateGapMs += Math.min(next.timeMs, window.endMs) - Math.max(claimedEnd, window.startMs);
+      }
+    }
     if (to <= from) continue;
     if (p.success) upMs += to - from;
     else downMs += to - from;
@@ -66,6 +87,8 @@ export function computeUptime(points: readonly OutcomePoint[], window: TimeWindo
     upMs,
     downMs,
     timeUptime: observedMs > 0 ? upMs / observedMs : undefined,
+    lateGaps,
+    lateGapMs,
   };
 }
 

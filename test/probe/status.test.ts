@@ -71,8 +71,11 @@ describe('slo status', () => {
     const recs = history((r, c) => c === 'listFlows' && r < 3).map((r) => ({ ...r, tls }));
     const text = renderStatusText(buildSloStatus(recs, { nowMs: NOW, windowMs: 30 * DAY }));
     expect(text).toMatch(/^SLO status over 30 days/);
-    expect(text).toMatch(/overall\s+1000\s+99\.700 %\s+99\.700 %\s+3\.00\s+40\.20\s+3\.00\s+BREACH/);
-    expect(text).toMatch(/stream\s+1000\s+100\.000 %\s+100\.000 %\s+0\.00\s+43\.20\s+0\.00\s+OK/);
+    expect(text).toMatch(/overall\s+1000\s+99\.700 %\s+99\.700 %\s+3\.00\s+40\.20\s+3\.00\s+1000\.00\s+2\.3 %\s+BREACH/);
+    expect(text).toMatch(/stream\s+1000\s+100\.000 %\s+100\.000 %\s+0\.00\s+43\.20\s+0\.00\s+1000\.00\s+2\.3 %\s+OK/);
+    // BREACH beside 40.20 min left is explained, and the thin coverage is said.
+    expect(text).toContain('The verdict judges uptime over the observed time (1000.00 of 43200.00 min, 2.3 %)');
+    expect(text).toContain('WARNING: the records cover 2.3 % of the window');
     expect(text).toContain('TLSv1.2 (below the TLSv1.3 target), certificate expires in 8.5 days');
     expect(text).toContain('OBJECTIVE MISSED');
     expect([30, 1, 0.25, 1 / 48].map(formatWindow)).toEqual(['30 days', '1 day', '6 hours', '30 minutes']);

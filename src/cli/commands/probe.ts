@@ -13,6 +13,7 @@ import { createProbeMetrics, createPushgatewayPusher, startMetricsServer, type M
 import {
   CHECK_NAMES,
   createProbeRunner,
+  deriveOnceInterval,
   isCheckName,
   openHistoryWriter,
   readHistory,
@@ -27,7 +28,7 @@ import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-option
 import type { MakeCommand } from './index.js';
 
 interface ProbeArgs extends TargetArgs {
-  interval: string;
+  interval?: string | undefined;
   checks: string;
   history: string;
   retention: string;
@@ -48,6 +49,8 @@ const DAY_MS = 86_400_000;
 
 /** Shortest time between probe rounds. */
 const MIN_INTERVAL_MS = 1000;
+/** Time between rounds when no --interval is given (and, for --once, none can be derived). */
+const DEFAULT_INTERVAL_MS = 30_000;
 
 function duration(flag: string, value: string): number {
   const ms = parseDurationMs(value);
@@ -81,13 +84,32 @@ function formatIncident(e: IncidentEvent): string {
   return `flowgauge: incident closed on ${i.check} after ${min} min (${i.withinRto ? 'within' : 'BREACHING'} the 4h RTO)\n`;
 }
 
+/**
+ * The span of a `--once` round without `--interval`: the gap since the previous record of the
+ * same check (a CronJob's schedule), else the default, said aloud either way.
+ */
+function onceInterval(previous: readonly ProbeRecord[], checks: readonly CheckName[], nowMs: number, log: TextSink): number {
+  const d = deriveOnceInterval(previous, checks, nowMs);
+  if (d.ok) {
+    log.write(`flowgauge: --once without --interval: each record stands for ${(d.intervalMs / 1000).toFixed(1)}s, the time since the previous one (${d.previousAt}); pass --interval with your schedule to fix it\n`);
+    return d.intervalMs;
+  }
+  const why = d.reason === 'no-previous' ? 'no earlier record of these checks' : d.reason === 'too-old' ? 'the previous record is over an hour old' : 'the previous record is under a second old';
+  log.write(`flowgauge: --once without --interval and ${why}: each record stands for 30s; pass --interval with your schedule (e.g. --interval 1m) or part of every outage goes uncounted\n`);
+  return DEFAULT_INTERVAL_MS;
+}
+
 /** The `probe` command. */
 export const probeCommand: MakeCommand = (ctx) => ({
   command: 'probe',
   describe: 'run scheduled uptime checks, keep a durable history, export probe metrics',
   builder: (y) =>
     y.options(TARGET_OPTIONS).options({
-      interval: { type: 'string', default: '30s', describe: `time between rounds (${DURATION_HELP})` },
+      interval: {
+        type: 'string',
+        requiresArg: true,
+        describe: `time between rounds, default 30s (${DURATION_HELP}); with --once give your schedule's (e.g. 1m for a one-minute CronJob): each record stands for this long`,
+      },
       checks: { type: 'string', default: CHECK_NAMES.join(','), describe: `checks of each round: ${CHECK_NAMES.join(', ')}` },
       history: { type: 'string', default: '.probe-history', describe: 'directory of the durable history (JSON Lines, one file per UTC day)' },
       retention: { type: 'string', default: '35d', describe: 'delete history files older than this' },
@@ -106,9 +128,9 @@ export const probeCommand: MakeCommand = (ctx) => ({
   handler: async (argv) => {
     const args = argv as unknown as ProbeArgs;
     const { io } = ctx;
-    const intervalMs = duration('interval', args.interval);
+    let intervalMs = args.interval === undefined ? DEFAULT_INTERVAL_MS : duration('interval', args.interval);
     // Each round writes a record per check: a sub-second interval floods the history for nothing.
-    if (intervalMs < MIN_INTERVAL_MS) throw new UsageError(`--interval "${args.interval}" is too short: at least ${MIN_INTERVAL_MS / 1000}s between rounds`);
+    if (args.interval !== undefined && intervalMs < MIN_INTERVAL_MS) throw new UsageError(`--interval "${args.interval}" is too short: at least ${MIN_INTERVAL_MS / 1000}s between rounds`);
     const timeoutMs = duration('timeout', args.timeout);
     const retentionMs = duration('retention', args.retention);
     const durationMs = args.duration === undefined ? undefined : duration('duration', args.duration);
@@ -147,6 +169,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
       const history = await openHistoryWriter({ dir: historyDir, retentionMs });
       closing.push(() => history.close());
       const previous = (await readHistory(historyDir, { fromMs: clock.wallMs() - DAY_MS })).records;
+      if (args.once === true && args.interval === undefined) intervalMs = onceInterval(previous, checks, clock.wallMs(), log);
 
       let metrics: ProbeMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) metrics = createProbeMetrics();
@@ -195,7 +218,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
         return;
       }
 
-      log.write(`flowgauge: probing ${checks.join(', ')} every ${args.interval}; history in ${historyDir}\n`);
+      log.write(`flowgauge: probing ${checks.join(', ')} every ${args.interval ?? '30s'}; history in ${historyDir}\n`);
       const stopped = new Promise<void>((done) => {
         stopDaemon = done;
       });
