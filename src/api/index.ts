@@ -1,7 +1,7 @@
 /** The typed client of the Workflow Execution Service interface. */
 export { createClient } from './client.js';
 export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
-export { ApiError, TransportError, classifyTransportError } from './errors.js';
+export { ApiError, TransportError, classifyTransportError, createTransportError } from './errors.js';
 export { USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
 export { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
 export {

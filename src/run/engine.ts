@@ -75,7 +75,15 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   const startedAtMs = clock.wallMs();
   const runStartNs = clock.nowNs();
-  const state = createRunState({ scenarios: plan.scenarios.map((s) => s.name), clock, runStartNs, runStartWallMs: startedAtMs, objective: plan.objective, observers });
+  const state = createRunState({
+    scenarios: plan.scenarios.map((s) => s.name),
+    clock,
+    runStartNs,
+    runStartWallMs: startedAtMs,
+    objective: plan.objective,
+    observers,
+    stoppedByUser: () => interrupted || abortedBy !== undefined,
+  });
   const ctx: ObserverContext = {
     clock,
     client: clientOf(plan.scenarios[0] as ResolvedScenario),

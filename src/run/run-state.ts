@@ -3,7 +3,7 @@
  * scenario's collectors, added to the run's total, then handed to observers as a frozen sample.
  * Mix requests and journey requests go through `record` alike, so both count the same way.
  */
-import { errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
+import { createTransportError, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import { createCollectors, createIterationStats, type Collectors, type IterationStats } from '../collect/index.js';
 import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
@@ -45,6 +45,12 @@ export interface RunStateOptions {
   readonly runStartWallMs: number;
   readonly objective: number;
   readonly observers: readonly RunObserver[];
+  /**
+   * True once the run was stopped by its user (Ctrl-C) or an abort-on-fail threshold: requests
+   * that stop cuts are cancelled (excluded, counted). Otherwise a request still open when the
+   * grace period ends was cut by its deadline: a failure (`TIMEOUT`, or an incomplete stream).
+   */
+  readonly stoppedByUser?: () => boolean;
 }
 
 /** Creates the state of a run and its dispatch to observers. */
@@ -82,11 +88,18 @@ export function createRunState(o: RunStateOptions): RunState {
     cancelled: () => cancelled,
     hook: onRequest.length === 0 ? () => undefined : onRequest.length === 1 ? hookOne : hookMany,
 
-    record(scenario, ctx, result, hook, cutByStop) {
-      const code = errorCodeOf(result);
+    record(scenario, ctx, given, hook, cutByStop) {
+      let result = given;
+      let code = errorCodeOf(result);
       if (cutByStop && code === 'ABORTED') {
-        cancelled++;
-        return;
+        if (o.stoppedByUser?.() !== false) {
+          cancelled++;
+          return;
+        }
+        // The schedule ended and the grace period ran out: the target did not answer in time.
+        const opened = result.meta.status >= 200 && result.meta.status < 300;
+        code = ctx.op === 'stream' && opened ? 'STREAM_INCOMPLETE' : 'TIMEOUT';
+        result = { ...result, error: createTransportError(code, `${ctx.op}: ${code} (still open when the grace period ended)`) } as typeof given;
       }
       const sample = requestSample(ctx, result, code);
       const verdict = scenario.collectors.observe(sample);

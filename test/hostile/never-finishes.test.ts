@@ -1,0 +1,75 @@
+/**
+ * Requests that never finish do not vanish: a stream that sends tokens forever and a request
+ * that is never answered, both still open when the grace period ends, are failures of their
+ * operation (an incomplete stream, `TIMEOUT`), and the default objective fails the run. A user's
+ * Ctrl-C, by contrast, cancels what is open (excluded, counted).
+ */
+import { createServer, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { executeRun } from '../../src/run/index.js';
+import { resolveScenario } from '../../src/scenario/index.js';
+
+const FLOW = { id: 'flow_1', name: 'f', description: 'd', status: 'published', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', endpoint: 'http://127.0.0.1/v1/flows/flow_1/run' };
+const FLOWS = JSON.stringify({ flows: [FLOW], total: 1, limit: 20, offset: 0 });
+
+let server: Server | undefined;
+const timers: NodeJS.Timeout[] = [];
+afterEach(async () => {
+  timers.splice(0).forEach(clearInterval);
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+});
+
+/** Answers the first flow list; then streams tokens forever, and never answers anything else. */
+async function endless(): Promise<string> {
+  let lists = 0;
+  server = createServer((req, res) => {
+    req.resume();
+    if (req.url?.startsWith('/v1/flows?') === true && lists++ === 0) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(FLOWS);
+      return;
+    }
+    if (req.url?.endsWith('/stream') === true) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"type":"start","run_id":"run_1"}\n\n');
+      timers.push(setInterval(() => res.write('data: {"type":"token","content":"a"}\n\n'), 20));
+    }
+  });
+  await new Promise<void>((r) => (server as Server).listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+}
+
+describe('requests that never finish', () => {
+  it('are failures when the grace period cuts them: an incomplete stream, TIMEOUT, and the default objective fails', async () => {
+    const baseUrl = await endless();
+    const client = createClient({ baseUrl, token: 'fg_never_token' });
+    const scenario = resolveScenario({ name: 'never', tier: 'pro', load: { rate: '10/s', duration: '500ms', gracefulStop: '200ms' }, mix: [{ op: 'stream', input: 'hi' }, { op: 'listFlows' }] });
+    const { report, passed } = await executeRun({ scenario, client, target: { baseUrl, embedded: false } });
+    await client.close();
+    const streams = report.ops.stream?.count ?? 0;
+    const lists = report.ops.listFlows?.count ?? 0;
+    expect(streams + lists).toBe(report.load.started);
+    expect(report.load.cancelled ?? 0).toBe(0);
+    expect(report.stream.incomplete).toBe(streams);
+    expect(report.ops.stream?.errors).toEqual({ STREAM_INCOMPLETE: streams });
+    expect(report.ops.listFlows?.errors).toEqual({ TIMEOUT: lists });
+    expect(report.slo.availability).toBe(0);
+    expect(passed).toBe(false);
+  });
+
+  it("are cancelled, not failed, when the user's stop cuts them", async () => {
+    const baseUrl = await endless();
+    const client = createClient({ baseUrl, token: 'fg_never_token' });
+    const stop = new AbortController();
+    const scenario = resolveScenario({ name: 'stopped', tier: 'pro', load: { rate: '10/s', duration: '5s', gracefulStop: '200ms' }, mix: [{ op: 'stream', input: 'hi' }] });
+    const run = executeRun({ scenario, client, target: { baseUrl, embedded: false }, stopSignal: stop.signal });
+    timers.push(setTimeout(() => stop.abort(), 300));
+    const { report } = await run;
+    await client.close();
+    expect(report.interrupted).toBe(true);
+    expect(report.load.cancelled).toBe(report.load.started);
+    expect(report.slo.bad).toBe(0);
+  });
+});
