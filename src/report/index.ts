@@ -10,3 +10,4 @@ export * from './compare.js';
 export * from './merge.js';
 export * from './verdict.js';
 export * from './dashboard-page.js';
+export * from './read.js';
