@@ -93,7 +93,7 @@ const threshold: Schema = obj({
   value: num,
   observed: nullable(num),
   passed: { type: 'boolean' },
-});
+}, { implicit: { type: 'boolean' } });
 
 const violation: Schema = obj({ op: { enum: [...OPS] }, path: str, expected: str, got: str, count });
 

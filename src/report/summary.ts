@@ -43,6 +43,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   lines.push(
     `${paint('bold', 'flowgauge')} ${report.scenario}: ${verdict} ` +
       `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
+      `${(report.load.cancelled ?? 0) > 0 ? `${report.load.cancelled} cancelled by the stop, ` : ''}` +
       `${fmtNumber(report.load.achievedRatePerS)}/s`,
   );
   for (const n of head.notes) lines.push(paint(head.word === 'PASS' ? 'bold' : 'red', n));
@@ -82,7 +83,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   lines.push(...journeySummaryLines(report));
 
   if (report.thresholds.length > 0) {
-    lines.push('', paint('dim', 'thresholds'));
+    const defaults = report.thresholds.every((t) => t.implicit === true);
+    lines.push('', paint('dim', defaults ? 'thresholds (the defaults: the scenario sets none; thresholds: {} turns them off)' : 'thresholds'));
     const trows = report.thresholds.map((t) => [
       `${t.passed ? paint('green', '✓') : paint('red', '✗')} ${t.metric}`,
       `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,

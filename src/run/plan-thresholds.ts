@@ -49,7 +49,8 @@ export function parsePlanThresholds(plan: ResolvedRunPlan): RunThresholds {
       issues.push({ path: `thresholds["${t.key}"]`, message: absent });
       continue;
     }
-    const threshold = scope === undefined ? parsed.threshold : { ...parsed.threshold, key: `${scope}:${parsed.threshold.key}` };
+    const base = t.implicit === true ? { ...parsed.threshold, implicit: true } : parsed.threshold;
+    const threshold = scope === undefined ? base : { ...base, key: `${scope}:${base.key}` };
     all.push(threshold);
     if (t.abortOnFail) abortOnFail.push(threshold);
     if (t.abortOnFail && (t.delayAbortEvalMs ?? 0) > 0) abortDelayMs.set(threshold.key, t.delayAbortEvalMs ?? 0);

@@ -16,6 +16,8 @@ export interface ParsedThreshold {
   readonly value: number;
   /** The expression as written, for messages. */
   readonly expression: string;
+  /** True for a default the run is judged on because it set no thresholds. */
+  readonly implicit?: boolean;
 }
 
 /** One evaluated threshold, exactly the shape of report.json's `thresholds` entries. */
@@ -27,6 +29,8 @@ export interface ThresholdResult {
   /** What was measured, in the same unit; null when nothing was observed. */
   readonly observed: number | null;
   readonly passed: boolean;
+  /** True for a default the run was judged on because it set no thresholds. */
+  readonly implicit?: boolean;
 }
 
 /** Result of `parseThreshold`: never throws, so scenario validation can collect every problem. */
@@ -113,9 +117,9 @@ export function evaluateThresholds(
   return parsed.map((t) => {
     const observed = metrics(t.key);
     if (observed === undefined || Number.isNaN(observed)) {
-      return { metric: t.key, op: t.op, value: t.value, observed: null, passed: false };
+      return { metric: t.key, op: t.op, value: t.value, observed: null, passed: false, ...(t.implicit === true ? { implicit: true } : {}) };
     }
-    return { metric: t.key, op: t.op, value: t.value, observed, passed: compare(observed, t.op, t.value) };
+    return { metric: t.key, op: t.op, value: t.value, observed, passed: compare(observed, t.op, t.value), ...(t.implicit === true ? { implicit: true } : {}) };
   });
 }
 

@@ -60,3 +60,15 @@ describe('a run without thresholds is still judged', () => {
     expect(parsePlanThresholds(plan).all.map((t) => t.key)).toEqual(['availability', 'ratelimit.premature429']);
   });
 });
+
+describe('the summary of a run judged on the defaults', () => {
+  it('says the thresholds were defaults', async () => {
+    const { renderSummary } = await import('../../src/report/summary.js');
+    const { evaluateReportThresholds } = await import('../../src/report/metrics.js');
+    const { fixtureReport } = await import('../report/fixture.js');
+    const judged = parsePlanThresholds(planOf(resolveRunPlan({ name: 'd', tier: 'pro', load: { rate: '1/s', duration: '1s' }, mix: [{ op: 'run' }] })));
+    const report = evaluateReportThresholds(fixtureReport(), judged.all);
+    expect(report.thresholds.every((t) => t.implicit === true)).toBe(true);
+    expect(renderSummary(report)).toContain('thresholds (the defaults: the scenario sets none; thresholds: {} turns them off)');
+  });
+});
