@@ -12,6 +12,7 @@
 import { OPS } from '../core/ops.js';
 import { METRIC_KEY_HELP, parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
 import type { MetricKey, ThresholdUnit } from '../slo/threshold-grammar.js';
+import { incomparability, judgeNoise, samplesOf } from './compare-noise.js';
 import { fmtNumber, fmtThresholdValue } from './format.js';
 import { reportMetric } from './metrics.js';
 import type { Report } from './model.js';
@@ -86,6 +87,11 @@ export interface ComparisonRow {
   readonly regressed: boolean | undefined;
   /** Why a rule could not judge, or what failed it without a number. */
   readonly note: string | undefined;
+  /** Samples behind the baseline's and the current figure (requests of the op, stream timings, …). */
+  readonly baselineSamples: number;
+  readonly currentSamples: number;
+  /** True when the change exceeded the rule but the samples cannot support it (see compare-noise.ts). */
+  readonly inconclusive: boolean;
 }
 
 /** The whole comparison. */
@@ -95,6 +101,10 @@ export interface Comparison {
   readonly regressions: ComparisonRow[];
   /** Warnings (different scenarios, …). */
   readonly notes: string[];
+  /** False when the runs differ in scenario, executor or target rate: no rule is judged. */
+  readonly comparable: boolean;
+  /** Rows whose rule was exceeded by a change the samples cannot support. */
+  readonly inconclusive: ComparisonRow[];
 }
 
 const ACHIEVED = 'load.achievedRatePerS';
@@ -158,21 +168,30 @@ function judge(rule: RegressionRule, b: number | undefined, c: number | undefine
 export function compareReports(baseline: Report, current: Report, rules: readonly RegressionRule[]): Comparison {
   const keys = standardKeys(baseline, current);
   for (const r of rules) if (!keys.includes(r.key)) keys.push(r.key);
+  const notes = incomparability(baseline, current);
+  const comparable = notes.length === 0;
   const rows: ComparisonRow[] = [];
   for (const key of keys) {
     const b = valueOf(baseline, key);
     const c = valueOf(current, key);
     const change = fmtChange(key, b, c);
+    const counts = { baselineSamples: samplesOf(baseline, key), currentSamples: samplesOf(current, key), inconclusive: false };
     const applicable = rules.filter((r) => r.key === key);
-    if (applicable.length === 0) rows.push({ key, baseline: b, current: c, change, rule: undefined, regressed: undefined, note: undefined });
-    for (const rule of applicable) rows.push({ key, baseline: b, current: c, change, rule: rule.text, ...judge(rule, b, c) });
+    if (applicable.length === 0) rows.push({ key, baseline: b, current: c, change, rule: undefined, regressed: undefined, note: undefined, ...counts });
+    for (const rule of applicable) {
+      const row = { key, baseline: b, current: c, change, rule: rule.text, ...counts };
+      if (!comparable) {
+        rows.push({ ...row, regressed: undefined, note: 'not comparable' });
+        continue;
+      }
+      const verdict = judge(rule, b, c);
+      // Only a change past the rule needs the samples' word: one within it is ok either way.
+      const noise = verdict.regressed === true && b !== undefined && c !== undefined ? judgeNoise(baseline, current, key, b, c) : undefined;
+      if (noise?.inconclusive !== undefined) rows.push({ ...row, regressed: undefined, note: `inconclusive: ${noise.inconclusive}`, inconclusive: true });
+      else rows.push({ ...row, ...verdict });
+    }
   }
-  const notes: string[] = [];
-  if (baseline.scenario !== current.scenario) notes.push(`the scenarios differ: baseline "${baseline.scenario}", current "${current.scenario}"`);
-  if (baseline.load.executor !== current.load.executor) {
-    notes.push(`the executors differ: baseline ${baseline.load.executor}, current ${current.load.executor}`);
-  }
-  return { rows, regressions: rows.filter((r) => r.regressed === true), notes };
+  return { rows, regressions: rows.filter((r) => r.regressed === true), notes, comparable, inconclusive: rows.filter((r) => r.inconclusive) };
 }
 
 /** Options of `renderComparison`. */
@@ -183,12 +202,13 @@ export interface RenderComparisonOptions {
 
 /** The comparison as an aligned text table, with a closing verdict line. */
 export function renderComparison(c: Comparison, options: RenderComparisonOptions = {}): string {
-  const head = ['metric', options.baselineName ?? 'baseline', options.currentName ?? 'current', 'change', 'rule', 'verdict'];
+  const head = ['metric', options.baselineName ?? 'baseline', options.currentName ?? 'current', 'change', 'samples', 'rule', 'verdict'];
   const body = c.rows.map((r) => [
     r.key,
     fmtValue(r.key, r.baseline),
     fmtValue(r.key, r.current),
     r.change,
+    `${r.baselineSamples}/${r.currentSamples}`,
     r.rule ?? '',
     r.regressed === true ? `REGRESSION${r.note ? ` (${r.note})` : ''}` : r.regressed === false ? 'ok' : (r.note ?? ''),
   ]);
@@ -196,19 +216,22 @@ export function renderComparison(c: Comparison, options: RenderComparisonOptions
   const widths = head.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
   const line = (row: readonly string[]): string =>
     row
-      .map((cell, i) => (i === 0 || i >= 4 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .map((cell, i) => (i === 0 || i >= 5 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
       .join('  ')
       .trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
   for (const n of c.notes) out.push(`note: ${n}`);
   const judged = c.rows.filter((r) => r.rule !== undefined).length;
+  const inconclusive = c.inconclusive.length === 0 ? '' : `; ${c.inconclusive.length} inconclusive (the samples cannot tell the change from noise): ${c.inconclusive.map((r) => r.rule).join(', ')}`;
   out.push(
     '',
-    c.regressions.length > 0
-      ? `${c.regressions.length} regression${c.regressions.length === 1 ? '' : 's'}: ${c.regressions.map((r) => r.rule).join(', ')}`
+    !c.comparable
+      ? `NOT COMPARABLE: ${c.notes.join('; ')}; no rule judged`
+      : c.regressions.length > 0
+      ? `${c.regressions.length} regression${c.regressions.length === 1 ? '' : 's'}: ${c.regressions.map((r) => r.rule).join(', ')}${inconclusive}`
       : judged === 0
         ? 'no regression rules given (--max-regression): nothing judged'
-        : `no regressions (${judged} rule${judged === 1 ? '' : 's'} checked)`,
+        : `no regressions (${judged} rule${judged === 1 ? '' : 's'} checked)${inconclusive}`,
   );
   return `${out.join('\n')}\n`;
 }

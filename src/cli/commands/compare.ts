@@ -1,6 +1,8 @@
 /**
  * `flowgauge compare <baseline.json> <current.json>`: prints the two runs side by side and
- * exits 1 when a `--max-regression` rule is exceeded (0 otherwise, 2 for a bad rule or file).
+ * exits 1 when a `--max-regression` rule is exceeded by a change the samples can support (0
+ * otherwise; a change they cannot is printed `inconclusive`), 2 for a bad rule or file, and for
+ * runs that are not comparable (different scenarios, executors or target rates).
  */
 import { resolve } from 'node:path';
 import { compareReports, parseRegressionRules, renderComparison } from '../../report/compare.js';
@@ -15,10 +17,12 @@ interface CompareArgs {
   'max-regression'?: string | undefined;
 }
 
+const comparable = (c: { readonly comparable: boolean }): boolean => c.comparable;
+
 /** The `compare` command. */
 export const compareCommand: MakeCommand = (ctx) => ({
   command: 'compare <baseline> <current>',
-  describe: 'compare two report.json files; exit 1 on a regression beyond --max-regression',
+  describe: 'compare two report.json files; exit 1 on a regression beyond --max-regression that the samples support',
   builder: (y) =>
     y
       .positional('baseline', { type: 'string', demandOption: true, describe: 'report.json of the reference run' })
@@ -39,6 +43,12 @@ export const compareCommand: MakeCommand = (ctx) => ({
     const current = await readReportFile(resolve(io.cwd, args.current), args.current);
     const comparison = compareReports(baseline, current, parsed.rules);
     io.stdout.write(renderComparison(comparison));
+    // Two runs that measured different things cannot pass or fail a gate: the files are the mistake.
+    if (!comparable(comparison)) {
+      io.stderr.write(`flowgauge: ${args.baseline} and ${args.current} are not comparable: ${comparison.notes.join('; ')}\n`);
+      ctx.setExit(EXIT.BAD_INPUT);
+      return;
+    }
     ctx.setExit(comparison.regressions.length > 0 ? EXIT.FAILED : EXIT.OK);
   },
 });
