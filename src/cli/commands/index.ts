@@ -4,6 +4,7 @@ import { capacityCommand } from './capacity.js';
 import { compareCommand } from './compare.js';
 import { conformanceCommand } from './conformance.js';
 import { mergeCommand } from './merge.js';
+import { newCommand } from './new.js';
 import { probeCommand } from './probe.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
@@ -14,4 +15,4 @@ import { sloCommand } from './slo.js';
 export type MakeCommand = (ctx: CommandContext) => CommandModule<object, any>;
 
 /** Every command, in help order. A command is listed here only once it works. */
-export const commandModules: readonly MakeCommand[] = [runCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, conformanceCommand, capacityCommand, serveCommand];
+export const commandModules: readonly MakeCommand[] = [runCommand, newCommand, probeCommand, reportCommand, compareCommand, mergeCommand, sloCommand, conformanceCommand, capacityCommand, serveCommand];

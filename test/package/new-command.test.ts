@@ -1,0 +1,86 @@
+/**
+ * `flowgauge new`: each form's file is written, then run unchanged through the CLI against the
+ * embedded service, and passes with traffic of its form in the report; bad names, clashes and
+ * conflicting forms are bad input (exit 2).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fg-new-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface RunReport {
+  verdict: string;
+  ops: Record<string, { count: number; bad: number }>;
+  iterations?: { completed: number; failed: number };
+  checks?: Record<string, { passes: number; fails: number }>;
+}
+
+async function newAndRun(args: string[], file: string): Promise<RunReport> {
+  const made = memoryIo({ cwd: dir });
+  expect(await main(['new', ...args], made)).toBe(0);
+  expect(made.out()).toContain(`wrote ./${file}`);
+  const io = memoryIo({ cwd: dir, env: {} });
+  const out = join(dir, `out-${file}`);
+  const code = await main(['run', `./${file}`, '--duration', '2s', '--out', out, '--quiet'], io);
+  expect(io.err()).not.toMatch(/error|invalid/i);
+  expect(code).toBe(0);
+  return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as RunReport;
+}
+
+describe('flowgauge new', () => {
+  it('writes a mix (the default) that runs as written: every op of the mix sent, no failure', async () => {
+    const report = await newAndRun(['my-mix'], 'my-mix.ts');
+    expect(readFileSync(join(dir, 'my-mix.ts'), 'utf8')).toMatch(/^import \{ defineScenario \} from 'flowgauge';/);
+    expect(report.verdict).toBe('PASS');
+    for (const op of ['run', 'stream', 'listFlows', 'getFlow']) {
+      expect(report.ops[op]?.count, op).toBeGreaterThan(0);
+      expect(report.ops[op]?.bad, op).toBe(0);
+    }
+  }, 30_000);
+
+  it('writes a journey in code that runs as written: iterations complete and every check passes', async () => {
+    const report = await newAndRun(['my-journey', '--journey'], 'my-journey.ts');
+    expect(report.verdict).toBe('PASS');
+    expect(report.iterations?.completed).toBeGreaterThan(0);
+    expect(report.iterations?.failed).toBe(0);
+    expect(report.checks?.['history holds every turn']?.passes).toBeGreaterThan(0);
+    expect(report.checks?.['history holds every turn']?.fails).toBe(0);
+    expect(report.ops['createSession']?.count).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('writes the journey as YAML steps that runs as written', async () => {
+    const report = await newAndRun(['my-steps', '--steps'], 'my-steps.yaml');
+    expect(readFileSync(join(dir, 'my-steps.yaml'), 'utf8')).toMatch(/^# my-steps: /);
+    expect(report.verdict).toBe('PASS');
+    expect(report.iterations?.completed).toBeGreaterThan(0);
+    expect(report.checks?.['history holds every turn']?.fails).toBe(0);
+    expect(report.checks?.['history holds every turn']?.passes).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('refuses to overwrite a file unless --force', async () => {
+    const path = join(dir, 'mine.ts');
+    writeFileSync(path, '// my own work\n');
+    const io = memoryIo({ cwd: dir });
+    expect(await main(['new', 'mine'], io)).toBe(2);
+    expect(io.err()).toMatch(/exists; .*--force/);
+    expect(readFileSync(path, 'utf8')).toBe('// my own work\n');
+    expect(await main(['new', 'mine', '--force'], memoryIo({ cwd: dir }))).toBe(0);
+    expect(readFileSync(path, 'utf8')).toMatch(/defineScenario/);
+  });
+
+  it.each([
+    [['new', 'My_Check'], /not a scenario name: use lower-case letters, digits and dashes/],
+    [['new', 'x.yaml'], /a --mix scenario is a \.ts file/],
+    [['new', 'x', '--journey', '--steps'], /mutually exclusive|conflict/i],
+  ])('%j is bad input (exit 2) naming what is allowed', async (argv, message) => {
+    const io = memoryIo({ cwd: dir });
+    expect(await main(argv, io)).toBe(2);
+    expect(io.err()).toMatch(message);
+    expect(existsSync(join(dir, 'x.ts'))).toBe(false);
+  });
+});
