@@ -16,3 +16,4 @@ export * from './data-source.js';
 export * from './data-file.js';
 export * from './steps-schema.js';
 export * from './steps.js';
+export { scenarioJsonSchema } from './json-schema.js';

@@ -18,7 +18,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { writeReportFiles } from '../report-files.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 interface CapacityArgs extends TargetArgs {
   op: string;

@@ -9,7 +9,7 @@ import { compareReports, parseRegressionRules, renderComparison } from '../../re
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { readReportFile } from '../report-formats.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 interface CompareArgs {
   baseline: string;

@@ -16,7 +16,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { reportDir, writeReportFiles } from '../report-files.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 interface ConformanceArgs extends TargetArgs {
   'other-token'?: string | undefined;

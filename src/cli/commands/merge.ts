@@ -12,7 +12,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { writeReportFiles } from '../report-files.js';
 import { readReportFile, renderReportFiles } from '../report-formats.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 interface MergeArgs {
   shards: string[];

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { UsageError } from '../context.js';
 import { NEW_FORMS, scenarioTemplate, type NewForm } from '../new-templates.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 /** What `defineScenario` accepts as a name (docs/scenarios.md). */
 const NAME_RE = /^[a-z0-9][a-z0-9-]*$/;

@@ -25,7 +25,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { TextSink } from '../io.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 interface ProbeArgs extends TargetArgs {
   interval?: string | undefined;

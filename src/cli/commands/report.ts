@@ -9,7 +9,7 @@ import { renderMarkdown } from '../../report/index.js';
 import { renderHtml } from '../../report/html.js';
 import { UsageError } from '../context.js';
 import { loadHtmlAssets, readReportFile } from '../report-formats.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 /** Output formats of `report`. */
 export const REPORT_FORMATS = ['html', 'md', 'json'] as const;

@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
 import { parseReferenceConfig, startReferenceService, type ReferenceServiceOptions } from '../../target/index.js';
 import { UsageError } from '../context.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 
 async function readConfig(cwd: string, file: string): Promise<ReferenceServiceOptions> {
   const path = resolve(cwd, file);

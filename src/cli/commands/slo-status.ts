@@ -14,7 +14,7 @@ import { buildSloStatus, readHistory, renderStatusHtml, renderStatusText } from 
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
 
 interface StatusArgs {

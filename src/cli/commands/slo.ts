@@ -19,7 +19,7 @@ import {
 } from '../../slo/prometheus-rules.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
-import type { MakeCommand } from './index.js';
+import type { MakeCommand } from './command.js';
 import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
 import { sloStatusCommand } from './slo-status.js';
 
