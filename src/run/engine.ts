@@ -38,6 +38,8 @@ export interface RunOptions {
   readonly observers?: readonly RunObserver[];
   /** Time between ticks (default 1000 ms). */
   readonly progressIntervalMs?: number;
+  /** Longest time the requests before the run (finding a flow, a session, a run id) may take together (default 30 s). */
+  readonly prepareTimeoutMs?: number;
   /** Longest time the steps after the schedule (following, notifications, audit) may take (default 60 s). */
   readonly finishTimeoutMs?: number;
 }
@@ -65,7 +67,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   const prepared = [];
   for (const s of plan.scenarios) {
-    const targets = await prepareTargets(clientOf(s), s, options.stopSignal);
+    const targets = await prepareTargets(clientOf(s), s, options.stopSignal, options.prepareTimeoutMs);
     if (s.journey !== undefined && targets.defaultFlowId === '') {
       throw new FlowgaugeError('FG_CONFIG_INVALID', `scenario "${s.name}": target ${clientOf(s).baseUrl} lists no published flow for vu.flowId`);
     }

@@ -9,16 +9,24 @@ import type { ResolvedScenario } from '../scenario/index.js';
 import type { OperationTargets } from './operations.js';
 import { createRecentIds } from './recent-ids.js';
 
+/** Longest the requests before the run may take, together. */
+export const PREPARE_DEADLINE_MS = 30_000;
+
 /**
  * Resolves the ids a scenario's mix leaves to the target; throws when the target cannot serve,
  * or when `signal` (Ctrl-C) aborts it before the run began.
  */
-export async function prepareTargets(client: Client, scenario: ResolvedScenario, signal?: AbortSignal): Promise<OperationTargets> {
-  const opts = signal === undefined ? {} : { signal };
+export async function prepareTargets(client: Client, scenario: ResolvedScenario, signal?: AbortSignal, deadlineMs = PREPARE_DEADLINE_MS): Promise<OperationTargets> {
+  // One deadline for all of the preparation: a target that trickles its answers cannot hold the run.
+  const deadline = AbortSignal.timeout(deadlineMs);
+  const opts = { signal: signal === undefined ? deadline : AbortSignal.any([signal, deadline]) };
   // A function, not a property read, so the check after each await is not narrowed away.
   const aborted = (): boolean => signal?.aborted === true;
+  const late = (what: string): FlowgaugeError =>
+    new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} did not answer ${what} within the preparation deadline (${deadlineMs / 1000} s)`);
   const listed = await client.listFlows({ status: 'published', limit: 1 }, opts);
   if (aborted()) throw interruptedBeforeStart();
+  if (deadline.aborted) throw late('GET /flows');
   if (!listed.ok) {
     const e = listed.error;
     if (e.code === 'PROTOCOL_ERROR') {
@@ -63,6 +71,7 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
     if (typeof id === 'string') runIds.add(id);
   }
   if (aborted()) throw interruptedBeforeStart();
+  if (deadline.aborted) throw late('the session and run it needed');
   return { defaultFlowId, sessionId, runIds };
 }
 

@@ -73,3 +73,25 @@ describe('requests that never finish', () => {
     expect(report.slo.bad).toBe(0);
   });
 });
+
+describe('a target that trickles its answer before the run', () => {
+  it('ends the preparation at its deadline, saying what it waited for', async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"flows": [');
+      timers.push(setInterval(() => res.write(' '), 50));
+    });
+    await new Promise<void>((r) => (server as Server).listen(0, '127.0.0.1', r));
+    const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+    const client = createClient({ baseUrl, token: 'fg_never_token' });
+    const scenario = resolveScenario({ name: 'trickle', tier: 'pro', load: { rate: '10/s', duration: '500ms' }, mix: [{ op: 'listFlows' }] });
+    const err = await executeRun({ scenario, client, target: { baseUrl, embedded: false }, prepareTimeoutMs: 400 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await client.close();
+    expect((err as { code?: string }).code).toBe('FG_TARGET_UNREACHABLE');
+    expect((err as Error).message).toContain('did not answer GET /flows within the preparation deadline (0.4 s)');
+  });
+});
