@@ -93,6 +93,13 @@ describe('the packed package', () => {
     expect(stdout).toContain('iterations  5 started, 5 completed');
   }, 60_000);
 
+  it('scaffolds a scenario with npx flowgauge new that runs there as written', async ({ skip }) => {
+    if (skipReason !== undefined) return skip(skipReason);
+    await inProject('npx', ['flowgauge', 'new', 'first-check', '--journey']);
+    const { stdout } = await inProject('npx', ['flowgauge', 'run', './first-check.ts', '--duration', '2s', '--quiet']);
+    expect(stdout).toMatch(/flowgauge first-check: PASS/);
+  }, 60_000);
+
   it('serves the library and its subpaths to plain Node ESM', async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
     writeFileSync(

@@ -49,6 +49,19 @@ describe('the public API', () => {
     expect(sorted(Object.keys(pkg.exports))).toEqual(sorted([...Object.keys(entries), './package.json']));
   });
 
+  it("docs/api.md's examples import only names their entry exports", () => {
+    const doc = readFileSync('docs/api.md', 'utf8');
+    const entries: Record<string, object> = { flowgauge: main, ...Object.fromEntries(Object.entries(SUBPATHS).map(([path, s]) => [`flowgauge${path.slice(1)}`, s.module])) };
+    const imports = [...doc.matchAll(/import \{([^}]*)\} from '(flowgauge[^']*)'/g)];
+    expect(imports.length).toBeGreaterThan(3);
+    for (const [, names, from] of imports) {
+      const entry = entries[from as string];
+      expect(entry, from).toBeDefined();
+      const values = (names as string).split(',').map((n) => n.trim()).filter((n) => /^[A-Za-z_]\w*$/.test(n));
+      for (const name of values) expect(Object.keys(entry ?? {}), `${name} from ${from}`).toContain(name);
+    }
+  });
+
   it('documents every value and type name in docs/api.md', () => {
     const doc = readFileSync('docs/api.md', 'utf8');
     const files = ['src/index.ts', 'src/index-scenario.ts', 'src/index-client.ts', 'src/index-report.ts', 'src/index-reference-service.ts'];
