@@ -11,6 +11,8 @@ import { type CliIo, processIo } from './io.js';
 import { safeProcessTitle } from './process-title.js';
 import { packageVersion } from './version.js';
 import { commandModules } from './commands/index.js';
+import { builtinScenarioNames } from './scenario-path.js';
+import { humanizeUsageMessage } from './usage-messages.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
@@ -39,10 +41,22 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
         'With no --base-url, commands run against the embedded reference service.',
     )
     .exitProcess(false)
-    .fail((msg, err) => {
-      throw err ?? new UsageError(msg ?? 'invalid arguments');
+    .fail((msg, err, usage) => {
+      // yargs' own errors (a flag without its value) are rewritten too; a handler's pass through.
+      if (err && err.name !== 'YError') throw err;
+      if (err) msg = err.message;
+      // The third argument is yargs' usage instance: its descriptions name the failing command's flags.
+      const described = (usage as unknown as { getDescriptions?: () => Record<string, string> }).getDescriptions?.() ?? {};
+      throw new UsageError(
+        humanizeUsageMessage(msg ?? 'invalid arguments', { argv, commands, flags: Object.keys(described), scenarios: builtinScenarioNames() }),
+      );
     });
-  for (const make of commandModules) parser = parser.command(make(ctx));
+  const commands: string[] = [];
+  for (const make of commandModules) {
+    const module = make(ctx);
+    commands.push(String(module.command ?? '').split(' ')[0] as string);
+    parser = parser.command(module);
+  }
 
   try {
     let help = '';

@@ -24,6 +24,16 @@ export interface TargetArgs {
   readonly 'webhook-host'?: string | undefined;
 }
 
+/**
+ * The API address with its version segment: `https://api.example.com` means
+ * `https://api.example.com/v1`, the interface's base. Trailing slashes are dropped; a query is
+ * kept off (a base URL has none).
+ */
+export function withVersion(url: URL): string {
+  const path = url.pathname.replace(/\/+$/, '');
+  return /\/v\d+$/.test(path) ? `${url.origin}${path}` : `${url.origin}${path}/v1`;
+}
+
 /** A resolved target: where to send traffic, with which token, and how to let it go. */
 export interface ResolvedTarget {
   readonly baseUrl: string;
@@ -56,11 +66,18 @@ export async function resolveTarget(
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new UsageError(`--base-url must be an http:// or https:// address, got ${url.protocol}`);
     }
+    if (url.username !== '' || url.password !== '') {
+      throw new UsageError('--base-url must not carry credentials (user:password@); pass the API token with --token or FLOWGAUGE_TOKEN');
+    }
     if (token === undefined || token === '') {
       throw new UsageError('a real target needs a token: pass --token or set FLOWGAUGE_TOKEN');
     }
+    const baseUrl = withVersion(url);
+    if (baseUrl !== args['base-url'].replace(/\/+$/, '')) {
+      io.stderr.write(`flowgauge: --base-url ${url.origin}${url.pathname} has no version segment; using ${baseUrl} (the interface's paths live under /v1)\n`);
+    }
     return {
-      baseUrl: args['base-url'],
+      baseUrl,
       webhookHost: args['webhook-host'],
       token,
       embedded: false,

@@ -116,7 +116,7 @@ describe('flowgauge run', () => {
 
   it('exits 2 for a missing scenario, a bad duration, a bad shard, an unknown flag, and a real target without a token', async () => {
     const cases: [string[], RegExp][] = [
-      [['run', 'no-such-scenario'], /not found/],
+      [['run', 'no-such-scenario'], /no file or ready scenario "no-such-scenario"/],
       [['run', 'smoke', '--duration', 'soon'], /--duration "soon"/],
       [['run', 'smoke', '--shard', '0/3'], /--shard/],
       [['run', 'smoke', '--bogus'], /bogus/i],

@@ -56,8 +56,8 @@ type Case = readonly [string, readonly string[], number, readonly RegExp[]];
 const target = (): string[] => ['--base-url', service.baseUrl, '--token', TOKEN];
 
 const CASES = (): readonly Case[] => [
-  ['unknown flag', ['run', 'ok.json', '--bogus'], 2, [/Unknown argument: bogus/, /flowgauge --help/]],
-  ['unknown command', ['runn', 'ok.json'], 2, [/Did you mean run\?/]],
+  ['unknown flag', ['run', 'ok.json', '--bogus'], 2, [/unknown flag --bogus/, /flowgauge --help/]],
+  ['unknown command', ['runn', 'ok.json'], 2, [/unknown command "runn": did you mean run\?/]],
   ['no command', [], 2, [/name a command/]],
   ['no scenario', ['run'], 2, [/flowgauge --help/]],
   ['duration not a duration', ['run', 'ok.json', '--duration', 'soon'], 2, [/--duration "soon"/, /such as "500ms", "30s"/]],
@@ -77,7 +77,7 @@ const CASES = (): readonly Case[] => [
   ['metrics port out of range', ['run', 'ok.json', '--metrics-port', '70000'], 2, [/--metrics-port must be a whole number from 0 to 65535/]],
   ['bad shard', ['run', 'ok.json', '--shard', '0/3'], 2, [/--shard "0\/3"/, /i\/N with 1 <= i <= N/]],
   ['zero shards', ['run', 'ok.json', '--shards', '0'], 2, [/--shards must be a whole number from 1/]],
-  ['missing file', ['run', './nope.json'], 2, [/scenario "\.\/nope\.json" not found/, /give a file path or one of .*smoke/]],
+  ['missing file', ['run', './nope.json'], 2, [/file \S*nope\.json does not exist/, /a file \(\.ts\/\.js\/\.json\/\.yaml\) or one of .*smoke/]],
   ['bad JSON', ['run', 'bad.json'], 2, [/bad\.json: invalid JSON/]],
   ['bad YAML', ['run', 'bad.yaml'], 2, [/bad\.yaml: invalid YAML/, /line \d+/]],
   ['a .ts that throws at import', ['run', 'throws.ts'], 2, [/throws\.ts: could not load: boom at import/]],
@@ -119,6 +119,6 @@ describe('flowgauge run with bad input', () => {
     const p = spawnCli(['run', 'nope.json'], { cwd: dir });
     const { code } = await p.exited;
     expect(code).toBe(2);
-    expect(p.stderr()).toMatch(/scenario "nope\.json" not found/);
+    expect(p.stderr()).toMatch(/file \S*nope\.json does not exist/);
   });
 });

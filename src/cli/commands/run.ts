@@ -35,7 +35,9 @@ import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { checkTenantTokens, connectionsFor, tenantClients, tierKeyOf } from '../tenants.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
-import type { MakeCommand } from './index.js';
+import { scenarioNotFound } from '../usage-messages.js';
+import { resolve } from 'node:path';
+import type { MakeCommand } from './command.js';
 
 interface RunArgs extends TargetArgs {
   scenario: string;
@@ -197,9 +199,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     const { io } = ctx;
     const file = findScenarioFile(io.cwd, args.scenario);
     if (file === undefined) {
-      throw new UsageError(
-        `scenario "${args.scenario}" not found: give a file path or one of ${builtinScenarioNames().join(', ')}`,
-      );
+      throw new UsageError(scenarioNotFound(args.scenario, resolve(io.cwd, args.scenario), builtinScenarioNames()));
     }
     checkWholeNumberFlags(argv);
     const env = { ...io.env, ...parseEnvFlags(args.env) };

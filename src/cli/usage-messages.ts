@@ -1,0 +1,118 @@
+/**
+ * yargs' messages rewritten the way a person reads them: flags named as typed (`--duration`, not
+ * `duration`), did-you-mean for a mistyped flag or command, "name a scenario" instead of "Not
+ * enough non-option arguments", and k6's `--vus` answered with flowgauge's closed model. Pure.
+ */
+
+/** What the rewrite needs to know about the command line. */
+export interface UsageContext {
+  /** The arguments as given (without node and script). */
+  readonly argv: readonly string[];
+  /** Top-level command names. */
+  readonly commands: readonly string[];
+  /** Flags the failing command knows (long names, without dashes). */
+  readonly flags: readonly string[];
+  /** Ready scenario names, for `run` without one. */
+  readonly scenarios: readonly string[];
+}
+
+/** k6 flags with no flowgauge spelling, and what to do instead. */
+const K6_FLAGS: Readonly<Record<string, string>> = {
+  vus:
+    'flowgauge has no --vus: scenarios send an open model by default (arrivals per second, --rate), so a slow service ' +
+    'cannot slow the test down; for k6-style virtual users (a closed model: each worker sends its next request when the ' +
+    'last one ends) set load: { executor: constant-concurrency, concurrency: N } in the scenario (see docs/scenarios.md)',
+  u: 'flowgauge has no -u/--vus: use --rate for arrivals per second, or executor constant-concurrency with concurrency: N in the scenario',
+  iterations: 'flowgauge has no --iterations: give a --duration (-d), or a ready scenario such as smoke',
+};
+
+/** Edit distance, for did-you-mean (names are short). */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] as number;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j] as number;
+      prev[j] = Math.min(up + 1, (prev[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length] as number;
+}
+
+/** The closest of `names` to `typed`, when close enough to be a typo (case ignored). */
+export function closest(typed: string, names: readonly string[]): string | undefined {
+  const t = typed.toLowerCase();
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const n of names) {
+    const d = editDistance(t, n.toLowerCase());
+    if (d < bestD) [best, bestD] = [n, d];
+  }
+  return best !== undefined && bestD <= Math.max(1, Math.min(3, Math.floor(typed.length / 3))) ? best : undefined;
+}
+
+/** How the user typed a flag: `-d` for one letter, `--name` otherwise. */
+export function flagAsTyped(name: string): string {
+  return name.length === 1 ? `-${name}` : `--${name}`;
+}
+
+const firstPositional = (argv: readonly string[]): string | undefined => argv.find((a) => !a.startsWith('-'));
+
+/** The message for one unknown argument. */
+function unknownOne(arg: string, ctx: UsageContext): string {
+  const k6 = K6_FLAGS[arg];
+  if (k6 !== undefined) return k6;
+  const typed = ctx.argv.find((a) => a.replace(/^-+/, '').split('=')[0] === arg);
+  if (typed === undefined) {
+    // Not typed as a flag: a stray word, or a command nobody has.
+    const cmd = arg === firstPositional(ctx.argv) && !ctx.commands.includes(arg);
+    if (cmd) {
+      const near = closest(arg, ctx.commands);
+      return `unknown command "${arg}": ${near !== undefined ? `did you mean ${near}? ` : ''}the commands are ${ctx.commands.join(', ')}`;
+    }
+    return `unexpected argument "${arg}"`;
+  }
+  const near = closest(arg, ctx.flags);
+  return `unknown flag ${flagAsTyped(arg)}${near !== undefined ? `: did you mean ${flagAsTyped(near)}?` : ''}`;
+}
+
+/** Rewrites a yargs validation message; unknown messages pass through. */
+export function humanizeUsageMessage(msg: string, ctx: UsageContext): string {
+  const command = firstPositional(ctx.argv);
+  let m = /^Unknown arguments?: (.+)$/s.exec(msg);
+  if (m !== null) return (m[1] as string).split(', ').map((a) => unknownOne(a.trim(), ctx)).join('; ');
+  m = /^Did you mean (.+)\?$/.exec(msg);
+  if (m !== null) return `unknown command "${command ?? ''}": did you mean ${m[1]}? (the commands are ${ctx.commands.join(', ')})`;
+  m = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(msg);
+  if (m !== null) {
+    if (command === 'run') return `name a scenario: a file (.ts/.js/.json/.yaml) or one of ${ctx.scenarios.join(', ')}`;
+    if (command === 'compare') return 'name two report.json files: the baseline, then the current run';
+    if (command === 'report') return 'name a report.json to render';
+    if (command === 'merge') return 'name the report.json files of the shards to merge';
+    if (command === 'capacity') return 'name the operation to measure, e.g. flowgauge capacity listFlows';
+    if (command === 'new') return 'name the scenario to create, e.g. flowgauge new checkout';
+    return `${command ?? 'the command'} needs ${Number(m[2]) - Number(m[1])} more argument(s); see flowgauge ${command ?? ''} --help`;
+  }
+  m = /^Not enough arguments following: (.+)$/.exec(msg);
+  if (m !== null) return `${flagAsTyped(m[1] as string)} needs a value`;
+  m = /^Invalid values:\s+Argument: (\S+), Given: (.+), Choices: (.+)$/s.exec(msg);
+  if (m !== null) return `${flagAsTyped(m[1] as string)} ${m[2]} is not one of ${m[3]}`;
+  m = /^Arguments (\S+) and (\S+) are mutually exclusive$/.exec(msg);
+  if (m !== null) return `${flagAsTyped(m[1] as string)} and ${flagAsTyped(m[2] as string)} are mutually exclusive: give one of them`;
+  m = /^Missing required argument: (.+)$/.exec(msg);
+  if (m !== null) return `missing ${(m[1] as string).split(', ').map(flagAsTyped).join(', ')}`;
+  return msg;
+}
+
+/**
+ * Why `run <scenario>` found nothing: a path that does not exist says so with where it looked;
+ * a bare name is a ready scenario nobody shipped, with the nearest one.
+ */
+export function scenarioNotFound(arg: string, absolutePath: string, scenarios: readonly string[]): string {
+  const looksLikePath = /[/\\]/.test(arg) || /\.(ts|mts|js|mjs|json|ya?ml)$/i.test(arg) || arg.startsWith('.');
+  if (looksLikePath) return `file ${absolutePath} does not exist; a scenario is a file (.ts/.js/.json/.yaml) or one of ${scenarios.join(', ')}`;
+  const near = closest(arg, scenarios);
+  return `no file or ready scenario "${arg}"${near !== undefined ? `: did you mean ${near}?` : ''}; a scenario is a file or one of ${scenarios.join(', ')}`;
+}
