@@ -4,7 +4,7 @@
  * I/O lives in `request.ts` and `sse-stream.ts`.
  */
 import type { z } from 'zod';
-import { API_ERROR_CODES, API_ERROR_STATUS, isApiErrorCode, type ApiErrorCode } from '../core/codes.js';
+import { apiErrorCodeOfStatus, isApiErrorCode, type ApiErrorCode } from '../core/codes.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { ContractViolation } from '../core/types.js';
@@ -29,7 +29,6 @@ export interface ResponseContext {
 export type ExtraCheck = (op: OpName, value: Record<string, unknown>, out: ContractViolation[]) => void;
 
 const MESSAGE_MAX = 200;
-const STATUS_TO_CODE: ReadonlyMap<number, ApiErrorCode> = new Map(API_ERROR_CODES.map((c) => [API_ERROR_STATUS[c], c]));
 
 /** True for a 2xx status. */
 export function isSuccessStatus(status: number): boolean {
@@ -163,7 +162,7 @@ export function errorResult<T>(
   const parsed = parseJson(text);
   const body = isJsonObject(parsed) ? parsed : undefined;
   const err = body !== undefined && isJsonObject(body.error) ? body.error : undefined;
-  const statusCode = STATUS_TO_CODE.get(status) ?? 'UNKNOWN';
+  const statusCode = apiErrorCodeOfStatus(status) ?? 'UNKNOWN';
   let violations: ContractViolation[] | readonly ContractViolation[] = NO_VIOLATIONS;
   let code: ApiErrorCode | 'UNKNOWN' = statusCode;
   let message = `HTTP ${status}`;

@@ -59,6 +59,13 @@ export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
  */
 export type ErrorCode = ApiErrorCode | 'UNKNOWN' | TransportErrorCode;
 
+const STATUS_TO_CODE: ReadonlyMap<number, ApiErrorCode> = new Map(API_ERROR_CODES.map((c) => [API_ERROR_STATUS[c], c]));
+
+/** The interface's code for an HTTP status (spec §7 pairs each code with one status), if any. */
+export function apiErrorCodeOfStatus(status: number): ApiErrorCode | undefined {
+  return STATUS_TO_CODE.get(status);
+}
+
 /** True when `s` is one of the interface's seven codes. */
 export function isApiErrorCode(s: unknown): s is ApiErrorCode {
   return typeof s === 'string' && (API_ERROR_CODES as readonly string[]).includes(s);

@@ -14,7 +14,7 @@ import {
   StreamState,
   triggerAckSchema,
 } from '../api/index.js';
-import { API_ERROR_CODES, API_ERROR_STATUS, isApiErrorCode } from '../core/codes.js';
+import { apiErrorCodeOfStatus, isApiErrorCode } from '../core/codes.js';
 import type { TimedResponse } from './http-timing.js';
 import type { CheckName, ProbeErrorCode } from './record.js';
 
@@ -60,7 +60,6 @@ export interface CheckOutcome {
 /** Input sent by the run and stream checks. */
 export const PROBE_INPUT = 'flowgauge uptime probe';
 
-const STATUS_TO_CODE: ReadonlyMap<number, ProbeErrorCode> = new Map(API_ERROR_CODES.map((c) => [API_ERROR_STATUS[c], c]));
 
 function parseJson(text: string): unknown {
   try {
@@ -79,7 +78,7 @@ export function errorCodeOfAnswer(status: number, body: string): ProbeErrorCode 
   const parsed = parseJson(body);
   const code = isObject(parsed) && isObject(parsed.error) ? parsed.error.code : undefined;
   if (isApiErrorCode(code)) return code;
-  return STATUS_TO_CODE.get(status) ?? 'UNKNOWN';
+  return apiErrorCodeOfStatus(status) ?? 'UNKNOWN';
 }
 
 function fail(res: TimedResponse, error: ProbeErrorCode, detail?: string): CheckOutcome {
