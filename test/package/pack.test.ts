@@ -105,7 +105,7 @@ describe('the packed package', () => {
     writeFileSync(
       join(project, 'use.mjs'),
       [
-        "import { createClient, startReferenceService, executeRun, readReport } from 'flowgauge';",
+        "import { createClient, startReferenceService, executeRun, readReport, resolveScenario } from 'flowgauge';",
         "import { createClient as clientFromSubpath } from 'flowgauge/client';",
         "import { defineScenario } from 'flowgauge/scenario';",
         "import { mergeReports } from 'flowgauge/report';",
@@ -113,17 +113,22 @@ describe('the packed package', () => {
         'const service = await startReferenceService();',
         'const client = createClient({ baseUrl: service.baseUrl, token: service.tokens.pro });',
         'const flows = await client.listFlows();',
+        "const scenario = resolveScenario({ name: 'lib', tier: 'pro', load: { rate: '10/s', duration: '1s' }, mix: [{ op: 'listFlows', weight: 1 }] }, {}, { source: 'use.mjs' });",
+        'const { report } = await executeRun({ scenario, client, target: { baseUrl: service.baseUrl, embedded: true } });',
+        'const reread = readReport(JSON.stringify(report), "report.json");',
         'await client.close();',
         'await service.close();',
         'console.log(JSON.stringify({',
         '  ok: flows.ok,',
         '  sameClient: clientFromSubpath === createClient,',
         '  sameService: serviceFromSubpath === startReferenceService,',
-        '  kinds: [executeRun, readReport, defineScenario, mergeReports].map((f) => typeof f),',
+        '  verdict: reread.verdict,',
+        '  listed: reread.ops.listFlows?.count,',
+        '  kinds: [defineScenario, mergeReports].map((f) => typeof f),',
         '}));',
       ].join('\n'),
     );
     const { stdout } = await inProject(process.execPath, ['use.mjs']);
-    expect(JSON.parse(stdout.trim())).toEqual({ ok: true, sameClient: true, sameService: true, kinds: ['function', 'function', 'function', 'function'] });
+    expect(JSON.parse(stdout.trim())).toEqual({ ok: true, sameClient: true, sameService: true, verdict: 'PASS', listed: 10, kinds: ['function', 'function'] });
   }, 30_000);
 });
