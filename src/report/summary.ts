@@ -12,6 +12,8 @@ import { headlineOf } from './headline.js';
 export interface SummaryOptions {
   /** ANSI colours (green/red verdicts, dim headers). Default false. */
   readonly color?: boolean;
+  /** This process ran one shard (1-based index) of several: the figures are its share only. */
+  readonly shard?: { readonly index: number; readonly count: number };
 }
 
 const ANSI = { green: '\x1b[32m', red: '\x1b[31m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' } as const;
@@ -41,7 +43,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   const head = headlineOf(report);
   const verdict = head.word === 'PASS' ? paint('green', 'PASS') : paint('red', head.word);
   lines.push(
-    `${paint('bold', 'flowgauge')} ${report.scenario}: ${verdict} ` +
+    `${paint('bold', 'flowgauge')} ${report.scenario}${options.shard === undefined ? '' : ` (shard ${options.shard.index}/${options.shard.count})`}: ${verdict} ` +
       `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
       `${(report.load.cancelled ?? 0) > 0 ? `${report.load.cancelled} cancelled by the stop, ` : ''}` +
       `${fmtNumber(report.load.achievedRatePerS)}/s`,

@@ -47,6 +47,11 @@ export const mergeCommand: MakeCommand = (ctx) => ({
       if (err instanceof FlowgaugeError) throw new UsageError(err.message);
       throw err;
     }
+    // Shards run without --base-url each started their own embedded service.
+    const services = new Set(reports.filter((r) => r.target.embedded).map((r) => r.target.baseUrl));
+    if (services.size > 1) {
+      io.stderr.write(`flowgauge: ${services.size} of these shards ran against their own embedded service: the merged figures describe ${services.size} services, not one (give every shard the same --base-url)\n`);
+    }
     const files = await renderReportFiles(merged);
     const names = mergedFileNames(resolve(io.cwd, args.out));
     const written = await writeReportFiles(names.dir, {

@@ -24,6 +24,7 @@ import {
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { TextSink } from '../io.js';
+import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
@@ -35,6 +36,7 @@ interface ProbeArgs extends TargetArgs {
   timeout: string;
   'failures-to-open': number;
   'metrics-port'?: number | undefined;
+  'metrics-host'?: string | undefined;
   once?: boolean | undefined;
   pushgateway?: string | undefined;
   duration?: string | undefined;
@@ -115,7 +117,8 @@ export const probeCommand: MakeCommand = (ctx) => ({
       retention: { type: 'string', default: '35d', describe: 'delete history files older than this' },
       timeout: { type: 'string', default: '10s', describe: 'time limit of each check' },
       'failures-to-open': { type: 'number', default: 3, describe: 'consecutive failures that open an incident' },
-      'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1)' },
+      'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (on --metrics-host)' },
+      ...METRICS_HOST_OPTION,
       once: { type: 'boolean', describe: 'run each check once and exit: 0 all succeeded, 1 any failed' },
       pushgateway: { type: 'string', describe: 'push the probe metrics to this Pushgateway (after --once, or every interval)' },
       duration: { type: 'string', describe: 'stop the daemon after this long' },
@@ -145,6 +148,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
         throw new UsageError(`--ca ${args.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
       }
     }
+    const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
     const historyDir = resolve(io.cwd, args.history);
     const out: TextSink = io.stdout;
     // With --json, stdout carries only records, so the messages go to stderr.
@@ -174,7 +178,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
       let metrics: ProbeMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) metrics = createProbeMetrics();
       if (args['metrics-port'] !== undefined && metrics !== undefined) {
-        metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
+        metricsServer = await startMetricsServer({ host: metricsBind, port: args['metrics-port'], registry: metrics.registry });
         log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
       }
       const pusher =
@@ -236,7 +240,10 @@ export const probeCommand: MakeCommand = (ctx) => ({
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       for (const close of closing.reverse()) await close();
-      await metricsServer?.close();
+      if (metricsServer !== undefined) {
+        await metricsServer.close();
+        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url} closed (the probe stopped)\n`);
+      }
       await target.close();
     }
   },

@@ -36,6 +36,7 @@ import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { checkTenantTokens, connectionsFor, tenantClients, tierKeyOf } from '../tenants.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
+import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { resolve } from 'node:path';
 import type { MakeCommand } from './command.js';
 
@@ -50,6 +51,7 @@ interface RunArgs extends TargetArgs {
   json?: boolean | undefined;
   quiet?: boolean | undefined;
   'metrics-port'?: number | undefined;
+  'metrics-host'?: string | undefined;
   dashboard?: string | undefined;
   connections?: number | undefined;
   transport?: string | undefined;
@@ -170,7 +172,8 @@ export const runCommand: MakeCommand = (ctx) => ({
         out: { type: 'string', describe: 'report directory (default reports/<scenario>-<timestamp>/)' },
         json: { type: 'boolean', describe: 'print report.json to stdout; progress and summary go to stderr' },
         quiet: { type: 'boolean', describe: 'no live progress' },
-        'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (127.0.0.1) during the run' },
+        'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port during the run (on --metrics-host)' },
+        ...METRICS_HOST_OPTION,
         connections: { type: 'number', describe: "cap on HTTP connections to the target (default: the scenario's concurrency, or its maxInFlight)" },
         transport: {
           type: 'string',
@@ -220,6 +223,8 @@ export const runCommand: MakeCommand = (ctx) => ({
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
+    const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
+    const shardTag = shard === undefined ? '' : `shard ${shard.index + 1}/${shard.count}  `;
     const extra = asyncFlags(args, io.env);
     await checkReportDir(io.cwd, args.out);
 
@@ -243,6 +248,9 @@ export const runCommand: MakeCommand = (ctx) => ({
     const stop = listenForStop(io.stderr, 'stopping; draining in-flight requests');
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
+      if (target.embedded && shard !== undefined && shard.count > 1) {
+        io.stderr.write(`flowgauge: ${shardTag.trim()} without --base-url runs against its own embedded service: merged, the ${shard.count} shards' figures describe ${shard.count} services, not one\n`);
+      }
       const client = createClient({
         baseUrl: target.baseUrl,
         token: target.token,
@@ -263,7 +271,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         });
       }
       if (metrics !== undefined && args['metrics-port'] !== undefined) {
-        metricsServer = await startMetricsServer({ port: args['metrics-port'], registry: metrics.registry });
+        metricsServer = await startMetricsServer({ host: metricsBind, port: args['metrics-port'], registry: metrics.registry });
         log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
       }
       if (metrics !== undefined && args.pushgateway !== undefined) {
@@ -304,10 +312,10 @@ export const runCommand: MakeCommand = (ctx) => ({
       const live = dashboard;
       let lastPlain = 0;
       const showProgress = (p: RunProgress): void => {
-        if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${formatProgress(p)}`);
+        if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${shardTag}${formatProgress(p)}`);
         else if (p.elapsedS - lastPlain >= 5) {
           lastPlain = p.elapsedS;
-          log.write(`${formatProgress(p)}\n`);
+          log.write(`${shardTag}${formatProgress(p)}\n`);
         }
       };
       const observers = createRunObservers({
@@ -340,7 +348,7 @@ export const runCommand: MakeCommand = (ctx) => ({
 
       const { report } = outcome;
       if (writer.html !== undefined) dashboard?.setReport(writer.html);
-      log.write(renderSummary(report, { color: io.isTTY && args.json !== true }));
+      log.write(renderSummary(report, { color: io.isTTY && args.json !== true, ...(shard !== undefined ? { shard: { index: shard.index + 1, count: shard.count } } : {}) }));
       log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md)\n`);
       if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
@@ -354,7 +362,10 @@ export const runCommand: MakeCommand = (ctx) => ({
       const pushed = await pusher?.stop();
       if (pushed !== undefined && !pushed.ok) io.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
       await otlp?.shutdown();
-      await metricsServer?.close();
+      if (metricsServer !== undefined) {
+        await metricsServer.close();
+        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url} closed (the run ended)\n`);
+      }
       await dashboard?.close();
       await target.close();
       await tracking?.close();
