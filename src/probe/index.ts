@@ -43,3 +43,4 @@ export {
 export { renderStatusText, formatPercent, formatMinutes, formatWindow, verdictOf, describeTls } from './status-text.js';
 export { renderStatusHtml, escapeHtml } from './status-html.js';
 export { deriveOnceInterval, MIN_DERIVED_INTERVAL_MS, MAX_DERIVED_INTERVAL_MS, type DerivedInterval } from './once-interval.js';
+export { buildTimeline, bucketOutcomes, TIMELINE_BUCKETS, type Timeline, type TimelineRow, type TimelineCell, type CellOutcome } from './timeline.js';

@@ -3,7 +3,8 @@
  * external resources, so it can be served from anywhere or opened from disk. Pure.
  */
 import type { SeriesStatus, SloStatus } from './status.js';
-import { describeTls, formatMinutes, formatPercent, formatWindow, verdictOf } from './status-text.js';
+import { budgetExplanation, describeTls, formatMinutes, formatPercent, formatWindow, verdictOf } from './status-text.js';
+import { renderTimelineHtml, TIMELINE_CSS } from './status-timeline-html.js';
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -20,7 +21,7 @@ h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:2rem 0 .5rem}
 table{border-collapse:collapse;width:100%}th,td{padding:.35rem .6rem;border-bottom:1px solid #e0e0e0;text-align:right}
 th:first-child,td:first-child{text-align:left}th{font-weight:600;background:#f8f9fa}
 .tag{display:inline-block;padding:0 .5rem;border-radius:.75rem;font-size:.85em}
-.muted{color:#5f6368;font-size:.9em}`;
+.muted{color:#5f6368;font-size:.9em}.warn{background:#fef7e0;color:#7a4f01;padding:.5rem .75rem;border-radius:.35rem}${TIMELINE_CSS}`;
 
 function tagClass(s: SeriesStatus): string {
   return s.withinObjective === null ? 'none' : s.withinObjective ? 'ok' : 'bad';
@@ -67,7 +68,11 @@ export function renderStatusHtml(s: SloStatus): string {
       `Objective ${escapeHtml(formatPercent(s.objective))}; overall is down when any check fails.</p>`,
     `<div class="banner ${bannerClass}">${escapeHtml(banner)}</div>`,
     `<p>Error budget: ${escapeHtml(formatMinutes(s.overall.allowedDowntimeMinutes))} minutes allowed, ` +
-      `${escapeHtml(formatMinutes(s.overall.budgetLeftMinutes))} left.</p>`,
+      `${escapeHtml(formatMinutes(s.overall.budgetLeftMinutes))} left. Observed ${escapeHtml(formatMinutes(s.overall.observedMinutes))} min ` +
+      `(${escapeHtml((s.overall.coverage * 100).toFixed(1))} % of the window).</p>`,
+    ...budgetExplanation(s).map((t) => `<p class="muted">${escapeHtml(t)}</p>`),
+    ...s.warnings.map((w) => `<p class="warn">${escapeHtml(w)}</p>`),
+    renderTimelineHtml(s.timeline, escapeHtml),
     '<h2>Uptime</h2><table><thead><tr><th>Series</th><th>Probes</th><th>Probe uptime</th><th>Time uptime</th>' +
       '<th>Down (min)</th><th>Budget left (min)</th><th>Burn rate</th><th>Verdict</th></tr></thead><tbody>',
     ...all.map(seriesRow),

@@ -9,6 +9,7 @@ import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { detectIncidents, RTO_MS, DEFAULT_FAILURES_TO_OPEN, type Incident } from './incidents.js';
 import { recordTimeMs, type ProbeRecord } from './record.js';
 import { OVERALL, overallSeries, seriesByCheck, type OutcomePoint } from './series.js';
+import { buildTimeline, type Timeline } from './timeline.js';
 import { computeUptime, uptimeBudget } from './uptime.js';
 
 /** Schema name of the status object. */
@@ -85,6 +86,8 @@ export interface SloStatus {
   readonly withinObjective: boolean;
   /** What a reader must know before trusting the figures (coverage, late records); may be empty. */
   readonly warnings: readonly string[];
+  /** The window in equal buckets per series (overall first), incidents marked, budget burned. */
+  readonly timeline: Timeline;
   readonly history: HistoryStats & { readonly records: number };
 }
 
@@ -132,12 +135,14 @@ export function buildSloStatus(records: readonly ProbeRecord[], options: SloStat
   const window = { startMs: options.nowMs - options.windowMs, endMs: options.nowMs };
   const sorted = [...records].filter((r) => recordTimeMs(r) < window.endMs).sort((a, b) => recordTimeMs(a) - recordTimeMs(b));
 
+  const timelineInput: { name: string; points: readonly OutcomePoint[]; incidents: { startMs: number; endMs: number }[] }[] = [];
   const seriesStatus = (name: string, points: readonly OutcomePoint[], tls: TlsStatus | null): SeriesStatus => {
     const u = computeUptime(points, window);
     const b = uptimeBudget(u, objective, options.windowMs);
     const inc = detectIncidents(name, points, { failuresToOpen, rtoMs, nowMs: options.nowMs });
     // Incidents that ended before the window are history of an earlier window.
     const relevant = inc.incidents.filter((i) => (i.endMs ?? options.nowMs) >= window.startMs);
+    timelineInput.push({ name, points, incidents: relevant.map((i) => ({ startMs: i.startMs, endMs: i.endMs ?? options.nowMs })) });
     const closed = relevant.filter((i) => !i.open);
     const mttrMs = closed.length === 0 ? undefined : closed.reduce((s, i) => s + i.durationMs, 0) / closed.length;
     return {
@@ -180,6 +185,11 @@ export function buildSloStatus(records: readonly ProbeRecord[], options: SloStat
     checks,
     withinObjective: overall.withinObjective === true,
     warnings: statusWarnings(overall, checks),
+    timeline: buildTimeline(
+      [...timelineInput.filter((t) => t.name === OVERALL), ...timelineInput.filter((t) => t.name !== OVERALL)],
+      window,
+      overall.allowedDowntimeMinutes * MINUTE_MS,
+    ),
     history: { files: 0, tornTails: 0, badLines: 0, ...options.history, records: inWindow },
   };
 }
