@@ -51,13 +51,15 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   for (const n of head.notes) lines.push(paint(head.word === 'PASS' ? 'bold' : 'red', n));
   lines.push('');
 
-  // `ok` judges what counts against the SLO; the 429 column shows what it leaves out.
-  const rows: string[][] = [['op', 'count', 'ok', '429', 'p50', 'p90', 'p99', 'max'].map((h) => paint('dim', h))];
+  // `ok` judges only what counts against the SLO; `excluded` shows what it leaves out (expected
+  // 429s), so 'ok 100%' beside 98 % excluded cannot pass for a healthy service.
+  const rows: string[][] = [['op', 'count', 'ok', 'excluded', '429', 'p50', 'p90', 'p99', 'max'].map((h) => paint('dim', h))];
   for (const name of OPS) {
     const o = report.ops[name];
     if (o === undefined) continue;
     const l = o.latencyMs;
-    rows.push([name, String(o.count), fmtOk(o.good, o.bad), String(o.statuses['429'] ?? 0), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
+    const excluded = o.excluded === 0 || o.count === 0 ? '0' : `${o.excluded} (${((o.excluded / o.count) * 100).toFixed(1)}%)`;
+    rows.push([name, String(o.count), fmtOk(o.good, o.bad), excluded, String(o.statuses['429'] ?? 0), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
   }
   if (rows.length > 1) lines.push(...grid(rows), '');
 

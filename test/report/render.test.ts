@@ -72,8 +72,9 @@ describe('renderSummary', () => {
   it('shows the verdict, op table, stream, 429s, availability and thresholds', () => {
     const out = renderSummary(judged({ availability: '>= 99.9%', 'stream.ttft.p99': '< 500ms' }));
     expect(out.split('\n')[0]).toMatch(/^flowgauge mixed-pro: FAIL in 60 s, 1200 started, 0 dropped, 20\/s$/);
-    expect(out).toMatch(/^run\s+950\s+99.733%\s+\d+\s+[\d.]+ms/m);
-    expect(out).toMatch(/^stream\s+250\s+100%\s+0\s+300ms/m);
+    expect(out).toMatch(/^op\s+count\s+ok\s+excluded\s+429\s+p50/m);
+    expect(out).toMatch(/^run\s+950\s+99.733%\s+200 \(21\.1%\)\s+200\s+[\d.]+ms/m);
+    expect(out).toMatch(/^stream\s+250\s+100%\s+0\s+0\s+300ms/m);
     expect(out).toContain('TTFT p50 100ms p99 100ms; ITL p50 50.0ms p99 50.0ms');
     expect(out).toContain('429s    200 (200 expected, 0 premature); limit 1000, reset delta-seconds');
     expect(out).toContain('availability 99.8% (objective 99.9%), budget consumed 200.0%');

@@ -1,0 +1,79 @@
+/**
+ * The lines a person reads first, through `main`: an interrupted run is INTERRUPTED in the
+ * console, report.md and report.json; an aborted run's console and report.md name the threshold;
+ * a throttled closed-model run's console shows the excluded share and says it measured the limiter.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { Report } from '../../src/report/model.js';
+import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+
+let dir: string;
+let service: ReferenceService;
+const TOKEN = 'fg_verdict_lines_token';
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-cli-verdict-'));
+  service = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_v', tier: { limitPerMinute: 30 } } } });
+});
+afterAll(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function scenario(name: string, body: Record<string, unknown>): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ name, tier: 'pro', mix: [{ op: 'listFlows', weight: 1 }], ...body }));
+  return path;
+}
+
+const read = (out: string, f: string): string => readFileSync(join(dir, out, f), 'utf8');
+
+describe('verdict lines through the CLI', () => {
+  it('an interrupted run is INTERRUPTED in the console, report.md and report.json, exit 130', async () => {
+    const file = scenario('long', { load: { executor: 'constant-arrival-rate', rate: '50/s', duration: '60s' } });
+    const io = memoryIo({ cwd: dir });
+    const running = main(['run', file, '--out', join(dir, 'int'), '--quiet', '--no-audit'], io);
+    // The run's own SIGINT listener is what a Ctrl-C reaches; emitting the event calls it in-process.
+    const t0 = Date.now();
+    while (!io.out().includes('long: mix') && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    process.emit('SIGINT', 'SIGINT');
+    expect(await running).toBe(130);
+    const first = io.out().split('\n').find((l) => l.startsWith('flowgauge long:'));
+    expect(first).toMatch(/^flowgauge long: INTERRUPTED in /);
+    expect(io.out()).toMatch(/interrupted after \d+\.\d s: this report covers only the part that ran/);
+    expect(io.out()).not.toMatch(/PASS/);
+    expect(read('int', 'report.md')).toContain('## ⏹️ INTERRUPTED');
+    expect((JSON.parse(read('int', 'report.json')) as Report).verdict).toBe('INTERRUPTED');
+  });
+
+  it('an aborted run names the threshold in the console and report.md', async () => {
+    const file = scenario('abort', {
+      load: { executor: 'constant-arrival-rate', rate: '50/s', duration: '30s' },
+      thresholds: { 'listFlows.latency.p99': { expr: '< 0.001ms', abortOnFail: true } },
+    });
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['run', file, '--out', join(dir, 'abort'), '--quiet', '--no-audit'], io);
+    expect(code, io.err()).toBe(1);
+    expect(io.out()).toMatch(/^flowgauge abort: ABORTED in /m);
+    expect(io.out()).toMatch(/^ABORTED by listFlows\.latency\.p99 < \S+ \(abortOnFail\) after \d+\.\d s$/m);
+    expect(read('abort', 'report.md')).toMatch(/ABORTED by listFlows\.latency\.p99 < \S+ \(abortOnFail\) after \d+\.\d s/);
+  });
+
+  it('a throttled closed-model run shows the excluded share and says it measured the limiter', async () => {
+    const file = scenario('throttled', { tier: { limitPerMinute: 30 }, load: { executor: 'constant-concurrency', concurrency: 4, duration: '1s' } });
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['run', file, '--base-url', service.baseUrl, '--token', TOKEN, '--out', join(dir, 'thr'), '--quiet', '--no-audit'], io);
+    expect([0, 1], io.err()).toContain(code);
+    const report = JSON.parse(read('thr', 'report.json')) as Report;
+    const ops = report.ops.listFlows!;
+    expect(ops.excluded / ops.count).toBeGreaterThan(0.5);
+    const share = ((ops.excluded / ops.count) * 100).toFixed(1);
+    expect(io.out()).toMatch(/^op\s+count\s+ok\s+excluded\s+429/m);
+    expect(io.out()).toMatch(new RegExp(`^listFlows\\s+${ops.count}\\s+\\S+\\s+${ops.excluded} \\(${share.replace('.', '\\.')}%\\)\\s+\\d+`, 'm'));
+    expect(io.out()).toMatch(/\d+\.\d % of requests were rate-limited: the run measured the limiter, not the service/);
+  });
+});
