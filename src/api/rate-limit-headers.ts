@@ -55,3 +55,21 @@ export function parseRateLimitHeaders(headers: ResponseHeaders): RateLimitInfo |
     raw: { limit, remaining, reset, retryAfter },
   };
 }
+
+/** Longest wait a header may ask for before a retry is taken at its word (about 11 days). */
+const MAX_RETRY_WAIT_S = 1_000_000;
+/** A Reset below this many seconds reads as a delta whatever the service's semantics. */
+const SMALL_RESET_S = 3600;
+
+/**
+ * Seconds to wait before retrying a throttled request: `Retry-After` in whole seconds, else a
+ * small `X-RateLimit-Reset` taken as a delta; undefined when neither says (an HTTP-date
+ * Retry-After, garbage, or absurd values). The one reading of these headers for every retry.
+ */
+export function retryWaitSeconds(info: RateLimitInfo | undefined): number | undefined {
+  const ra = info?.raw.retryAfter?.trim();
+  if (ra !== undefined && /^\d{1,7}$/.test(ra) && Number(ra) <= MAX_RETRY_WAIT_S) return Number(ra);
+  const reset = info?.reset;
+  if (reset !== undefined && reset >= 0 && reset < SMALL_RESET_S) return reset;
+  return undefined;
+}

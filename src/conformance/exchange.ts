@@ -7,6 +7,7 @@
  */
 import { inspect } from 'node:util';
 import { Agent, request } from 'undici';
+import { parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
 import { NS_PER_MS, type Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import { parseSseText, type SseView } from './sse-view.js';
@@ -100,11 +101,7 @@ function parseJson(text: string): unknown {
 
 /** Seconds to wait before retrying a 429: Retry-After, else a small Reset taken as a delta. */
 export function waitSecondsOf(headers: Readonly<Record<string, string>>): number | undefined {
-  const ra = headers['retry-after'];
-  if (ra !== undefined && /^\d+$/.test(ra.trim())) return Number(ra.trim());
-  const reset = headers['x-ratelimit-reset'];
-  if (reset !== undefined && /^\d+$/.test(reset.trim()) && Number(reset) < 3600) return Number(reset);
-  return undefined;
+  return retryWaitSeconds(parseRateLimitHeaders(headers));
 }
 
 /** Creates the exchange. */

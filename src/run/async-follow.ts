@@ -5,7 +5,7 @@
  * beyond the cap are counted, not followed. Polls are not part of the scenario's load: they
  * are reported in `asyncRuns`, not in `ops.getRun`.
  */
-import type { Client } from '../api/index.js';
+import { retryWaitSeconds, type Client } from '../api/index.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import type { AsyncKind, AsyncRunsCollector, AsyncRunTrack, FollowEnd } from '../collect/index.js';
@@ -91,10 +91,6 @@ interface Follow {
 /** Statuses after which polling cannot help: the run is gone or not ours. */
 const FINAL_HTTP = new Set([401, 403, 404]);
 
-function retryAfterMs(raw: string | undefined): number {
-  if (raw === undefined || !/^\d{1,6}$/.test(raw.trim())) return 0;
-  return Number(raw.trim()) * 1000;
-}
 
 /** Creates a follower. */
 export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
@@ -140,7 +136,8 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
     if (!r.ok && FINAL_HTTP.has(r.meta.status)) return end(f, 'error', nowNs);
     if (nowNs >= f.deadlineNs) return end(f, 'timeout', nowNs);
     // Honour a Retry-After on 429/503: polling harder would only burn the budget of the load.
-    const wait = Math.max(intervalNs, retryAfterMs(r.meta.rateLimit?.raw.retryAfter) * NS_PER_MS);
+    const throttled = r.meta.status === 429 || r.meta.status === 503;
+    const wait = Math.max(intervalNs, throttled ? (retryWaitSeconds(r.meta.rateLimit) ?? 0) * 1000 * NS_PER_MS : 0);
     schedule(f, nowNs + wait);
   };
 

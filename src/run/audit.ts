@@ -8,7 +8,7 @@
  * - `sessions`: for sessions the mix ran in, the history is read back and checked: messages
  *   in the order sent, roles alternating user/assistant, two messages per run.
  */
-import type { ApiResult, Client, History, UsageStats } from '../api/index.js';
+import { retryWaitSeconds, type ApiResult, type Client, type History, type UsageStats } from '../api/index.js';
 import { NS_PER_MS, type Clock } from '../core/clock.js';
 import type { SessionAuditReport, SessionProblem, UsageAuditReport, UsageCounts, UsageFlowAudit } from '../report/index.js';
 
@@ -120,9 +120,7 @@ const callOpts = (ctx: AuditContext): { signal?: AbortSignal } => (ctx.signal ==
 async function withRetry<T>(ctx: AuditContext, call: () => Promise<ApiResult<T>>): Promise<ApiResult<T>> {
   const first = await call();
   if (first.ok || first.meta.status !== 429 || ctx.signal?.aborted === true) return first;
-  const raw = first.meta.rateLimit?.raw.retryAfter;
-  const reset = first.meta.rateLimit?.reset;
-  const waitS = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : reset !== undefined && reset < 1e6 ? reset : 60;
+  const waitS = retryWaitSeconds(first.meta.rateLimit) ?? 60;
   const waitMs = waitS * 1000 + 250;
   if (waitMs > (ctx.maxWaitMs ?? 15_000)) return first;
   await new Promise<void>((resolve) => {

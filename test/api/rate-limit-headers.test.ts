@@ -78,3 +78,15 @@ describe('rate-limit headers on responses', () => {
     expect(r.meta.rateLimit).toBeUndefined();
   });
 });
+
+describe('retryWaitSeconds, the one reading of Retry-After and Reset for retries', () => {
+  it('takes Retry-After seconds, else a small Reset as a delta, else nothing', async () => {
+    const { parseRateLimitHeaders, retryWaitSeconds } = await import('../../src/api/rate-limit-headers.js');
+    expect(retryWaitSeconds(parseRateLimitHeaders({ 'retry-after': ' 7 ' }))).toBe(7);
+    expect(retryWaitSeconds(parseRateLimitHeaders({ 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT', 'x-ratelimit-reset': '12' }))).toBe(12);
+    expect(retryWaitSeconds(parseRateLimitHeaders({ 'x-ratelimit-reset': '1795000000' }))).toBeUndefined();
+    expect(retryWaitSeconds(parseRateLimitHeaders({ 'retry-after': '99999999999' }))).toBeUndefined();
+    expect(retryWaitSeconds(parseRateLimitHeaders({ 'retry-after': '-5' }))).toBeUndefined();
+    expect(retryWaitSeconds(undefined)).toBeUndefined();
+  });
+});
