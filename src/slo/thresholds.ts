@@ -3,6 +3,7 @@
  * (the final report, or an interim one while the run is live). Pure.
  */
 import { OPS } from '../core/ops.js';
+import { suggestMetricKey } from './metric-key-suggest.js';
 import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, unitOf } from './threshold-grammar.js';
 import type { Comparator, MetricKey, ThresholdUnit } from './threshold-grammar.js';
 
@@ -58,7 +59,7 @@ export function parseThreshold(key: string, expr: string): ParseThresholdResult 
   }
   const metric = parseMetricKey(key);
   if (metric === undefined) {
-    const fixed = caseFixed(key);
+    const fixed = caseFixed(key) ?? suggestMetricKey(key);
     const hint = fixed !== undefined ? `did you mean ${quote(fixed)}? ` : '';
     return { ok: false, error: `unknown threshold metric ${quote(key)}; ${hint}allowed: ${METRIC_KEY_HELP}` };
   }
