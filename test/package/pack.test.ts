@@ -26,7 +26,11 @@ let skipReason: string | undefined;
 
 beforeAll(async () => {
   const t0 = performance.now();
-  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env });
+  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env }).catch((err: unknown) => {
+    // The build's compiler errors are on stdout: show them, not only npm's "command failed".
+    const e = err as { stdout?: string; stderr?: string };
+    throw new Error(`npm pack (prepack builds dist/) failed:\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+  });
   const info = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; size: number; files: { path: string }[] }[];
   const packed = info[0];
   if (packed === undefined) throw new Error(`npm pack printed no package: ${stdout.slice(0, 200)}`);
