@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
@@ -61,6 +62,30 @@ describe('flowgauge new', () => {
     expect(report.checks?.['history holds every turn']?.fails).toBe(0);
     expect(report.checks?.['history holds every turn']?.passes).toBeGreaterThan(0);
   }, 30_000);
+
+  it('writes TypeScript that type-checks under strict, as an editor of the user sees it', () => {
+    const files = ['my-mix.ts', 'my-journey.ts'].map((f) => join(dir, f));
+    for (const f of files) expect(existsSync(f), f).toBe(true);
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+    const program = ts.createProgram(files, {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      noEmit: true,
+      skipLibCheck: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      typeRoots: [join(process.cwd(), 'node_modules', '@types')],
+      // The installed package resolves 'flowgauge' through node_modules; here, to the sources.
+      paths: { flowgauge: [join(process.cwd(), 'src', 'index.ts')] },
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file === undefined || files.includes(d.file.fileName))
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).toEqual([]);
+  }, 60_000);
 
   it('refuses to overwrite a file unless --force', async () => {
     const path = join(dir, 'mine.ts');
