@@ -57,7 +57,7 @@ export function createClient(options: ClientOptions): Client {
   const token = options.token;
   const ctx: ResponseContext = { clock: o.clock, validate: o.validate, redact: createRedactor(token), bodies: new BodyMemo() };
   const auth = `Bearer ${token}`;
-  const getHeaders = freezeHeaders({ authorization: auth, accept: JSON_TYPE, 'user-agent': USER_AGENT });
+  const getHeaders = freezeHeaders({ ...o.headers, authorization: auth, accept: JSON_TYPE, 'user-agent': USER_AGENT });
   const postHeaders = freezeHeaders({ ...getHeaders, 'content-type': JSON_TYPE });
   const streamHeaders = freezeHeaders({ ...postHeaders, accept: 'text/event-stream' });
   const triggerHeaders = freezeHeaders(

@@ -35,6 +35,13 @@ export interface ClientOptions {
    * `undici`, or `auto` (default): `h1` for `http:` origins, `undici` for `https:`.
    */
   transport?: TransportChoice;
+  /** TLS of `https:` origins: extra trusted CA certificates (PEM), or no verification at all. */
+  tls?: { ca?: string; insecure?: boolean };
+  /**
+   * Headers sent with every API request (a gateway's key, a tenant header). Values are never
+   * printed; `authorization`, `host`, `content-length` and `transfer-encoding` are refused.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Which HTTP implementation a client uses. */
@@ -65,6 +72,30 @@ export interface ResolvedClientOptions {
   readonly triggerAuth: boolean;
   /** `auto` is kept as asked; each origin picks its implementation by its scheme. */
   readonly transport: TransportChoice;
+  readonly tls: { readonly ca: string | undefined; readonly insecure: boolean };
+  /** Extra headers of every API request, names lower-cased. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-length', 'transfer-encoding', 'connection']);
+
+function headersOption(value: unknown, issues: ConfigIssue[]): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.push({ path: 'headers', message: 'must be an object of header names to values' });
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value)) {
+    const lower = name.toLowerCase();
+    // The value is never quoted: it may be a secret.
+    if (!HEADER_NAME_RE.test(name)) issues.push({ path: `headers["${name.slice(0, 60)}"]`, message: 'is not a header name' });
+    else if (RESERVED_HEADERS.has(lower)) issues.push({ path: `headers["${name}"]`, message: 'is set by the client itself; pass the token with token (--token)' });
+    else if (typeof v !== 'string' || BAD_TOKEN_RE.test(v)) issues.push({ path: `headers["${name}"]`, message: 'must be a string without control characters' });
+    else out[lower] = v;
+  }
+  return out;
 }
 
 /** Default cap on a buffered response body. */
@@ -172,6 +203,8 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     validate: boolOption(options.validate, true, 'validate', issues),
     triggerAuth: boolOption(options.triggerAuth, false, 'triggerAuth', issues),
     transport: transportOption(options.transport, issues),
+    tls: Object.freeze({ ca: typeof options.tls?.ca === 'string' ? options.tls.ca : undefined, insecure: options.tls?.insecure === true }),
+    headers: Object.freeze(headersOption(options.headers, issues)),
   };
   const https = [base, hook].some((a) => a !== undefined && a.origin.startsWith('https:'));
   if (resolved.transport === 'h1' && https) {

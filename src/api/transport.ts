@@ -79,6 +79,8 @@ export interface Transport {
  * connection must have sat idle before a close at its reuse counts as stale (default 1 s).
  */
 export type TransportSettings = Pick<ResolvedClientOptions, 'connections' | 'pipelining' | 'connectMs' | 'headersMs' | 'bodyMs' | 'maxBodyBytes'> & {
+  /** TLS of an `https:` origin (undici only); absent: the system's trust, verified. */
+  readonly tls?: ResolvedClientOptions['tls'];
   readonly staleIdleMs?: number;
 };
 

@@ -118,7 +118,7 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
   const pool = new Pool(origin, {
     connections: s.connections,
     pipelining: s.pipelining,
-    connect: { timeout: s.connectMs },
+    connect: { timeout: s.connectMs, ...(s.tls?.ca !== undefined ? { ca: s.tls.ca } : {}), ...(s.tls?.insecure === true ? { rejectUnauthorized: false } : {}) },
     headersTimeout: s.headersMs,
     bodyTimeout: s.bodyMs,
   });

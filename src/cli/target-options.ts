@@ -2,6 +2,7 @@
  * The flags that name a target, shared by every command that sends traffic, and the choice
  * between a real deployment and the embedded reference service.
  */
+import { readFile } from 'node:fs/promises';
 import type { Options } from 'yargs';
 import { startReferenceService, type ReferenceService } from '../target/index.js';
 import { UsageError } from './context.js';
@@ -15,6 +16,9 @@ export const TARGET_OPTIONS = {
   },
   token: { type: 'string', describe: 'API token (or set FLOWGAUGE_TOKEN); never printed or stored' },
   'webhook-host': { type: 'string', describe: 'address of the inbound trigger host (default: the origin of --base-url)' },
+  ca: { type: 'string', requiresArg: true, describe: 'PEM file of extra trusted CA certificates for an https target (a private CA)' },
+  insecure: { type: 'boolean', describe: 'do not verify the https target\'s certificate (said in the output; never for a release gate)' },
+  header: { type: 'string', array: true, requiresArg: true, describe: "'Name: value' sent with every request, e.g. a gateway key (repeatable; values never printed)" },
 } as const satisfies Record<string, Options>;
 
 /** Parsed target flags. */
@@ -22,6 +26,35 @@ export interface TargetArgs {
   readonly 'base-url'?: string | undefined;
   readonly token?: string | undefined;
   readonly 'webhook-host'?: string | undefined;
+  readonly ca?: string | undefined;
+  readonly insecure?: boolean | undefined;
+  readonly header?: readonly string[] | undefined;
+}
+
+/** What the target flags add to a client's options (TLS trust, extra headers). */
+export interface TargetClientOptions {
+  readonly tls?: { readonly ca?: string; readonly insecure?: boolean };
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Reads `--ca`, `--insecure` and `--header`; a bad one is a usage error naming it (never a header's value). */
+async function clientOptionsOf(args: TargetArgs): Promise<TargetClientOptions> {
+  const out: { tls?: { ca?: string; insecure?: boolean }; headers?: Record<string, string> } = {};
+  if (args.ca !== undefined) {
+    try {
+      out.tls = { ca: await readFile(args.ca, 'utf8') };
+    } catch (err) {
+      throw new UsageError(`--ca ${args.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (args.insecure === true) out.tls = { ...out.tls, insecure: true };
+  for (const h of args.header ?? []) {
+    const colon = h.indexOf(':');
+    const name = colon > 0 ? h.slice(0, colon).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header must be 'Name: value', e.g. --header 'X-Api-Key: …'; got a header without a valid name`);
+    (out.headers ??= {})[name] = h.slice(colon + 1).trim();
+  }
+  return out;
 }
 
 /**
@@ -40,6 +73,8 @@ export interface ResolvedTarget {
   readonly webhookHost: string | undefined;
   readonly token: string;
   readonly embedded: boolean;
+  /** TLS trust and extra headers from the flags, for every client of the target. */
+  readonly client: TargetClientOptions;
   /** The embedded service, when one was started. */
   readonly service: ReferenceService | undefined;
   close(): Promise<void>;
@@ -81,6 +116,7 @@ export async function resolveTarget(
       webhookHost: args['webhook-host'],
       token,
       embedded: false,
+      client: await clientOptionsOf(args),
       service: undefined,
       close: async () => {},
     };
@@ -92,6 +128,7 @@ export async function resolveTarget(
     webhookHost: service.webhookHost,
     token: service.tokens[tier],
     embedded: true,
+    client: await clientOptionsOf(args),
     service,
     close: () => service.close(),
   };

@@ -77,6 +77,7 @@ export const capacityCommand: MakeCommand = (ctx) => ({
         baseUrl: target.baseUrl,
         token: target.token,
         ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
+        ...target.client,
       });
       // The ids the operation needs (a published flow, a session, a run), found the way a run finds them.
       const prep = resolveScenario({ name: 'capacity', tier: { limitPerMinute: 1e9 }, load: { executor: 'constant-concurrency', concurrency: 1, duration: '1s' }, mix: [{ op }] });

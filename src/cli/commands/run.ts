@@ -258,7 +258,9 @@ export const runCommand: MakeCommand = (ctx) => ({
         // Sized from the scenario, so the client never silently caps its concurrency.
         connections: args.connections ?? connectionsFor(plan.scenarios),
         ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
+        ...target.client,
       });
+      if (target.client.tls?.insecure === true) io.stderr.write(`flowgauge: --insecure: the certificate of ${target.baseUrl} is not verified\n`);
       let metrics: RunMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
         const tierLabel = (t: ResolvedScenario['tier']): string => (typeof t === 'string' ? t : 'custom');
@@ -301,6 +303,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
         ...(args.connections !== undefined ? { connections: args.connections } : {}),
         ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
+        ...target.client,
       });
 
       const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;
