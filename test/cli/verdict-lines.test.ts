@@ -35,17 +35,19 @@ const read = (out: string, f: string): string => readFileSync(join(dir, out, f),
 describe('verdict lines through the CLI', () => {
   it('an interrupted run is INTERRUPTED in the console, report.md and report.json, exit 130', async () => {
     const file = scenario('long', { load: { executor: 'constant-arrival-rate', rate: '50/s', duration: '60s' } });
-    const io = memoryIo({ cwd: dir });
-    const running = main(['run', file, '--out', join(dir, 'int'), '--quiet', '--no-audit'], io);
-    // The run's own SIGINT listener is what a Ctrl-C reaches; emitting the event calls it in-process.
+    // A terminal, so the progress line shows once the load is running (a stop before that is no run).
+    const io = memoryIo({ cwd: dir, isTTY: true });
+    const running = main(['run', file, '--out', join(dir, 'int'), '--no-audit'], io);
     const t0 = Date.now();
-    while (!io.out().includes('long: mix') && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    while (!/\d+s\/60s/.test(io.out()) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    // The run's own SIGINT listener is what a Ctrl-C reaches; emitting the event calls it in-process.
     process.emit('SIGINT', 'SIGINT');
     expect(await running).toBe(130);
-    const first = io.out().split('\n').find((l) => l.startsWith('flowgauge long:'));
+    const out = io.out().replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+    const first = out.split(/[\r\n]/).find((l) => l.startsWith('flowgauge long:'));
     expect(first).toMatch(/^flowgauge long: INTERRUPTED in /);
-    expect(io.out()).toMatch(/interrupted after \d+\.\d s: this report covers only the part that ran/);
-    expect(io.out()).not.toMatch(/PASS/);
+    expect(out).toMatch(/interrupted after \d+\.\d s: this report covers only the part that ran/);
+    expect(out).not.toMatch(/PASS/);
     expect(read('int', 'report.md')).toContain('## ⏹️ INTERRUPTED');
     expect((JSON.parse(read('int', 'report.json')) as Report).verdict).toBe('INTERRUPTED');
   });
