@@ -91,3 +91,22 @@ describe('README', () => {
     for (const c of commands) expect(readme, c).toMatch(new RegExp(`^flowgauge ${c}\\b`, 'm'));
   });
 });
+
+describe('-e NAME=VALUE', () => {
+  it('is in process.env for the run, so a .ts scenario reads it, and is put back afterwards', async () => {
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    const file = join(dir, 'env-rate.ts');
+    writeFileSync(
+      file,
+      "import { defineScenario } from 'flowgauge';\n" +
+        "export default defineScenario({ name: 'env-rate', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: process.env.FG_K6_RATE ?? '1/s', duration: '1s' }, mix: [{ op: 'listFlows' }] });\n",
+    );
+    expect(process.env.FG_K6_RATE).toBeUndefined();
+    const r = await cli('run', file, '-e', 'FG_K6_RATE=8/s', '-d', '500ms', '--out', join(dir, 'env-rate'), '--quiet', '--no-audit');
+    expect(r.code, r.err).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'env-rate', 'report.json'), 'utf8')) as { load: { targetRatePerS: number; started: number } };
+    expect(report.load.targetRatePerS).toBe(8);
+    expect(report.load.started).toBe(4);
+    expect(process.env.FG_K6_RATE).toBeUndefined();
+  });
+});

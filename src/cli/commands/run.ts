@@ -37,6 +37,7 @@ import { checkTenantTokens, connectionsFor, tenantClients, tierKeyOf } from '../
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
+import { withProcessEnv } from '../process-env.js';
 import { resolve } from 'node:path';
 import type { MakeCommand } from './command.js';
 
@@ -197,7 +198,8 @@ export const runCommand: MakeCommand = (ctx) => ({
         'follow-timeout': { type: 'string', requiresArg: true, describe: 'give up following a run after this long (default 60s)' },
         audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
       }),
-  handler: async (argv) => {
+  // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
+  handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), async () => {
     const args = argv as unknown as RunArgs;
     const { io } = ctx;
     const file = findScenarioFile(io.cwd, args.scenario);
@@ -373,5 +375,5 @@ export const runCommand: MakeCommand = (ctx) => ({
       await target.close();
       await tracking?.close();
     }
-  },
+  }),
 });
