@@ -73,6 +73,11 @@ describe('k6 habits on the command line', () => {
     expect(creds.err).not.toMatch(/baseUrl|target\./);
   });
 
+  it('conformance --max-requests below 1 is bad input, not an unreachable target', async () => {
+    expect(await cli('conformance', '--max-requests', '-1')).toMatchObject({ code: 2, err: expect.stringMatching(/^flowgauge: --max-requests must be a whole number >= 1, got -1/) });
+    expect(await cli('conformance', '--max-requests', '0')).toMatchObject({ code: 2 });
+  });
+
   it('did-you-mean only for a near miss', () => {
     expect(closest('listflows', ['listFlows', 'getFlow'])).toBe('listFlows');
     expect(closest('zzzz', ['duration', 'rate'])).toBeUndefined();

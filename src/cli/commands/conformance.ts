@@ -47,6 +47,11 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
     if (args['webhook-listen'] !== undefined && listen === undefined) {
       throw new UsageError(`--webhook-listen "${args['webhook-listen']}" is not host:port, e.g. 127.0.0.1:8787`);
     }
+    const maxRequests = args['max-requests'];
+    // Too few requests for the battery's first probe would read as an unreachable target.
+    if (maxRequests !== undefined && !(Number.isInteger(maxRequests) && maxRequests >= 1)) {
+      throw new UsageError(`--max-requests must be a whole number >= 1, got ${Number.isNaN(maxRequests) ? 'something that is not a number' : maxRequests}`);
+    }
     const embedded = args['base-url'] === undefined;
     let secret = args['webhook-secret'] ?? io.env.FLOWGAUGE_WEBHOOK_SECRET;
     if (listen !== undefined && !embedded && (secret === undefined || secret === '')) {
