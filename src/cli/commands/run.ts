@@ -166,7 +166,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       .options(TARGET_OPTIONS)
       .options({
         duration: { alias: 'd', type: 'string', requiresArg: true, describe: `override the scenario's duration (${DURATION_HELP})` },
-        env: { alias: 'e', type: 'string', array: true, requiresArg: true, describe: 'set NAME=VALUE for ${NAME} in JSON/YAML scenarios and for tokenEnv (repeatable)' },
+        env: { alias: 'e', type: 'string', array: true, requiresArg: true, describe: 'set NAME=VALUE for the run: ${NAME} in JSON/YAML scenarios, process.env.NAME in .ts ones, and tokenEnv (repeatable)' },
         rate: { type: 'string', requiresArg: true, describe: 'override the arrival rate: "100/min", "16.7/s", or "120%" of the tier' },
         tier: { type: 'string', requiresArg: true, describe: 'override the tier: free, pro, or a limit such as 5000/min' },
         'max-in-flight': { type: 'number', describe: 'override the cap on concurrent requests (starts beyond it are dropped)' },
