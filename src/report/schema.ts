@@ -95,6 +95,17 @@ const threshold: Schema = obj({
   passed: { type: 'boolean' },
 }, { implicit: { type: 'boolean' } });
 
+/** `iterations` (journeys): how iterations ended, their duration from the intended start, the first failures. */
+const iterations: Schema = obj({
+  started: count,
+  completed: count,
+  failed: count,
+  interrupted: count,
+  dropped: count,
+  durationMs: pct,
+  errors: { type: 'array', items: obj({ message: str, count }) },
+});
+
 const violation: Schema = obj({ op: { enum: [...OPS] }, path: str, expected: str, got: str, count });
 
 const slice: Schema = obj({
@@ -220,7 +231,7 @@ export const REPORT_JSON_SCHEMA: Schema = {
       started: count,
       dropped: count,
       scheduleLagMs: pct,
-    }, { cancelled: count }),
+    }, { cancelled: count, scheduleS: { type: 'number', minimum: 0 } }),
     ops: { type: 'object', propertyNames: { enum: [...OPS] }, additionalProperties: op },
     stream,
     rateLimit,
@@ -237,5 +248,12 @@ export const REPORT_JSON_SCHEMA: Schema = {
     notifications,
     asyncRuns,
     audit: obj({}, { usage: usageAudit, sessions: sessionAudit, incomplete: { type: 'boolean' } }),
+    verdict: { enum: ['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED'] },
+    iterations,
+    checks: { type: 'object', additionalProperties: obj({ passes: count, fails: count }) },
+    steps: { type: 'object', additionalProperties: pct },
+    // Each scenario's sections have the top level's shapes (documented there, not again).
+    scenarios: { type: 'object', additionalProperties: { type: 'object' } },
+    warnings: { type: 'array', items: obj({ code: str, message: str }) },
   }),
 };

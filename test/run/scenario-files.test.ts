@@ -3,6 +3,8 @@
  * embedded service; expectations come from the service's own counters and the data file.
  */
 import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { REPORT_JSON_SCHEMA } from '../../src/report/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import { inputWordBand } from '../../src/collect/index.js';
@@ -39,8 +41,14 @@ async function load(path: string, overrides: ScenarioOverrides, patch: (raw: Rec
   return resolveRunPlan(raw, overrides, { source: path });
 }
 
-const run = (s: ReferenceService, scenario: RunOptions['scenario'], more: Partial<RunOptions> = {}) =>
-  executeRun({ scenario, client: client(s), target: { baseUrl: s.baseUrl, embedded: true }, ...more });
+const validReport = new Ajv({ strict: false, allErrors: true }).compile(REPORT_JSON_SCHEMA);
+
+/** Runs, and holds every report to the published report@1 schema. */
+async function run(s: ReferenceService, scenario: RunOptions['scenario'], more: Partial<RunOptions> = {}) {
+  const outcome = await executeRun({ scenario, client: client(s), target: { baseUrl: s.baseUrl, embedded: true }, ...more });
+  expect(validReport(JSON.parse(JSON.stringify(outcome.report))), JSON.stringify(validReport.errors)).toBe(true);
+  return outcome;
+}
 
 describe('ready scenario files', () => {
   it('conversation-steps.yaml: every iteration stores 6 messages and passes its templated checks', async () => {
