@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { register as registerHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { register, type NamespacedUnregister } from 'tsx/esm/api';
+import type { NamespacedUnregister } from 'tsx/esm/api';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
 import { fillEnvVars } from './env-vars.js';
@@ -125,7 +125,7 @@ function withEnv(value: unknown, path: string, options: LoadFileOptions): unknow
   return filled;
 }
 
-let tsLoader: NamespacedUnregister | undefined;
+let tsLoader: Promise<NamespacedUnregister> | undefined;
 let tsLoads = 0;
 
 /**
@@ -165,14 +165,19 @@ function selfResolveData(): { main: string; packageJson: string } {
  * ~300 ms each). The query makes each load evaluate the scenario file anew; modules it imports
  * are shared between loads.
  */
-function importModule(url: string): Promise<unknown> {
-  if (tsLoader === undefined) {
-    tsLoader = register({ namespace: 'flowgauge-scenarios' });
-    // Hooks registered later run first: this one must see every request before tsx does.
-    registerHooks(`data:text/javascript,${encodeURIComponent(SELF_RESOLVE_HOOKS)}`, { data: selfResolveData() });
-  }
+async function importModule(url: string): Promise<unknown> {
+  const loader = await (tsLoader ??= createLoader());
   tsLoads++;
-  return tsLoader.import(`${url}?flowgauge-scenario=${tsLoads}`, import.meta.url) as Promise<unknown>;
+  return loader.import(`${url}?flowgauge-scenario=${tsLoads}`, import.meta.url) as Promise<unknown>;
+}
+
+/** tsx and the self-resolving hook, registered once, on first use: a program that imports flowgauge without loading scenario files never loads tsx. */
+async function createLoader(): Promise<NamespacedUnregister> {
+  const { register } = await import('tsx/esm/api');
+  const loader = register({ namespace: 'flowgauge-scenarios' });
+  // Hooks registered later run first: this one must see every request before tsx does.
+  registerHooks(`data:text/javascript,${encodeURIComponent(SELF_RESOLVE_HOOKS)}`, { data: selfResolveData() });
+  return loader;
 }
 
 function pickExport(mod: unknown, fail: (message: string) => ConfigError): unknown {
