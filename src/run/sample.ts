@@ -47,7 +47,8 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
     negative: ctx.negative,
     runStatus: runStatusOf(ctx.op, result),
     stream: 'timing' in result ? result.timing : undefined,
-    ...(ctx.op === 'stream' && ctx.input !== undefined ? { inputWords: countWords(ctx.input) } : {}),
+    // A plain literal (no spread): this runs once per request.
+    inputWords: ctx.op === 'stream' && ctx.input !== undefined ? countWords(ctx.input) : undefined,
   };
 }
 
