@@ -251,3 +251,20 @@ describe('resolveScenario', () => {
     expect(issuesOf(base, { tier: 'gold' as never }).map((i) => i.path)).toEqual(['overrides.tier']);
   });
 });
+
+describe('absurd numbers and hostile keys', () => {
+  it('are refused with the bound in the message, before anything runs', () => {
+    const raw = { ...base, load: { executor: 'constant-concurrency', concurrency: 1e8, duration: '1s' }, mix: [{ op: 'run', weight: 1e308 }] };
+    expect(issuesOf(raw)).toEqual([
+      { path: 'load.concurrency', message: 'must be at most 50,000: one process cannot hold more' },
+      { path: 'mix[0].weight', message: 'must be at most 1e9 (weights are relative)' },
+    ]);
+    expect(issueAt({ ...base, load: { rate: '1000000/s', duration: '1s' } }, 'load.rate')).toMatch(/at most 100,000\/s/);
+    expect(issueAt({ ...base, load: { rate: '1/s', duration: '1s', maxInFlight: 1e7 } }, 'load.maxInFlight')).toMatch(/at most 100,000/);
+  });
+
+  it('name __proto__ and constructor as the unknown fields they are', () => {
+    const raw = JSON.parse('{"name":"a","tier":"pro","load":{"rate":"1/s","duration":"1s"},"mix":[{"op":"run"}],"__proto__":{"x":1},"constructor":2}') as unknown;
+    expect(issuesOf(raw).map((i) => i.path)).toEqual(['__proto__', 'constructor']);
+  });
+});
