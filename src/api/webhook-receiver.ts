@@ -19,6 +19,9 @@ import {
   verifySignature,
 } from '../core/webhook-signature.js';
 
+
+/** Longest a sender may take to send a request head, by default. */
+const HEADERS_TIMEOUT_MS = 10_000;
 /** Why a delivery was refused (the keys of `WebhookReceiverStats.rejected`). */
 export const WEBHOOK_REJECT_REASONS = [
   'missing-signature',
@@ -90,6 +93,8 @@ export interface WebhookReceiverOptions {
   readonly onDelivery?: (delivery: ReceivedDelivery) => void;
   /** Called with each refusal. */
   readonly onReject?: (reason: WebhookRejectReason) => void;
+  /** Longest a sender may take to send a request head (default 10 s); then the connection is closed. */
+  readonly headersTimeoutMs?: number;
 }
 
 /** A running receiver. */
@@ -115,6 +120,7 @@ interface Resolved {
   readonly path: string;
   readonly toleranceS: number;
   readonly maxBodyBytes: number;
+  readonly headersTimeoutMs: number;
   readonly clock: Clock;
 }
 
@@ -129,7 +135,9 @@ function resolve(o: WebhookReceiverOptions): Resolved {
   const maxBodyBytes = o.maxBodyBytes ?? DEFAULT_WEBHOOK_MAX_BODY;
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) issues.push({ path: 'maxBodyBytes', message: 'must be a positive integer' });
   if (issues.length > 0) throw new ConfigError(issues, 'webhook receiver options');
-  return { host: o.host ?? '127.0.0.1', port: o.port, path, toleranceS, maxBodyBytes, clock: o.clock ?? createSystemClock() };
+  const headersTimeoutMs = o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  if (!(Number.isInteger(headersTimeoutMs) && headersTimeoutMs > 0)) issues.push({ path: 'headersTimeoutMs', message: 'must be a positive integer of ms' });
+  return { host: o.host ?? '127.0.0.1', port: o.port, path, toleranceS, maxBodyBytes, headersTimeoutMs, clock: o.clock ?? createSystemClock() };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -302,9 +310,12 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
     });
   };
 
-  const server = createServer({ keepAlive: true }, handle);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Node checks these timeouts every connectionsCheckingInterval (30 s by default): a client
+  // that sends half a head would hold its connection three times the 10 s it is allowed.
+  const server = createServer(
+    { keepAlive: true, connectionsCheckingInterval: Math.min(1000, o.headersTimeoutMs), headersTimeout: o.headersTimeoutMs, requestTimeout: Math.max(30_000, o.headersTimeoutMs + 1) },
+    handle,
+  );
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       rejectListen(new FlowgaugeError('FG_CONFIG_INVALID', `cannot receive webhooks on ${o.host}:${o.port}: ${err.code ?? err.message}`, { cause: err })),

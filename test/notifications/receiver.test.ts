@@ -126,3 +126,23 @@ describe('webhook receiver', () => {
     await expect(startWebhookReceiver({ port: -1, secret: '', maxBodyBytes: 0 })).rejects.toThrow(/secret[\s\S]*port[\s\S]*maxBodyBytes/);
   });
 });
+
+describe('a sender that never finishes its head', () => {
+  it('loses its connection at the headers timeout, not three times later', async () => {
+    const { connect } = await import('node:net');
+    receiver = await startWebhookReceiver({ port: 0, secret: SECRET, headersTimeoutMs: 300 });
+    const url = new URL(receiver.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write(`POST ${url.pathname} HTTP/1.1\r\nHost: x\r\nX-Half: `);
+    const t0 = performance.now();
+    // The server closes it; the test's own timeout is the bound if it never does.
+    await new Promise<void>((r) => {
+      socket.on('close', () => r());
+      socket.on('error', () => {});
+      socket.resume();
+    });
+    // Closed by the receiver well before Node's default 30 s connections check.
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+});
