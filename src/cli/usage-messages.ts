@@ -3,6 +3,7 @@
  * `duration`), did-you-mean for a mistyped flag or command, "name a scenario" instead of "Not
  * enough non-option arguments", and k6's `--vus` answered with flowgauge's closed model. Pure.
  */
+import { editDistance } from '../core/edit-distance.js';
 
 /** What the rewrite needs to know about the command line. */
 export interface UsageContext {
@@ -25,21 +26,6 @@ const K6_FLAGS: Readonly<Record<string, string>> = {
   u: 'flowgauge has no -u/--vus: use --rate for arrivals per second, or executor constant-concurrency with concurrency: N in the scenario',
   iterations: 'flowgauge has no --iterations: give a --duration (-d), or a ready scenario such as smoke',
 };
-
-/** Edit distance, for did-you-mean (names are short). */
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] as number;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] as number;
-      prev[j] = Math.min(up + 1, (prev[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length] as number;
-}
 
 /** The closest of `names` to `typed`, when close enough to be a typo (case ignored). */
 export function closest(typed: string, names: readonly string[]): string | undefined {
