@@ -11,3 +11,4 @@ export * from './merge.js';
 export * from './verdict.js';
 export * from './dashboard-page.js';
 export * from './read.js';
+export * from './build-report.js';

@@ -24,7 +24,7 @@ import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import { evaluateReportThresholds } from './metrics.js';
 import { REPORT_SCHEMA } from './model.js';
 import type { ChecksReport, IterationsReport, LoadReport, OpReport, RateLimitReport, Report, RunWarning, ScenarioReport, StreamReport } from './model.js';
-import { sloSection } from './model.js';
+import { sloSection } from './build-report.js';
 import { mergeChecks, mergeIterations, mergeStructural, stepsFrom, worstPct } from './merge-sections.js';
 
 /** Options of `mergeReports`. */

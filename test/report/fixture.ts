@@ -1,8 +1,8 @@
 /** A realistic report built from synthetic samples, shared by the report tests. */
 import { createCollectors } from '../../src/collect/collectors.js';
 import { createLatencyHistogram, recordNs, toPct } from '../../src/collect/histogram.js';
-import { buildReport } from '../../src/report/model.js';
-import type { BuildReportInput, Report } from '../../src/report/model.js';
+import { buildReport, type BuildReportInput } from '../../src/report/build-report.js';
+import type { Report } from '../../src/report/model.js';
 import { MS, S, rl, sample, streamTiming } from '../collect/samples.js';
 
 export const WALL0 = Date.UTC(2026, 0, 1, 12, 0, 0);

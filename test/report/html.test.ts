@@ -14,7 +14,7 @@ import { esc, jsonForScript } from '../../src/report/html-parts.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { evaluateReportThresholds } from '../../src/report/metrics.js';
-import { buildReport } from '../../src/report/model.js';
+import { buildReport } from '../../src/report/build-report.js';
 import type { RateLimitReport, Report } from '../../src/report/model.js';
 import { parseThreshold } from '../../src/slo/thresholds.js';
 import { MS, rl, sample } from '../collect/samples.js';

@@ -6,7 +6,7 @@ import type { RequestSample } from '../../src/core/types.js';
 import { createRandom } from '../../src/load/prng.js';
 import { mergeReports } from '../../src/report/merge.js';
 import { evaluateReportThresholds } from '../../src/report/metrics.js';
-import { buildReport } from '../../src/report/model.js';
+import { buildReport } from '../../src/report/build-report.js';
 import type { Report } from '../../src/report/model.js';
 import { parseThreshold } from '../../src/slo/thresholds.js';
 import { MS, S, rl, sample, streamTiming } from '../collect/samples.js';

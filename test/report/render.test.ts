@@ -4,7 +4,7 @@ import { emptyPct } from '../../src/collect/histogram.js';
 import { fmtRatio, fmtShare } from '../../src/report/format.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { evaluateReportThresholds } from '../../src/report/metrics.js';
-import { buildReport } from '../../src/report/model.js';
+import { buildReport } from '../../src/report/build-report.js';
 import type { Report } from '../../src/report/model.js';
 import { renderSummary } from '../../src/report/summary.js';
 import { parseThreshold } from '../../src/slo/thresholds.js';
