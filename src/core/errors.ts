@@ -12,6 +12,7 @@ export type FlowgaugeErrorCode =
   | 'FG_FILE_NOT_FOUND'
   | 'FG_TARGET_UNREACHABLE'
   | 'FG_REPORT_INVALID'
+  | 'FG_HISTORY_UNREADABLE'
   | 'FG_INTERRUPTED'
   | 'FG_INTERNAL';
 

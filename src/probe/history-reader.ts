@@ -4,6 +4,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { FlowgaugeError } from '../core/errors.js';
 import { filesInRange, listHistoryFiles } from './history-files.js';
 import { parseProbeRecord, recordTimeMs, type ProbeRecord } from './record.js';
 
@@ -87,8 +88,9 @@ export async function readHistory(dir: string, range: { fromMs?: number; toMs?: 
       });
     } catch (err) {
       // Retention may delete a file between listing and reading it.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      throw new FlowgaugeError('FG_HISTORY_UNREADABLE', `probe history ${f.path} cannot be read (${code ?? (err as Error).message})`);
     }
     if (parsed.torn) tornTails++;
     badLines += parsed.badLines;

@@ -137,3 +137,18 @@ describe('crash safety', () => {
     expect(existsSync(dir)).toBe(true);
   });
 });
+
+describe('a history that cannot be read', () => {
+  it('is a FlowgaugeError naming the file (exit 2 in the CLI), not an internal error', async () => {
+    const { mkdirSync } = await import('node:fs');
+    const dir = tempDir();
+    // A day file that is a directory: listed, then unreadable.
+    mkdirSync(join(dir, 'probe-2026-11-22.jsonl'));
+    await expect(readHistory(dir)).rejects.toMatchObject({ code: 'FG_HISTORY_UNREADABLE', message: expect.stringContaining('probe-2026-11-22.jsonl cannot be read (EISDIR)') });
+    const { memoryIo } = await import('../../src/cli/io.js');
+    const { main } = await import('../../src/cli/main.js');
+    const io = memoryIo({ cwd: dir });
+    expect(await main(['slo', 'status', '--history', dir], io)).toBe(2);
+    expect(io.err()).toContain('cannot be read (EISDIR)');
+  });
+});
