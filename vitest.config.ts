@@ -15,7 +15,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'api-undici',
-          include: ['test/api/{client-errors,client-ops,contract,stream,redaction,body-memo}.test.ts'],
+          include: ['test/api/{client-errors,client-ops,contract,stream,redaction,body-memo,phases-deadlines}.test.ts'],
           env: { FG_TEST_TRANSPORT: 'undici' },
         },
       },

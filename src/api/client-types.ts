@@ -29,6 +29,12 @@ export interface CallOptions {
    * the client's own; an empty value removes a header (e.g. `authorization` for a negative test).
    */
   headers?: Record<string, string>;
+  /**
+   * Whole-request deadline in ms (queueing, connecting and the whole body, a stream's
+   * included); default the client's `timeouts.requestMs`; 0 for none. A request cut by it
+   * resolves with `TIMEOUT` (a stream's timing says how far it got).
+   */
+  deadlineMs?: number;
 }
 
 /** Options of `stream`: a callback receives each event as it is decoded. */

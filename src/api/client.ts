@@ -70,7 +70,7 @@ export function createClient(options: ClientOptions): Client {
 
   const base = o.basePath;
   const get = <T>(op: OpName, path: string, schema: z.ZodType, opts: CallOptions | undefined): Promise<ApiResult<T>> =>
-    requestJson<T>(ctx, op, apiTransport, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal);
+    requestJson<T>(ctx, op, apiTransport, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal, opts?.deadlineMs);
 
   const client: Client = {
     baseUrl: o.baseUrl,
@@ -79,20 +79,20 @@ export function createClient(options: ClientOptions): Client {
     run(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/run`;
       const headers = withCallHeaders(postHeaders, opts?.headers);
-      return requestJson(ctx, 'run', apiTransport, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal);
+      return requestJson(ctx, 'run', apiTransport, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal, opts?.deadlineMs);
     },
 
     stream(flowId, body, opts?: StreamCallOptions) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
       const headers = withCallHeaders(streamHeaders, opts?.headers);
-      return runStream(ctx, apiTransport, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent);
+      return runStream(ctx, apiTransport, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent, opts?.deadlineMs);
     },
 
     streamEvents(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
       const headers = withCallHeaders(streamHeaders, opts?.headers);
       const json = JSON.stringify(body);
-      return streamEvents((signal, sink) => runStream(ctx, apiTransport, path, json, headers, signal, sink), opts?.signal);
+      return streamEvents((signal, sink) => runStream(ctx, apiTransport, path, json, headers, signal, sink, opts?.deadlineMs), opts?.signal);
     },
 
     getRun(runId, opts) {
@@ -114,7 +114,7 @@ export function createClient(options: ClientOptions): Client {
 
     createSession(body, opts) {
       const headers = withCallHeaders(postHeaders, opts?.headers);
-      return requestJson(ctx, 'createSession', apiTransport, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal);
+      return requestJson(ctx, 'createSession', apiTransport, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal, opts?.deadlineMs);
     },
 
     getHistory(sessionId, opts) {
@@ -132,7 +132,7 @@ export function createClient(options: ClientOptions): Client {
     trigger(flowId, payload, opts) {
       const path = `${o.webhookPath}/api/v1/webhook/${encodeURIComponent(flowId)}`;
       const headers = withCallHeaders(triggerHeaders, opts?.headers);
-      return requestJson(ctx, 'trigger', hookTransportFor(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal);
+      return requestJson(ctx, 'trigger', hookTransportFor(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal, opts?.deadlineMs);
     },
 
     async close() {

@@ -114,6 +114,8 @@ const CODE_MAP: Readonly<Record<string, TransportErrorCode>> = {
   FG_H1_PARSE: 'PROTOCOL_ERROR',
   FG_H1_POOL_CLOSED: 'ABORTED',
   FG_BODY_TOO_LARGE: 'MALFORMED_BODY',
+  // The whole-request deadline (either transport).
+  FG_REQUEST_DEADLINE: 'TIMEOUT',
 };
 
 const TLS_CODE_RE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL)/;

@@ -55,6 +55,8 @@ export class H1Connection implements H1Events {
   private readonly parser: H1ResponseParser;
   private readonly stamp: ArrivalStamper;
   private atNs = 0;
+  /** When the first request asked for this connection (its connect phase starts there). */
+  private connectStartNs = 0;
   private completed: boolean | undefined = undefined;
   /** Answers completed on this connection: more than none makes it a reused one. */
   private served = 0;
@@ -76,6 +78,13 @@ export class H1Connection implements H1Events {
     this.socket.on('connect', () => {
       this.connected = true;
       this.sentAtMs = performance.now();
+      // The request written while connecting goes out now: its connect phase ends here.
+      const ex = this.ex;
+      if (ex !== undefined && !ex.done) {
+        const now = ex.clock.nowNs();
+        ex.connectNs = now - this.connectStartNs;
+        ex.sentNs = now;
+      }
     });
     this.socket.on('error', (err) => this.lost(err));
     this.socket.on('end', () => this.ended());
@@ -91,7 +100,14 @@ export class H1Connection implements H1Events {
     const now = performance.now();
     this.idleBeforeSendMs = this.served > 0 ? now - this.idleSinceMs : 0;
     this.parser.expect(false);
-    if (this.connected) this.sentAtMs = now;
+    ex.connectNs = 0;
+    if (this.connected) {
+      this.sentAtMs = now;
+      ex.sentNs = ex.clock.nowNs();
+    } else {
+      ex.sentNs = undefined;
+      this.connectStartNs = ex.clock.nowNs();
+    }
     this.socket.write(ex.wire as string | Buffer, ex.wireEncoding);
   }
 
@@ -102,8 +118,13 @@ export class H1Connection implements H1Events {
 
   /** Fails the current exchange with a timeout and closes the connection. */
   timeout(code: string, message: string): void {
+    this.fail(createCodedError(code, message));
+  }
+
+  /** Fails the current exchange with `err` and closes the connection (it cannot be reused mid-answer). */
+  fail(err: Error): void {
     const ex = this.ex;
-    if (ex !== undefined) ex.fail(createCodedError(code, message), ex.clock.nowNs());
+    if (ex !== undefined) ex.fail(err, ex.clock.nowNs());
     this.destroy();
   }
 

@@ -35,6 +35,14 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
   status = 0;
   headers: ResponseHeaders | undefined = undefined;
   headersNs: number | undefined = undefined;
+  /** When it went out on an open connection (see `ExchangeTimes`). */
+  sentNs: number | undefined = undefined;
+  /** Connect time of the new connection it opened; 0 on a reused one. */
+  connectNs = 0;
+  /** Whole-request deadline in `performance.now()` ms; 0 for none. */
+  deadlineAtMs = 0;
+  /** That deadline's length, for the error. */
+  deadlineMs = 0;
   private streaming = false;
   private text: string | undefined = undefined;
   private pieces: Buffer[] | undefined = undefined;
@@ -107,6 +115,6 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
     this.done = true;
     this.pieces = undefined;
     if (this.signal !== undefined) unwatchAbort(this.signal, this);
-    this.sink({ status: this.status, headers: this.headers, headersNs: this.headersNs, endNs, text, error });
+    this.sink({ status: this.status, headers: this.headers, headersNs: this.headersNs, endNs, text, error, sentNs: this.sentNs, connectNs: this.connectNs, tlsNs: 0 });
   }
 }

@@ -17,7 +17,7 @@ import { H1Connection, type ConnectionOwner, type ConnectionTarget } from './h1-
 import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
 import { MAX_HEAD_BYTES } from './h1-parser.js';
 import { TextCache } from './text-cache.js';
-import type { BodyStream, ExchangeRequest, ExchangeSink, RequestHeaders, Transport, TransportSettings } from './transport.js';
+import { deadlineError, type BodyStream, type ExchangeRequest, type ExchangeSink, type RequestHeaders, type Transport, type TransportSettings } from './transport.js';
 
 /** Idle reuse limit when the server states no `Keep-Alive: timeout` (as undici's default). */
 const DEFAULT_KEEP_ALIVE_MS = 4000;
@@ -52,6 +52,9 @@ function serialiseHeaders(headers: RequestHeaders): HeaderBlock {
   return { lines, ascii, problem: undefined };
 }
 
+/** A timeout fires within a quarter of itself (at most 1 s, at least 5 ms) of its deadline, as undici's coarse timers do. */
+const tickFor = (ms: number): number => Math.min(1000, Math.max(5, ms / 4));
+
 class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   readonly kind = 'h1';
   private readonly target: ConnectionTarget;
@@ -70,7 +73,9 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private closing: Promise<void> | undefined = undefined;
   private drained: (() => void) | undefined = undefined;
   private sweepTimer: NodeJS.Timeout | undefined = undefined;
-  private readonly tickMs: number;
+  private tickMs: number;
+  /** Exchanges given a deadline so far (the sweep skips the queue while none were). */
+  private deadlines = 0;
 
   constructor(
     url: URL,
@@ -88,9 +93,17 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     };
     this.hostHeader = url.host;
     this.maxBodyBytes = s.maxBodyBytes;
-    const enabled = [s.connectMs, s.headersMs, s.bodyMs].filter((ms) => ms > 0);
-    // A timeout fires within a quarter of itself (at most 1 s) of its deadline, as undici's coarse timers do.
-    this.tickMs = Math.min(1000, Math.max(5, Math.min(...enabled, 4000) / 4));
+    const enabled = [s.connectMs, s.headersMs, s.bodyMs, s.requestMs].filter((ms) => ms > 0);
+    this.tickMs = tickFor(Math.min(...enabled, 4000));
+  }
+
+  /** Starts the timeout sweep, or quickens it for a deadline shorter than any so far. */
+  private armSweep(deadlineMs: number): void {
+    const tick = deadlineMs > 0 ? Math.min(this.tickMs, tickFor(deadlineMs)) : this.tickMs;
+    if (this.sweepTimer !== undefined && tick >= this.tickMs) return;
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    this.tickMs = tick;
+    this.sweepTimer = setInterval(() => this.sweep(), tick).unref();
   }
 
   get closed(): boolean {
@@ -115,7 +128,13 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
       }
       watchAbort(signal, ex);
     }
-    this.sweepTimer ??= setInterval(() => this.sweep(), this.tickMs).unref();
+    const deadlineMs = req.deadlineMs ?? this.s.requestMs;
+    if (deadlineMs > 0) {
+      ex.deadlineAtMs = performance.now() + deadlineMs;
+      ex.deadlineMs = deadlineMs;
+      this.deadlines++;
+    }
+    this.armSweep(deadlineMs);
     this.dispatch(ex);
     return ex;
   }
@@ -257,10 +276,13 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private sweep(): void {
     const now = performance.now();
     const { connectMs, headersMs, bodyMs } = this.s;
+    if (this.deadlines > 0 && this.waiting > 0) this.expireQueued(now);
     for (const conn of this.all) {
       const ex = conn.ex;
       if (ex === undefined) {
         if (!conn.dead && now - conn.idleSinceMs >= conn.keepAliveMs) conn.destroy();
+      } else if (ex.deadlineAtMs > 0 && now >= ex.deadlineAtMs) {
+        conn.fail(deadlineError(ex.deadlineMs));
       } else if (!conn.connected) {
         if (connectMs > 0 && now - conn.createdAtMs >= connectMs) conn.timeout('FG_H1_CONNECT_TIMEOUT', `connect timed out after ${connectMs} ms`);
       } else if (ex.headersNs === undefined) {
@@ -272,6 +294,20 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
         conn.timeout('FG_H1_BODY_TIMEOUT', `body stalled for ${bodyMs} ms`);
       }
     }
+  }
+
+  /** Fails queued exchanges whose deadline passed while they waited for a connection. */
+  private expireQueued(now: number): void {
+    const q = this.queue;
+    for (let i = this.queueHead; i < q.length; i++) {
+      const ex = q[i];
+      if (ex === undefined || !ex.queued || ex.deadlineAtMs === 0 || now < ex.deadlineAtMs) continue;
+      q[i] = undefined;
+      ex.queued = false;
+      this.waiting--;
+      ex.fail(deadlineError(ex.deadlineMs), ex.clock.nowNs());
+    }
+    this.checkDrained();
   }
 
   private checkDrained(): void {

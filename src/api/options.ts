@@ -17,8 +17,13 @@ export interface ClientOptions {
   connections?: number;
   /** Requests in flight per connection; default 1. */
   pipelining?: number;
-  /** Timeouts in ms; defaults 10 s / 30 s / 60 s. 0 disables one. */
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /**
+   * Timeouts in ms; 0 disables one. `connectMs` (default 10 s), `headersMs` (30 s) and `bodyMs`
+   * (60 s without a byte) catch a stall; `requestMs` (default 60 s, as k6's) is the whole
+   * request's deadline, queueing and a stream's whole body included, so a target that trickles
+   * forever is cut too. A call's `deadlineMs` replaces it.
+   */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; requestMs?: number };
   /** Time source of every timing; default the system clock. */
   clock?: Clock;
   /** Check bodies against the interface's schemas; default true. */
@@ -42,6 +47,12 @@ export interface ClientOptions {
    * printed; `authorization`, `host`, `content-length` and `transfer-encoding` are refused.
    */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * An HTTP proxy for `https:` origins (`CONNECT` tunnels, as `HTTPS_PROXY`), and the hosts to
+   * reach directly (`NO_PROXY`'s syntax: comma-separated hosts, `.domain` suffixes, `host:port`, `*`).
+   * `http:` origins are always reached directly.
+   */
+  proxy?: { url: string; noProxy?: string };
 }
 
 /** Which HTTP implementation a client uses. */
@@ -66,6 +77,7 @@ export interface ResolvedClientOptions {
   readonly connectMs: number;
   readonly headersMs: number;
   readonly bodyMs: number;
+  readonly requestMs: number;
   readonly maxBodyBytes: number;
   readonly clock: Clock;
   readonly validate: boolean;
@@ -75,6 +87,7 @@ export interface ResolvedClientOptions {
   readonly tls: { readonly ca: string | undefined; readonly insecure: boolean };
   /** Extra headers of every API request, names lower-cased. */
   readonly headers: Readonly<Record<string, string>>;
+  readonly proxy: { readonly url: string; readonly noProxy: string } | undefined;
 }
 
 const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -144,6 +157,25 @@ function intOption(value: unknown, fallback: number, min: number, path: string, 
   return value;
 }
 
+function proxyOption(value: ClientOptions['proxy'], issues: ConfigIssue[]): ResolvedClientOptions['proxy'] {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(String(value.url));
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    // The value may carry credentials: it is not quoted.
+    issues.push({ path: 'proxy.url', message: 'must be an http:// or https:// proxy address, e.g. http://proxy.internal:3128' });
+    return undefined;
+  }
+  return Object.freeze({ url: url.href, noProxy: typeof value.noProxy === 'string' ? value.noProxy : '' });
+}
+
+/** The whole-request deadline when none is set (k6's default). */
+export const DEFAULT_REQUEST_MS = 60_000;
+
 function msOption(value: unknown, fallback: number, path: string, issues: ConfigIssue[]): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -199,12 +231,14 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     connectMs: msOption(t.connectMs, 10_000, 'timeouts.connectMs', issues),
     headersMs: msOption(t.headersMs, 30_000, 'timeouts.headersMs', issues),
     bodyMs: msOption(t.bodyMs, 60_000, 'timeouts.bodyMs', issues),
+    requestMs: msOption(t.requestMs, DEFAULT_REQUEST_MS, 'timeouts.requestMs', issues),
     maxBodyBytes: intOption(options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES, 1, 'maxBodyBytes', issues),
     validate: boolOption(options.validate, true, 'validate', issues),
     triggerAuth: boolOption(options.triggerAuth, false, 'triggerAuth', issues),
     transport: transportOption(options.transport, issues),
     tls: Object.freeze({ ca: typeof options.tls?.ca === 'string' ? options.tls.ca : undefined, insecure: options.tls?.insecure === true }),
     headers: Object.freeze(headersOption(options.headers, issues)),
+    proxy: proxyOption(options.proxy, issues),
   };
   const https = [base, hook].some((a) => a !== undefined && a.origin.startsWith('https:'));
   if (resolved.transport === 'h1' && https) {

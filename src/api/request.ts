@@ -61,19 +61,20 @@ export function requestJson<T>(
   schema: z.ZodType,
   extra: ExtraCheck | undefined,
   signal: AbortSignal | undefined,
+  deadlineMs?: number,
 ): Promise<ApiResult<T>> {
   const clock = ctx.clock;
   const startNs = clock.nowNs();
   return new Promise((resolve) => {
-    transport.exchange({ path, method, headers, body, reuseKey: op }, clock, signal, (o) => {
-      const { status, headers: resHeaders, headersNs, endNs, text } = o;
-      if (text === undefined || resHeaders === undefined || headersNs === undefined) {
-        resolve(transportResult(op, o.error, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact));
+    transport.exchange({ path, method, headers, body, reuseKey: op, deadlineMs }, clock, signal, (o) => {
+      const { status, headers: resHeaders, text } = o;
+      if (text === undefined || resHeaders === undefined || o.headersNs === undefined) {
+        resolve(transportResult(op, o.error, signal, status, resHeaders, startNs, o, ctx.redact));
       } else {
         resolve(
           isSuccessStatus(status)
-            ? successResult<T>(ctx, op, schema, extra, status, resHeaders, text, startNs, headersNs, endNs)
-            : errorResult<T>(ctx, op, status, resHeaders, text, startNs, headersNs, endNs),
+            ? successResult<T>(ctx, op, schema, extra, status, resHeaders, text, startNs, o)
+            : errorResult<T>(ctx, op, status, resHeaders, text, startNs, o),
         );
       }
     });

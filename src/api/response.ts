@@ -13,6 +13,7 @@ import { causeCodeOf, classifyTransportError, createApiError, createTransportErr
 import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
 import { redactDeep, redactRateLimit } from './redact.js';
 import type { ApiResult, ResponseMeta } from './result.js';
+import type { ExchangeTimes } from './transport.js';
 import { errorBodySchema } from './schemas.js';
 import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type Redact } from './validate.js';
 
@@ -52,15 +53,14 @@ export function responseMeta(
   requestId: string | undefined,
   headers: ResponseHeaders | undefined,
   startNs: number,
-  headersNs: number | undefined,
-  endNs: number,
+  t: ExchangeTimes,
 ): ResponseMeta {
   let rateLimit = headers === undefined ? undefined : parseRateLimitHeaders(headers);
   if (redact !== undefined) {
     if (rateLimit !== undefined) rateLimit = redactRateLimit(rateLimit, redact);
     if (requestId !== undefined) requestId = redact(requestId);
   }
-  return { status, requestId, rateLimit, startNs, headersNs, endNs };
+  return { status, requestId, rateLimit, startNs, headersNs: t.headersNs, endNs: t.endNs, sentNs: t.sentNs, connectNs: t.connectNs, tlsNs: t.tlsNs };
 }
 
 /** Stands for text that is not JSON (a sentinel rather than a wrapper object per body). */
@@ -89,10 +89,9 @@ export function successResult<T>(
   headers: ResponseHeaders,
   text: string,
   startNs: number,
-  headersNs: number,
-  endNs: number,
+  t: ExchangeTimes,
 ): ApiResult<T> {
-  const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, headersNs, endNs);
+  const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, t);
   const seen = ctx.bodies?.lookup(op, text);
   if (seen !== undefined) return sameBodyResult<T>(text, m, seen.violations);
   const parsed = parseJson(text);
@@ -156,8 +155,7 @@ export function errorResult<T>(
   headers: ResponseHeaders,
   text: string,
   startNs: number,
-  headersNs: number,
-  endNs: number,
+  t: ExchangeTimes,
 ): ApiResult<T> {
   const parsed = parseJson(text);
   const body = isJsonObject(parsed) ? parsed : undefined;
@@ -188,7 +186,7 @@ export function errorResult<T>(
   }
   if (requestId !== undefined) requestId = ctx.redact(requestId);
   const error = createApiError(code, status, `${code} (HTTP ${status}): ${message}`, details, requestId);
-  return { ok: false, error, meta: responseMeta(ctx.redact, status, requestId, headers, startNs, headersNs, endNs), violations };
+  return { ok: false, error, meta: responseMeta(ctx.redact, status, requestId, headers, startNs, t), violations };
 }
 
 /**
@@ -202,8 +200,7 @@ export function transportResult<T>(
   status: number,
   headers: ResponseHeaders | undefined,
   startNs: number,
-  headersNs: number | undefined,
-  endNs: number,
+  t: ExchangeTimes,
   redact?: Redact,
 ): ApiResult<T> {
   const code = classifyTransportError(err, signal);
@@ -211,6 +208,6 @@ export function transportResult<T>(
   // A protocol error says what the target sent instead: that is the whole diagnosis.
   const said = code === 'PROTOCOL_ERROR' && err instanceof Error ? `: ${redact === undefined ? err.message : redact(err.message)}` : '';
   const error = createTransportError(code, `${op}: ${code}${cause === undefined ? '' : ` (${cause})`}${said}`, cause);
-  const m = responseMeta(redact, status, headerRequestId(headers), headers, startNs, headersNs, endNs);
+  const m = responseMeta(redact, status, headerRequestId(headers), headers, startNs, t);
   return { ok: false, error, meta: m, violations: NO_VIOLATIONS };
 }

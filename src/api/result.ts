@@ -21,6 +21,16 @@ export interface ResponseMeta {
   readonly headersNs: number | undefined;
   /** When the body ended or the failure was seen. */
   readonly endNs: number;
+  /**
+   * When the request went out on an open connection; undefined when it never reached one.
+   * From `startNs` to here the request was blocked (queued for a connection) or, on a new
+   * connection, connecting (`connectNs`, `tlsNs`).
+   */
+  readonly sentNs: number | undefined;
+  /** TCP connect time of the new connection this request opened; 0 on a reused one. */
+  readonly connectNs: number;
+  /** TLS handshake time of that new connection; 0 on a reused or plain one. */
+  readonly tlsNs: number;
 }
 
 /** Outcome of one call: a value or an error, always with meta and violations. */

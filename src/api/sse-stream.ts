@@ -5,7 +5,7 @@
  */
 import type { TransportErrorCode } from '../core/codes.js';
 import { bodyTooLarge, createTransportError } from './errors.js';
-import type { BodyStream, ExchangeHandle, Transport } from './transport.js';
+import type { BodyStream, ExchangeHandle, ExchangeTimes, Transport } from './transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
 import { errorResult, headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext } from './response.js';
@@ -52,6 +52,7 @@ export function runStream(
   headers: RequestHeaders,
   signal: AbortSignal | undefined,
   sink: StreamEventSink | undefined,
+  deadlineMs?: number,
 ): Promise<StreamResult> {
   const clock = ctx.clock;
   const startNs = clock.nowNs();
@@ -100,7 +101,7 @@ export function runStream(
 
   return new Promise<StreamResult>((resolve, reject) => {
     handle = transport.exchange(
-      { path, method: 'POST', headers, body },
+      { path, method: 'POST', headers, body, deadlineMs },
       clock,
       signal,
       (o) => {
@@ -108,18 +109,18 @@ export function runStream(
           reject(sinkError);
           return;
         }
-        const { status, headers: resHeaders, headersNs, endNs } = o;
-        if (state === undefined || resHeaders === undefined || headersNs === undefined) {
+        const { status, headers: resHeaders } = o;
+        if (state === undefined || resHeaders === undefined || o.headersNs === undefined) {
           // No 2xx head: an error answer (its body buffered) or a failure before one.
           const r =
-            o.text !== undefined && resHeaders !== undefined && headersNs !== undefined
-              ? errorResult<never>(ctx, 'stream', status, resHeaders, o.text, startNs, headersNs, endNs)
-              : transportResult<never>('stream', o.error, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact);
+            o.text !== undefined && resHeaders !== undefined
+              ? errorResult<never>(ctx, 'stream', status, resHeaders, o.text, startNs, o)
+              : transportResult<never>('stream', o.error, signal, status, resHeaders, startNs, o, ctx.redact);
           resolve({ ...r, timing: EMPTY_STREAM_TIMING });
           return;
         }
-        if (o.error === undefined) (decoder as SseDecoder).end(endNs);
-        resolve(settle(ctx, state, o.error, signal, status, resHeaders, startNs, headersNs, endNs));
+        if (o.error === undefined) (decoder as SseDecoder).end(o.endNs);
+        resolve(settle(ctx, state, o.error, signal, status, resHeaders, startNs, o));
       },
       bodyStream,
     );
@@ -135,15 +136,14 @@ function settle(
   status: number,
   resHeaders: ResponseHeaders,
   startNs: number,
-  headersNs: number,
-  endNs: number,
+  t: ExchangeTimes,
 ): StreamResult {
   const timing = state.timing();
-  const meta = responseMeta(ctx.redact, status, headerRequestId(resHeaders), resHeaders, startNs, headersNs, endNs);
+  const meta = responseMeta(ctx.redact, status, headerRequestId(resHeaders), resHeaders, startNs, t);
   const violations = state.violations;
   // A connection lost after the `end` event cost the caller nothing: the stream is complete.
   if (err !== undefined && (!timing.complete || state.errorEvent !== undefined)) {
-    return { ...transportResult<never>('stream', err, signal, status, resHeaders, startNs, headersNs, endNs, ctx.redact), violations, timing };
+    return { ...transportResult<never>('stream', err, signal, status, resHeaders, startNs, t, ctx.redact), violations, timing };
   }
   let code: TransportErrorCode | undefined;
   let message = '';

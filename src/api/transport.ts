@@ -5,6 +5,7 @@
  * of what undici does per request) and undici (`undici-transport.ts`, for `https:` and on request).
  */
 import type { Clock } from '../core/clock.js';
+import { createCodedError } from './errors.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 
@@ -22,16 +23,39 @@ export interface ExchangeRequest {
    * may hand back the very string it decoded last time for a byte-identical body.
    */
   readonly reuseKey?: string;
+  /**
+   * Whole-request deadline in ms from the call (queueing, connecting, waiting and the whole
+   * body, a stream's included); absent: the transport's `requestMs`; 0: none.
+   */
+  readonly deadlineMs?: number;
 }
 
-/** What one exchange ended in: a full answer, or an error (with what arrived before it). */
-export interface ExchangeOutcome {
-  readonly status: number;
-  readonly headers: ResponseHeaders | undefined;
-  /** When the response head arrived (the client's clock). */
+/**
+ * The moments of one exchange on the client's clock, from which its phases follow (k6's
+ * `blocked`, `connecting`, `tls_handshaking`, `waiting`, `receiving`): blocked is the time from
+ * the call to `sentNs` less the connection's own setup, waiting runs from `sentNs` to
+ * `headersNs`, receiving from `headersNs` to `endNs`.
+ */
+export interface ExchangeTimes {
+  /** When the response head arrived. */
   readonly headersNs: number | undefined;
   /** When the body's last byte, or the failure, arrived. */
   readonly endNs: number;
+  /**
+   * When the request went out on an open connection (after the connection's setup, when it
+   * was new); undefined when it never reached one (queued, or the connect failed).
+   */
+  readonly sentNs: number | undefined;
+  /** TCP connect time of the new connection this request was the first on; 0 on a reused one. */
+  readonly connectNs: number;
+  /** TLS handshake time of that new connection; 0 on a reused or plain one. */
+  readonly tlsNs: number;
+}
+
+/** What one exchange ended in: a full answer, or an error (with what arrived before it). */
+export interface ExchangeOutcome extends ExchangeTimes {
+  readonly status: number;
+  readonly headers: ResponseHeaders | undefined;
   /** The body decoded as UTF-8 (BOM dropped), when it arrived whole and was not streamed. */
   readonly text: string | undefined;
   /** The failure, when there was one. */
@@ -78,11 +102,18 @@ export interface Transport {
  * What a transport takes of the client's resolved options, plus, for `h1` only, how long a
  * connection must have sat idle before a close at its reuse counts as stale (default 1 s).
  */
-export type TransportSettings = Pick<ResolvedClientOptions, 'connections' | 'pipelining' | 'connectMs' | 'headersMs' | 'bodyMs' | 'maxBodyBytes'> & {
+export type TransportSettings = Pick<ResolvedClientOptions, 'connections' | 'pipelining' | 'connectMs' | 'headersMs' | 'bodyMs' | 'requestMs' | 'maxBodyBytes'> & {
   /** TLS of an `https:` origin (undici only); absent: the system's trust, verified. */
   readonly tls?: ResolvedClientOptions['tls'];
+  /** The proxy of `https:` origins (undici only). */
+  readonly proxy?: ResolvedClientOptions['proxy'];
   readonly staleIdleMs?: number;
 };
+
+/** The error of a request cut by its whole-request deadline. */
+export function deadlineError(ms: number): Error {
+  return createCodedError('FG_REQUEST_DEADLINE', `no complete answer within the request deadline of ${ms} ms`);
+}
 
 /** Decodes a buffered body: UTF-8 with a leading BOM dropped. */
 export function decodeBody(buf: Buffer, start: number, end: number): string {

@@ -3,16 +3,64 @@
  * costs no body stream, no per-request abort listener and no extra promise hops. (undici's
  * `request()` wraps every answer in a Readable and adds and removes a listener on the signal
  * per call; at tens of thousands of requests per second that was a third of the client's
- * time.) Timing is taken in the handler: `headersNs` when the head is parsed, `endNs` when
- * the last body byte is. Used for `https:` targets and when asked for by name.
+ * time.) Timing is taken in the handler: `sentNs` when undici writes the request on its
+ * connection (`onConnect`), `headersNs` when the head is parsed, `endNs` when the last body
+ * byte is. Used for `https:` targets, through an `HTTPS_PROXY` when one is set, and when asked
+ * for by name.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { unwatchAbort, watchAbort } from './abort-watch.js';
 import { bodyTooLarge } from './errors.js';
 import { keptHeaders } from './kept-headers.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
-import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeOutcome, type ExchangeRequest, type ExchangeSink, type Transport, type TransportSettings } from './transport.js';
+import {
+  deadlineError,
+  decodeBody,
+  type BodyStream,
+  type ExchangeHandle,
+  type ExchangeOutcome,
+  type ExchangeRequest,
+  type ExchangeSink,
+  type Transport,
+  type TransportSettings,
+} from './transport.js';
+
+/**
+ * Setup times of the connection undici has just opened. undici writes the first request on a
+ * new socket synchronously inside the connector's callback, so the first `onConnect` during
+ * that callback is the request that waited for it; the times are taken there and cleared after.
+ */
+interface SetupTimes {
+  fresh: { readonly connectNs: number; readonly tlsNs: number } | undefined;
+}
+
+/** A connector that notes how long TCP and TLS took on each new connection. */
+function timedConnector(connect: buildConnector.connector, setup: SetupTimes): buildConnector.connector {
+  return (options, callback) => {
+    const t0 = performance.now();
+    let tcpAt = 0;
+    const socket = connect(options, (...args) => {
+      const [err, sock] = args;
+      if (err === null && sock !== null) {
+        const done = performance.now();
+        const tcp = tcpAt === 0 ? done : tcpAt;
+        setup.fresh = { connectNs: Math.round((tcp - t0) * 1e6), tlsNs: options.protocol === 'https:' ? Math.round((done - tcp) * 1e6) : 0 };
+      }
+      try {
+        callback(...args);
+      } finally {
+        setup.fresh = undefined;
+      }
+    }) as Socket | undefined;
+    // A TLS socket emits 'connect' when its TCP connection is up, before the handshake.
+    socket?.once?.('connect', () => {
+      tcpAt = performance.now();
+    });
+    return socket as ReturnType<buildConnector.connector>;
+  };
+}
 
 /** One request's handler (undici's dispatch handler protocol). */
 class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
@@ -23,6 +71,12 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
   private status = 0;
   private headers: ResponseHeaders | undefined = undefined;
   private headersNs: number | undefined = undefined;
+  private sentNs: number | undefined = undefined;
+  private connectNs = 0;
+  private tlsNs = 0;
+  /** Whole-request deadline in `performance.now()` ms; 0 for none. */
+  deadlineAtMs = 0;
+  deadlineMs = 0;
   private readonly chunks: Buffer[] = [];
   private length = 0;
   private streaming = false;
@@ -33,6 +87,7 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
     private readonly sink: ExchangeSink,
     private readonly body: BodyStream | undefined,
     private readonly maxBodyBytes: number,
+    private readonly setup: SetupTimes,
   ) {}
 
   cancel(reason: unknown): void {
@@ -43,9 +98,28 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
     this.abortFn?.(reason as Error);
   }
 
+  /** The deadline passed: fails now, whether the request is queued, on a connection, or streaming. */
+  expire(): void {
+    if (this.done) return;
+    const err = deadlineError(this.deadlineMs);
+    this.cancel(err);
+    // Still queued in undici's pool: nothing has called onError yet.
+    this.onError(err);
+  }
+
   onConnect(abort: (err?: Error) => void): void {
-    if (this.cancelled) abort(this.cancelReason as Error);
-    else this.abortFn = abort;
+    if (this.cancelled) {
+      abort(this.cancelReason as Error);
+      return;
+    }
+    this.abortFn = abort;
+    this.sentNs = this.clock.nowNs();
+    const fresh = this.setup.fresh;
+    if (fresh !== undefined) {
+      this.setup.fresh = undefined;
+      this.connectNs = fresh.connectNs;
+      this.tlsNs = fresh.tlsNs;
+    }
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -84,19 +158,34 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
       const buf = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.length);
       text = decodeBody(buf, 0, this.length);
     }
-    this.finish({ status: this.status, headers: this.headers, headersNs: this.headersNs, endNs, text, error: undefined });
+    this.finish(endNs, text, undefined);
   }
 
   onError(err: Error): void {
-    this.finish({ status: this.status, headers: this.headers, headersNs: this.headersNs, endNs: this.clock.nowNs(), text: undefined, error: err });
+    this.finish(this.clock.nowNs(), undefined, err);
   }
 
-  private finish(outcome: ExchangeOutcome): void {
+  private finish(endNs: number, text: string | undefined, error: Error | undefined): void {
     if (this.done) return;
     this.done = true;
     if (this.signal !== undefined) unwatchAbort(this.signal, this);
+    this.onDone?.(this);
+    const outcome: ExchangeOutcome = {
+      status: this.status,
+      headers: this.headers,
+      headersNs: this.headersNs,
+      endNs,
+      text,
+      error,
+      sentNs: this.sentNs,
+      connectNs: this.connectNs,
+      tlsNs: this.tlsNs,
+    };
     this.sink(outcome);
   }
+
+  /** Called once when it settles (the transport forgets its deadline). */
+  onDone: ((ex: Exchange) => void) | undefined = undefined;
 
   /** Dispatches, or ends at once when the signal is already aborted. */
   start(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): void {
@@ -113,29 +202,64 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
   }
 }
 
-/** A transport on an undici `Pool` for `origin`. */
+/** A timeout fires within a quarter of itself (at most 1 s, at least 5 ms) of its deadline. */
+const tickFor = (ms: number): number => Math.min(1000, Math.max(5, ms / 4));
+
+/**
+ * A transport to `origin` on an undici `Pool`, or, with `s.proxy`, on undici's proxy agent
+ * (which tunnels to `https:` origins unless `noProxy` names them, as curl reads `NO_PROXY`).
+ */
 export function createUndiciTransport(origin: string, s: TransportSettings): Transport {
-  const pool = new Pool(origin, {
-    connections: s.connections,
-    pipelining: s.pipelining,
-    connect: { timeout: s.connectMs, ...(s.tls?.ca !== undefined ? { ca: s.tls.ca } : {}), ...(s.tls?.insecure === true ? { rejectUnauthorized: false } : {}) },
-    headersTimeout: s.headersMs,
-    bodyTimeout: s.bodyMs,
-  });
+  const setup: SetupTimes = { fresh: undefined };
+  const tls = { ...(s.tls?.ca !== undefined ? { ca: s.tls.ca } : {}), ...(s.tls?.insecure === true ? { rejectUnauthorized: false } : {}) };
+  const connect = timedConnector(buildConnector({ timeout: s.connectMs, ...tls }), setup);
+  const common = { connections: s.connections, pipelining: s.pipelining, connect, headersTimeout: s.headersMs, bodyTimeout: s.bodyMs };
+  const dispatcher: Dispatcher =
+    s.proxy === undefined
+      ? new Pool(origin, common)
+      : new EnvHttpProxyAgent({ ...common, httpProxy: '', httpsProxy: s.proxy.url, noProxy: s.proxy.noProxy, requestTls: tls });
+  // Exchanges with a deadline, swept by one timer rather than a timer each.
+  const timed = new Set<Exchange>();
+  let tickMs = Infinity;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const sweep = (): void => {
+    const now = performance.now();
+    for (const ex of timed) if (now >= ex.deadlineAtMs) ex.expire();
+  };
+  const forget = (ex: Exchange): void => {
+    timed.delete(ex);
+  };
   let closing: Promise<void> | undefined;
   return {
     kind: 'undici',
     exchange(req: ExchangeRequest, clock, signal, sink, body) {
-      const ex = new Exchange(clock, signal, sink, body, s.maxBodyBytes);
-      ex.start(pool, { path: req.path, method: req.method, headers: req.headers, body: req.body });
+      const ex = new Exchange(clock, signal, sink, body, s.maxBodyBytes, setup);
+      const deadlineMs = req.deadlineMs ?? s.requestMs;
+      if (deadlineMs > 0) {
+        ex.deadlineMs = deadlineMs;
+        ex.deadlineAtMs = performance.now() + deadlineMs;
+        ex.onDone = forget;
+        timed.add(ex);
+        const tick = tickFor(deadlineMs);
+        if (tick < tickMs) {
+          if (sweepTimer !== undefined) clearInterval(sweepTimer);
+          tickMs = tick;
+          sweepTimer = setInterval(sweep, tick).unref();
+        }
+      }
+      // undici's proxy agent writes `host` into the headers it is given: it gets a copy of the shared, frozen set.
+      const headers = s.proxy === undefined ? req.headers : { ...req.headers };
+      ex.start(dispatcher, { origin, path: req.path, method: req.method, headers, body: req.body });
       return ex;
     },
     close() {
-      closing ??= pool.close();
+      closing ??= dispatcher.close().finally(() => {
+        if (sweepTimer !== undefined) clearInterval(sweepTimer);
+      });
       return closing;
     },
     get closed() {
-      return pool.closed;
+      return closing !== undefined;
     },
   };
 }

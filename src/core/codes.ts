@@ -46,7 +46,7 @@ export const TRANSPORT_ERROR_CODES = [
   'TLS_ERROR',
   // The target answered, but not in HTTP/1.x (an SSH banner, an HTML page, HTTP/2 frames).
   'PROTOCOL_ERROR',
-  // Cut by its deadline: still running when the run's grace period ended.
+  // Cut by a deadline: its whole-request deadline passed, or it was still running when the run's grace period ended.
   'TIMEOUT',
 ] as const;
 

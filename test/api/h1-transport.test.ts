@@ -90,7 +90,7 @@ function client(origin: string, extra: Parameters<typeof createClient>[0] extend
   return c;
 }
 
-const SETTINGS = { connections: 1, pipelining: 1, connectMs: 1000, headersMs: 1000, bodyMs: 1000, maxBodyBytes: 1 << 20 };
+const SETTINGS = { connections: 1, pipelining: 1, connectMs: 1000, headersMs: 1000, bodyMs: 1000, requestMs: 0, maxBodyBytes: 1 << 20 };
 
 function transport(origin: string, extra: { staleIdleMs?: number } = {}): Transport {
   return createH1Transport(origin, { ...SETTINGS, ...extra });
@@ -309,8 +309,12 @@ describe('the h1 transport', () => {
     await t.close();
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe('abcd');
-    // One clock reading per read: the head's read, then the read with the last bytes.
-    expect(outcome.headersNs).toBe(1_000_000);
-    expect(outcome.endNs).toBe(2_000_000);
+    // One clock reading each: the connect's start (the request asks for a new connection), its
+    // end (the request goes out), the head's read, then the read with the last bytes.
+    expect(outcome.connectNs).toBe(1_000_000);
+    expect(outcome.sentNs).toBe(2_000_000);
+    expect(outcome.headersNs).toBe(3_000_000);
+    expect(outcome.endNs).toBe(4_000_000);
+    expect(outcome.tlsNs).toBe(0);
   });
 });

@@ -16,7 +16,7 @@ function scriptedClient(clock: FakeClock, steps: Step[]): { client: Client; call
     calls.push(clock.nowNs() / MS);
     const s = steps.shift() ?? { status: 200, run: { status: 'running', progress: 1 } };
     const raw = { limit: undefined, remaining: undefined, reset: undefined, retryAfter: s.retryAfter };
-    const meta = { status: s.status, requestId: undefined, rateLimit: { limit: undefined, remaining: undefined, reset: undefined, raw }, startNs: clock.nowNs(), headersNs: clock.nowNs(), endNs: clock.nowNs() };
+    const meta = { status: s.status, requestId: undefined, rateLimit: { limit: undefined, remaining: undefined, reset: undefined, raw }, startNs: clock.nowNs(), headersNs: clock.nowNs(), endNs: clock.nowNs(), sentNs: clock.nowNs(), connectNs: 0, tlsNs: 0 };
     if (s.status === 200) return Promise.resolve({ ok: true, value: { id: 'r', flow_id: 'f', output: '', error: null, created_at: '', status: 'running', progress: 0, ...s.run } as RunStatusBody, meta, violations: [] });
     const code = s.status === 429 ? 'RATE_LIMITED' : s.status === 404 ? 'NOT_FOUND' : 'INTERNAL_ERROR';
     return Promise.resolve({ ok: false, error: { code, status: s.status } as never, meta, violations: [] });
