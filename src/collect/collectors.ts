@@ -201,6 +201,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       for (const [name, stats] of ops) {
         opSnapshots[name] = stats.snapshot();
         histograms[`${name}.latency`] = stats.encoded();
+        Object.assign(histograms, stats.phaseHistograms(name));
       }
       const streamSnapshot = stream.snapshot();
       if (streamSnapshot.count > 0) Object.assign(histograms, streamSnapshot.histograms);

@@ -5,6 +5,7 @@
 import type { RequestSample, SliClass } from '../core/types.js';
 import { createLatencyHistogram, encodeHistogram, recordNs, toPct } from './histogram.js';
 import type { LatencyHistogram, Pct } from './histogram.js';
+import { createPhaseStats, type PhasesSnapshot } from './request-phases.js';
 
 /** One operation's figures, as report.json `ops.<op>`. */
 export interface OpSnapshot {
@@ -17,6 +18,8 @@ export interface OpSnapshot {
   /** Samples by `ErrorCode`. */
   readonly errors: Record<string, number>;
   readonly latencyMs: Pct;
+  /** Where the time went, for requests that reached a connection (absent when none did). */
+  readonly phases?: PhasesSnapshot;
 }
 
 /** Accumulator of one operation. */
@@ -25,6 +28,8 @@ export interface OpStats {
   snapshot(): OpSnapshot;
   /** Serialised latency histogram. */
   encoded(): string;
+  /** Serialised phase histograms, keyed `<op>.phase.<name>`. */
+  phaseHistograms(op: string): Record<string, string>;
   /** The live latency histogram; do not record into it. */
   readonly histogram: LatencyHistogram;
 }
@@ -35,24 +40,31 @@ export function createOpStats(): OpStats {
   const statuses = new Map<string, number>();
   const errors = new Map<string, number>();
   const counts = { count: 0, good: 0, bad: 0, excluded: 0 };
+  const phases = createPhaseStats();
   return {
     histogram,
     observe(sample, sli) {
       counts.count++;
       counts[sli]++;
       recordNs(histogram, sample.endNs - sample.intendedNs);
+      phases.observe(sample);
       if (sample.status > 0) {
         const k = String(sample.status);
         statuses.set(k, (statuses.get(k) ?? 0) + 1);
       }
       if (sample.errorCode !== undefined) errors.set(sample.errorCode, (errors.get(sample.errorCode) ?? 0) + 1);
     },
-    snapshot: () => ({
-      ...counts,
-      statuses: Object.fromEntries(statuses),
-      errors: Object.fromEntries(errors),
-      latencyMs: toPct(histogram),
-    }),
+    snapshot: () => {
+      const p = phases.snapshot();
+      return {
+        ...counts,
+        statuses: Object.fromEntries(statuses),
+        errors: Object.fromEntries(errors),
+        latencyMs: toPct(histogram),
+        ...(p === undefined ? {} : { phases: p }),
+      };
+    },
     encoded: () => encodeHistogram(histogram),
+    phaseHistograms: (op) => phases.histograms(op),
   };
 }

@@ -82,6 +82,16 @@ export interface RequestSample {
   headersNs: number | undefined;
   /** When the body ended, or the failure was seen. */
   endNs: number;
+  /**
+   * When the request went out on an open connection; undefined when it never reached one (or
+   * the sample did not come from the client). With `connectNs` and `tlsNs`, the request's
+   * phases: blocked, connecting, TLS, waiting, receiving.
+   */
+  sentNs?: number | undefined;
+  /** TCP connect time of the new connection this request opened; 0 on a reused one. */
+  connectNs?: number;
+  /** TLS handshake time of that connection; 0 on a reused or plain one. */
+  tlsNs?: number;
   /** HTTP status; 0 when no response arrived. */
   status: number;
   /** Error classification; undefined for a success. */

@@ -19,6 +19,7 @@ import {
   STREAM_TTFT_BUCKETS_S,
   mergeBuckets,
 } from '../slo/metric-names.js';
+import { PHASES, phaseDurationsNs } from '../collect/request-phases.js';
 import { FastCounter, FastGauge, FastHistogram, type CounterCell, type GaugeCell, type HistogramCell } from './fast-metrics.js';
 
 /** Options of `createRunMetrics`. */
@@ -95,6 +96,8 @@ interface UnitCells {
 
 interface OpChildren {
   readonly duration: HistogramCell;
+  /** blocked, connect, tls, wait, receive (PHASES' order). */
+  readonly phases: readonly HistogramCell[];
   readonly sli: Readonly<Record<SliClass, CounterCell>>;
   readonly expected429: CounterCell;
   readonly premature429: CounterCell;
@@ -142,6 +145,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
 
   const requests = new FastCounter(m.requests, registry);
   const requestDuration = new FastHistogram(m.requestDuration, registry, o.requestBucketsS);
+  const requestPhase = new FastHistogram(m.requestPhase, registry, o.requestBucketsS);
   const ttftMetric = new FastHistogram(m.streamTtft, registry, o.ttftBucketsS);
   const itlMetric = new FastHistogram(m.streamItl, registry, o.itlBucketsS);
   const timeToStartMetric = new FastHistogram(m.streamTimeToStart, registry, o.ttftBucketsS);
@@ -168,6 +172,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const journeyCells = new Map<string, CounterCell>();
   const checkNames = new Set<string>();
 
+  const phaseNs = new Float64Array(PHASES.length);
   const flows = new Set<string>();
   const flowLabel = (flowId: string | undefined): string => {
     if (flowId === undefined || flowId === '') return 'none';
@@ -201,6 +206,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
           };
           c = {
             duration: requestDuration.cell(name, tierLabel, op),
+            phases: PHASES.map((ph) => requestPhase.cell(name, tierLabel, op, ph)),
             sli,
             expected429: rateLimited.cell(name, tierLabel, op, 'expected'),
             premature429: rateLimited.cell(name, tierLabel, op, 'premature'),
@@ -260,6 +266,9 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
       if (outcome !== 'excluded') {
         const d = seconds(s.intendedNs, s.endNs);
         if (d !== undefined) c.duration.observe(d);
+      }
+      if (phaseDurationsNs(s, phaseNs)) {
+        for (let i = 0; i < phaseNs.length; i++) (c.phases[i] as HistogramCell).observe((phaseNs[i] as number) / NS_PER_S);
       }
       if (verdict.throttle === 'expected') c.expected429.inc();
       else if (verdict.throttle === 'premature') c.premature429.inc();

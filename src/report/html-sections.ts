@@ -87,6 +87,18 @@ export function latencySection(r: Report, data: HtmlChartData): string {
     p('Measured from the intended start of each request, so a stalled service shows here (no coordinated omission).'),
     table(['op', 'count', 'ok', 'bad', 'excluded', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
   ];
+  const phaseRows = OPS.flatMap((name) => {
+    const ph = r.ops[name]?.phases;
+    const cell = (x: Pct): string => `${fmtDuration(x.p50)} / ${fmtDuration(x.p95)} / ${fmtDuration(x.p99)}`;
+    return ph === undefined ? [] : [[code(name), cell(ph.blockedMs), cell(ph.connectMs), cell(ph.tlsMs), cell(ph.waitMs), cell(ph.receiveMs)]];
+  });
+  if (phaseRows.length > 0) {
+    body.push(
+      '<h3 id="phases">Where the time went (p50 / p95 / p99)</h3>',
+      p('Blocked: queued for a free connection in the client (long means the client’s pool was the limit). Connect and TLS: opening a new connection. Wait: request sent to response head. Receive: head to last byte (a stream’s whole body).'),
+      table(['op', 'blocked', 'connect', 'tls', 'wait', 'receive'], phaseRows, [1, 2, 3, 4, 5]),
+    );
+  }
   if (data.latency.length > 0) {
     const step = data.stepS === 1 ? 'each 1-s slice' : `each ${fmtNumber(data.stepS)}-s step`;
     body.push(

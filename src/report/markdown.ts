@@ -112,6 +112,25 @@ function opsSection(r: Report): string[] {
       rows,
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     ),
+    ...phasesTable(r),
+  ];
+}
+
+/** Request phases (p50 / p95 / p99 each) of the operations that reached a connection. */
+function phasesTable(r: Report): string[] {
+  const cell = (x: Pct): string => `${fmtDuration(x.p50)} / ${fmtDuration(x.p95)} / ${fmtDuration(x.p99)}`;
+  const rows = OPS.flatMap((name) => {
+    const ph = r.ops[name]?.phases;
+    return ph === undefined ? [] : [[`\`${name}\``, cell(ph.blockedMs), cell(ph.connectMs), cell(ph.tlsMs), cell(ph.waitMs), cell(ph.receiveMs)]];
+  });
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '### Where the time went (p50 / p95 / p99)',
+    '',
+    'Blocked: queued for a free connection. Connect and TLS: opening a new connection. Wait: request sent to response head. Receive: head to last byte.',
+    '',
+    table(['op', 'blocked', 'connect', 'tls', 'wait', 'receive'], rows, [1, 2, 3, 4, 5]),
   ];
 }
 

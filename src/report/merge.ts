@@ -12,7 +12,7 @@
 import { FlowgaugeError } from '../core/errors.js';
 import { OPS } from '../core/ops.js';
 import type { OpName } from '../core/ops.js';
-import { createLatencyHistogram, decodeHistogram, emptyPct, encodeHistogram, mergeInto, toPct } from '../collect/histogram.js';
+import { createLatencyHistogram, decodeHistogram, encodeHistogram, mergeInto } from '../collect/histogram.js';
 import type { LatencyHistogram, Pct } from '../collect/histogram.js';
 import type { ContractViolationEntry } from '../collect/contract-violations.js';
 import type { RateLimitWindow } from '../collect/rate-limit-analyser.js';
@@ -23,9 +23,10 @@ import { parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import { evaluateReportThresholds } from './metrics.js';
 import { REPORT_SCHEMA } from './model.js';
-import type { ChecksReport, IterationsReport, LoadReport, OpReport, RateLimitReport, Report, RunWarning, ScenarioReport, StreamReport } from './model.js';
+import type { ChecksReport, IterationsReport, LoadReport, RateLimitReport, Report, RunWarning, ScenarioReport, StreamReport } from './model.js';
 import { sloSection } from './build-report.js';
 import { mergeChecks, mergeIterations, mergeStructural, stepsFrom, worstPct } from './merge-sections.js';
+import { mergeOps, pctOf } from './merge-ops.js';
 
 /** Options of `mergeReports`. */
 export interface MergeOptions {
@@ -95,33 +96,6 @@ function mergeHistograms(shards: readonly Named[]): Record<string, string> {
   return out;
 }
 
-const pctOf = (histograms: Readonly<Record<string, string>>, key: string): Pct => {
-  const enc = histograms[key];
-  return enc === undefined ? emptyPct() : toPct(decodeHistogram(enc));
-};
-
-function mergeOps(shards: readonly Named[], histograms: Readonly<Record<string, string>>): Partial<Record<OpName, OpReport>> {
-  const out: Partial<Record<OpName, OpReport>> = {};
-  for (const op of OPS) {
-    const present = shards.filter((s) => s.report.ops[op] !== undefined);
-    if (present.length === 0) continue;
-    const acc = { count: 0, good: 0, bad: 0, excluded: 0, statuses: {} as Record<string, number>, errors: {} as Record<string, number> };
-    for (const s of present) {
-      const o = s.report.ops[op] as OpReport;
-      if (o.count > 0 && s.report.histograms[`${op}.latency`] === undefined) {
-        fail(`${s.name}: ops.${op} has ${o.count} requests but no histograms["${op}.latency"]; percentiles cannot be merged exactly`);
-      }
-      acc.count += o.count;
-      acc.good += o.good;
-      acc.bad += o.bad;
-      acc.excluded += o.excluded;
-      addCounts(acc.statuses, o.statuses);
-      addCounts(acc.errors, o.errors);
-    }
-    out[op] = { ...acc, latencyMs: pctOf(histograms, `${op}.latency`) };
-  }
-  return out;
-}
 
 function mergeStream(shards: readonly Named[], histograms: Readonly<Record<string, string>>): StreamReport {
   const sum = (get: (s: StreamReport) => number | undefined): number => shards.reduce((n, s) => n + (get(s.report.stream) ?? 0), 0);

@@ -28,7 +28,8 @@ const hdr: Schema = { type: 'string', pattern: '^HISTF[A-Za-z0-9+/=]*$' };
 
 const pct: Schema = obj(Object.fromEntries(PCT_STATS.map((s) => [s, s === 'count' ? count : { type: 'number', minimum: 0 }])));
 
-const op: Schema = obj({ count, good: count, bad: count, excluded: count, statuses: countMap, errors: countMap, latencyMs: pct });
+const phases: Schema = obj({ blockedMs: pct, connectMs: pct, tlsMs: pct, waitMs: pct, receiveMs: pct });
+const op: Schema = obj({ count, good: count, bad: count, excluded: count, statuses: countMap, errors: countMap, latencyMs: pct }, { phases });
 
 const stream: Schema = obj(
   {

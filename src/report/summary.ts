@@ -62,6 +62,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     rows.push([name, String(o.count), fmtOk(o.good, o.bad), excluded, String(o.statuses['429'] ?? 0), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
   }
   if (rows.length > 1) lines.push(...grid(rows), '');
+  const phases = phaseRows(report);
+  if (phases.length > 0) lines.push(...grid([PHASE_HEAD.map((h) => paint('dim', h)), ...phases]), '');
 
   const s = report.stream;
   if (s.count > 0) {
@@ -88,7 +90,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
 
   if (report.thresholds.length > 0) {
     const defaults = report.thresholds.every((t) => t.implicit === true);
-    lines.push('', paint('dim', defaults ? 'thresholds (the defaults: the scenario sets none; thresholds: {} turns them off)' : 'thresholds'));
+    if (lines[lines.length - 1] !== '') lines.push('');
+    lines.push(paint('dim', defaults ? 'thresholds (the defaults: the scenario sets none; thresholds: {} turns them off)' : 'thresholds'));
     const trows = report.thresholds.map((t) => [
       `${t.passed ? paint('green', '✓') : paint('red', '✗')} ${t.metric}`,
       `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
@@ -97,6 +100,20 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     lines.push(...grid(trows).map((l) => `  ${l}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+const PHASE_HEAD = ['phases p50/p95', 'blocked', 'connect', 'tls', 'wait', 'receive'];
+
+/** Where each operation's time went (k6's request phases), p50/p95. */
+function phaseRows(report: Report): string[][] {
+  const rows: string[][] = [];
+  const cell = (p: { p50: number; p95: number }): string => (p.p95 === 0 ? '0' : `${fmtDuration(p.p50)}/${fmtDuration(p.p95)}`);
+  for (const name of OPS) {
+    const ph = report.ops[name]?.phases;
+    if (ph === undefined) continue;
+    rows.push([name, cell(ph.blockedMs), cell(ph.connectMs), cell(ph.tlsMs), cell(ph.waitMs), cell(ph.receiveMs)]);
+  }
+  return rows;
 }
 
 /** One line each for the sections a run adds when it follows runs, receives notifications or audits. */

@@ -39,6 +39,12 @@ export const RUN_METRICS = {
     help: 'Request latency measured from the intended start on the schedule (no coordinated omission); excluded requests are not observed.',
     labelNames: [...RUN, 'operation'],
   },
+  requestPhase: {
+    name: 'flowgauge_request_phase_seconds',
+    type: 'histogram',
+    help: 'Where the time of requests that reached a connection went, by phase: blocked (queued for a free connection in the client), connect, tls (new connections only, else 0), wait (request sent to response head), receive (head to last byte).',
+    labelNames: [...RUN, 'operation', 'phase'],
+  },
   streamTtft: {
     name: 'flowgauge_stream_ttft_seconds',
     type: 'histogram',

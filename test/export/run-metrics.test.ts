@@ -8,7 +8,7 @@ import { parseExposition, sumOf, valueOf } from './helpers/exposition.js';
 import { BAD, EXPECTED_429, GOOD, PREMATURE_429, makeSample, makeStream } from './helpers/samples.js';
 
 const MS = 1e6;
-const ALLOWED_LABELS = new Set(['scenario', 'tier', 'operation', 'flow', 'status_class', 'code', 'outcome', 'kind', 'sli', 'le']);
+const ALLOWED_LABELS = new Set(['scenario', 'tier', 'operation', 'flow', 'status_class', 'code', 'outcome', 'kind', 'sli', 'phase', 'le']);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -73,6 +73,23 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, `${h}_sum`, { operation: 'run' })).toBeCloseTo(1.2, 9);
     expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1' })).toBe(0);
     expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1.5' })).toBe(1);
+  });
+
+  it('splits a request into its phases: blocked, connect, tls, wait, receive', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'free' });
+    // Called at 0; 30 ms queued, 10 ms TCP, 20 ms TLS, sent at 60 ms, head at 160 ms, end at 200 ms.
+    m.observe(makeSample({ intendedNs: 0, startNs: 0, sentNs: 60 * MS, connectNs: 10 * MS, tlsNs: 20 * MS, headersNs: 160 * MS, endNs: 200 * MS }), GOOD);
+    // Never reached a connection: no phases.
+    m.observe(makeSample({ intendedNs: 0, startNs: 0, endNs: 5 * MS, status: 0, errorCode: 'CONNECTION_REFUSED' }), BAD);
+    const s = parseExposition(await m.registry.metrics());
+    const h = RUN_METRICS.requestPhase.name;
+    const sums = Object.fromEntries(['blocked', 'connect', 'tls', 'wait', 'receive'].map((phase) => [phase, valueOf(s, `${h}_sum`, { operation: 'run', phase })]));
+    expect(sums.blocked).toBeCloseTo(0.03, 9);
+    expect(sums.connect).toBeCloseTo(0.01, 9);
+    expect(sums.tls).toBeCloseTo(0.02, 9);
+    expect(sums.wait).toBeCloseTo(0.1, 9);
+    expect(sums.receive).toBeCloseTo(0.04, 9);
+    expect(valueOf(s, `${h}_count`, { operation: 'run', phase: 'wait' })).toBe(1);
   });
 
   it('records stream TTFT, time to start, every inter-token gap, tokens and incomplete streams', async () => {

@@ -33,8 +33,12 @@ function traffic(n: number, seed: number): RequestSample[] {
         sample({
           intendedNs: t,
           startNs: t,
-          headersNs: t + lat,
-          endNs: t + lat,
+          // Phases: queued 0–6 ms, a new connection every 50th request.
+          sentNs: t + (i % 7) * MS,
+          connectNs: i % 50 === 2 ? 2 * MS : 0,
+          tlsNs: i % 50 === 2 ? 3 * MS : 0,
+          headersNs: t + (i % 7) * MS + lat,
+          endNs: t + (i % 7) * MS + lat + (i % 3) * MS,
           status: bad ? 503 : 200,
           errorCode: bad ? 'SERVICE_UNAVAILABLE' : undefined,
           runStatus: bad ? undefined : 'completed',
@@ -76,6 +80,9 @@ describe('mergeReports', () => {
     for (const op of ['run', 'listFlows', 'stream'] as const) {
       expect(merged.ops[op]?.latencyMs, op).toEqual(whole.ops[op]?.latencyMs);
     }
+    expect(merged.ops.run?.phases, 'run phases').toEqual(whole.ops.run?.phases);
+    expect(whole.ops.run?.phases?.tlsMs.max).toBeGreaterThan(0);
+    expect(whole.ops.listFlows?.phases, 'no sent moment, no phases').toBeUndefined();
     expect(merged.stream.ttftMs).toEqual(whole.stream.ttftMs);
     expect(merged.stream.itlMs).toEqual(whole.stream.itlMs);
     expect(merged.stream.tokensPerS).toEqual(whole.stream.tokensPerS);

@@ -1,0 +1,71 @@
+/**
+ * Request phases of one operation, as k6 names them: `blocked` (queued for a connection),
+ * `connect` (TCP, on a new connection), `tls` (handshake, on a new https connection), `wait`
+ * (request sent to response head, the server's think time plus the network), `receive` (head to
+ * last byte: a stream's whole body). Only requests that reached a connection have phases; their
+ * count is each summary's `count`. Where the latency percentiles say "slow", the phases say
+ * where: a long `blocked` means the client's pool was the limit, not the target.
+ */
+import type { RequestSample } from '../core/types.js';
+import { createLatencyHistogram, encodeHistogram, recordNs, toPct, type LatencyHistogram, type Pct } from './histogram.js';
+
+/** The phases, in the order a request goes through them. */
+export const PHASES = ['blocked', 'connect', 'tls', 'wait', 'receive'] as const;
+/** One phase. */
+export type PhaseName = (typeof PHASES)[number];
+
+/** report.json `ops.<op>.phases`: one summary per phase, in milliseconds. */
+export type PhasesSnapshot = { readonly [K in PhaseName as `${K}Ms`]: Pct };
+
+/** Accumulator of one operation's phases. */
+export interface PhaseStats {
+  /** Records the phases of a request that reached a connection; ignores one that did not. */
+  observe(sample: RequestSample): void;
+  /** The summaries; undefined while no request reached a connection. */
+  snapshot(): PhasesSnapshot | undefined;
+  /** Serialised histograms keyed `<prefix>.phase.<name>`, for exact merging. */
+  histograms(prefix: string): Record<string, string>;
+}
+
+/**
+ * Writes the phase durations of `s` in ns into `out` (PHASES' order); false, writing nothing,
+ * when it never reached a connection. Fills a caller's buffer: it runs once per request.
+ */
+export function phaseDurationsNs(s: RequestSample, out: Float64Array): boolean {
+  const sent = s.sentNs;
+  if (sent === undefined) return false;
+  const connect = s.connectNs ?? 0;
+  const tls = s.tlsNs ?? 0;
+  const head = s.headersNs;
+  // A connection opened for an earlier request can come free for this one mid-setup: clamp.
+  out[0] = Math.max(0, sent - s.startNs - connect - tls);
+  out[1] = connect;
+  out[2] = tls;
+  // A failure after sending and before any head waited all the way to it.
+  out[3] = Math.max(0, (head ?? s.endNs) - sent);
+  out[4] = head === undefined ? 0 : Math.max(0, s.endNs - head);
+  return true;
+}
+
+/** Creates the phase accumulator of one operation (its histograms made on first use). */
+export function createPhaseStats(): PhaseStats {
+  let h: LatencyHistogram[] | undefined;
+  const scratch = new Float64Array(PHASES.length);
+  return {
+    observe(s) {
+      if (!phaseDurationsNs(s, scratch)) return;
+      h ??= PHASES.map(() => createLatencyHistogram());
+      for (let i = 0; i < h.length; i++) recordNs(h[i] as LatencyHistogram, scratch[i] as number);
+    },
+    snapshot() {
+      if (h === undefined) return undefined;
+      const [blocked, connect, tls, wait, receive] = h.map(toPct) as [Pct, Pct, Pct, Pct, Pct];
+      return { blockedMs: blocked, connectMs: connect, tlsMs: tls, waitMs: wait, receiveMs: receive };
+    },
+    histograms(prefix) {
+      const out: Record<string, string> = {};
+      if (h !== undefined) PHASES.forEach((p, i) => (out[`${prefix}.phase.${p}`] = encodeHistogram(h?.[i] as LatencyHistogram)));
+      return out;
+    },
+  };
+}
