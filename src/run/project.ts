@@ -53,6 +53,19 @@ function loadOf(u: ProjectedUnit, shardCount: number): BuildReportInput['load'] 
   };
 }
 
+/** Blocked (queued for a connection) p90 beyond which the client's pool is said to have limited the load (ms). */
+const POOL_BLOCKED_MS = 10;
+
+/** The operation that waited longest for a connection, when its p90 passed the bound. */
+function poolWait(u: ProjectedUnit): { op: string; p50: number; p90: number; count: number } | undefined {
+  let worst: { op: string; p50: number; p90: number; count: number } | undefined;
+  for (const [op, o] of Object.entries(u.unit.collectors.view().ops)) {
+    const b = o?.phases?.blockedMs;
+    if (b !== undefined && b.p90 > POOL_BLOCKED_MS && (worst === undefined || b.p90 > worst.p90)) worst = { op, p50: b.p50, p90: b.p90, count: b.count };
+  }
+  return worst;
+}
+
 /** What the generator did to the load that the reader must know, and what to change. */
 function warningsOf(p: ProjectInput): RunWarning[] {
   const out: RunWarning[] = [];
@@ -70,6 +83,13 @@ function warningsOf(p: ProjectInput): RunWarning[] {
       out.push({
         code: 'SCHEDULE_BEHIND',
         message: `${who}requests started late (start lag p99 ${st.scheduleLag.p99.toFixed(1)} ms, max ${st.scheduleLag.max.toFixed(1)} ms): the generator, not the target, was behind the schedule; latency is still measured from the intended start, but lower the rate or run shards on more cores`,
+      });
+    }
+    const pool = poolWait(u);
+    if (pool !== undefined) {
+      out.push({
+        code: 'POOL_SATURATED',
+        message: `${who}requests waited for a free connection (${pool.op}: blocked p50 ${pool.p50.toFixed(1)} ms, p90 ${pool.p90.toFixed(1)} ms): the client's connection pool, not the target, limited the load and the latency includes the wait; raise --connections, or leave it out so the pool is sized from the scenario`,
       });
     }
     if (p.dataExhausted.includes(u.scenario.name)) {

@@ -24,13 +24,21 @@ export interface JobDeps {
 export function createMixJob(d: JobDeps): Job {
   const { scenario, state, unit, client, targets } = d;
   const pick = createMixPicker(scenario.mix, scenario.seed);
-  // Calls without headers share one options object (the signal is the run's, the same for every job).
-  let plain: CallOptions = {};
+  const deadlines = scenario.deadlinesMs;
+  // Calls without headers share one options object per operation (the signal is the run's, the same for every job).
+  const plain = new Map<string, CallOptions>();
   return async (intendedNs, signal) => {
     const entry = pick();
     const flowId = flowOf(entry, targets);
     const hook = state.hook({ scenario: unit.name, op: entry.op, flowId });
-    const opts: CallOptions = hook?.headers !== undefined ? { signal, headers: { ...hook.headers } } : signal === plain.signal ? plain : (plain = { signal });
+    const deadlineMs = deadlines[entry.op];
+    let opts: CallOptions;
+    if (hook?.headers !== undefined) opts = { signal, headers: { ...hook.headers }, deadlineMs };
+    else {
+      const shared = plain.get(entry.op);
+      opts = shared !== undefined && shared.signal === signal ? shared : { signal, deadlineMs };
+      plain.set(entry.op, opts);
+    }
     const result = await callOperation(client, entry, targets, opts);
     if (result.ok && entry.op === 'run') {
       const id: unknown = (result.value as { id?: unknown } | null)?.id;
@@ -67,7 +75,7 @@ export function createJourneyJob(d: JourneyJobDeps): Job {
       return;
     }
     state.iterationStarted(unit);
-    const vu = createVu({ client, clock, state, scenario: unit, iteration, data, flowId: targets.defaultFlowId, signal });
+    const vu = createVu({ client, clock, state, scenario: unit, iteration, data, flowId: targets.defaultFlowId, signal, deadlinesMs: d.scenario.deadlinesMs });
     let result: 'completed' | 'failed' | 'interrupted' = 'completed';
     let error: string | undefined;
     try {

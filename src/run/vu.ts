@@ -21,13 +21,15 @@ export interface VuDeps {
   readonly flowId: string;
   /** The run's stop signal for in-flight work (aborted at the end of the grace period). */
   readonly signal: AbortSignal;
+  /** The scenario's whole-request deadlines by operation (`ResolvedScenario.deadlinesMs`). */
+  readonly deadlinesMs: Readonly<Partial<Record<OpName, number>>>;
 }
 
 const EMPTY: DataRow = Object.freeze({});
 
 /** Creates the `Vu` of one iteration. */
 export function createVu(d: VuDeps): Vu {
-  const { client, clock, state, scenario, signal } = d;
+  const { client, clock, state, scenario, signal, deadlinesMs } = d;
   let step: string | undefined;
 
   async function call<R extends ApiResult<unknown> | StreamResult>(
@@ -39,7 +41,12 @@ export function createVu(d: VuDeps): Vu {
   ): Promise<R> {
     const hook = state.hook({ scenario: scenario.name, op, flowId });
     const headers = hook?.headers === undefined ? opts?.headers : { ...hook.headers, ...opts?.headers };
-    const o: CallOptions = { ...opts, signal: opts?.signal ?? signal, ...(headers !== undefined ? { headers } : {}) };
+    const o: CallOptions = {
+      deadlineMs: deadlinesMs[op],
+      ...opts,
+      signal: opts?.signal ?? signal,
+      ...(headers !== undefined ? { headers } : {}),
+    };
     const intendedNs = clock.nowNs();
     const result = await send(o);
     state.record(

@@ -6,11 +6,12 @@ import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import { type Tier, tierLimitPerMinute } from '../core/tiers.js';
 import { parsePercent, parseRatePerS } from '../core/units.js';
+import { OPS, type OpName } from '../core/ops.js';
 import { DEFAULT_SEED } from '../load/create-executor.js';
 import { toConfigIssues, zodErrorMap } from './issues.js';
 import { resolveLoad, type CheckedOverrides } from './resolve-load.js';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
-import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
+import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type ParsedScenario, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
 import type { ParsedData, ResolvedData } from './data-schema.js';
 import { compileSteps } from './steps.js';
 import type { Journey } from './journey.js';
@@ -100,12 +101,24 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
     mix: Object.freeze(mix),
     thresholds: Object.freeze(thresholds),
     seed: s.seed ?? DEFAULT_SEED,
+    deadlinesMs: deadlinesOf(s.timeouts),
     objective: s.slo?.objective ?? DEFAULT_OBJECTIVE,
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(journey !== undefined ? { journey } : {}),
     ...(s.data !== undefined ? { data: resolveData(s.data, options.source) } : {}),
   };
   return Object.freeze(resolved);
+}
+
+/** Each operation's deadline: its own, else `request`; none listed when neither was written. */
+function deadlinesOf(t: ParsedScenario['timeouts']): Readonly<Partial<Record<OpName, number>>> {
+  const out: Partial<Record<OpName, number>> = {};
+  if (t === undefined) return Object.freeze(out);
+  for (const op of OPS) {
+    const ms = t[op] ?? t.request;
+    if (ms !== undefined) out[op] = ms;
+  }
+  return Object.freeze(out);
 }
 
 function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): CheckedOverrides & { tier: Tier | undefined } {

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { Journey } from './journey.js';
-import { OPS } from '../core/ops.js';
+import { OPS, type OpName } from '../core/ops.js';
 import { DURATION_HELP, parseDurationMs, parsePercent, parseRatePerS, RATE_HELP } from '../core/units.js';
 import { EXECUTORS } from '../load/types.js';
 import { dataSchema } from './data-schema.js';
@@ -238,6 +238,10 @@ export const scenarioSchema = strict(
     steps: stepsSchema.optional(),
     data: dataSchema.optional(),
     thresholds: z.record(z.string().min(1, { error: 'threshold names must not be empty' }), threshold).optional(),
+    // Whole-request deadlines: `request` for every operation, an operation's own beside it; 0 for none.
+    timeouts: strict(
+      Object.fromEntries(['request', ...OPS].map((k) => [k, duration('non-negative').optional()])) as Record<'request' | OpName, z.ZodOptional<ReturnType<typeof duration>>>,
+    ).optional(),
     seed: z
       .number()
       .int({ error: SEED_RANGE })

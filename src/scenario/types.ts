@@ -116,6 +116,12 @@ export interface ScenarioInput {
   readonly thresholds?: { readonly [key: string]: ThresholdInput };
   /** Seed of random gaps and of the mix order (default 1). */
   readonly seed?: number;
+  /**
+   * Whole-request deadlines (durations; 0 for none): `request` for every operation (default
+   * 60s, as k6's), and an operation's own (`stream: '5m'` for long generations). A request still
+   * unfinished at its deadline fails with `TIMEOUT`; a stream cut so is incomplete.
+   */
+  readonly timeouts?: { readonly request?: string | number } & { readonly [K in OpName]?: string | number };
   readonly slo?: { readonly objective?: number };
 }
 
@@ -170,6 +176,8 @@ export interface ResolvedScenario {
   readonly mix: readonly ResolvedMixEntry[];
   readonly thresholds: readonly ResolvedThreshold[];
   readonly seed: number;
+  /** Whole-request deadline of each operation the scenario set one for, in ms (0: none); others use the client's. */
+  readonly deadlinesMs: Readonly<Partial<Record<OpName, number>>>;
   /** SLO objective, 0–1 (default 0.999). */
   readonly objective: number;
   /** Where the scenario came from (a file path), when known. */

@@ -52,6 +52,7 @@ describe('resolveScenario', () => {
         { key: 'ratelimit.premature429', expr: '==0', abortOnFail: false, implicit: true },
       ],
       seed: 1,
+      deadlinesMs: {},
       objective: 0.999,
     });
     expect(Object.isFrozen(s)).toBe(true);
@@ -266,5 +267,22 @@ describe('absurd numbers and hostile keys', () => {
   it('name __proto__ and constructor as the unknown fields they are', () => {
     const raw = JSON.parse('{"name":"a","tier":"pro","load":{"rate":"1/s","duration":"1s"},"mix":[{"op":"run"}],"__proto__":{"x":1},"constructor":2}') as unknown;
     expect(issuesOf(raw).map((i) => i.path)).toEqual(['__proto__', 'constructor']);
+  });
+});
+
+describe('timeouts', () => {
+  it('gives each operation its own deadline, else `request`, and leaves unset ones to the client', () => {
+    const s = resolveScenario({
+      name: 'deadlines',
+      tier: 'pro',
+      load: { rate: '1/s', duration: '1s' },
+      mix: [{ op: 'stream' }],
+      timeouts: { request: '30s', stream: '5m', getRun: 0 },
+    });
+    expect(s.deadlinesMs.stream).toBe(300_000);
+    expect(s.deadlinesMs.getRun).toBe(0);
+    expect(s.deadlinesMs.listFlows).toBe(30_000);
+    const none = resolveScenario({ name: 'none', tier: 'pro', load: { rate: '1/s', duration: '1s' }, mix: [{ op: 'stream' }] });
+    expect(none.deadlinesMs).toEqual({});
   });
 });
