@@ -31,11 +31,40 @@ export interface TargetArgs {
   readonly header?: readonly string[] | undefined;
 }
 
-/** What the target flags add to a client's options (TLS trust, extra headers). */
+/** What the target flags and the environment add to a client's options (TLS trust, extra headers, a proxy). */
 export interface TargetClientOptions {
   readonly tls?: { readonly ca?: string; readonly insecure?: boolean };
   readonly headers?: Readonly<Record<string, string>>;
+  /** From `HTTPS_PROXY`/`NO_PROXY` (lower-case names first, as curl reads them), for an https target. */
+  readonly proxy?: { readonly url: string; readonly noProxy: string };
 }
+
+/** A proxy address as it may be printed: no credentials. */
+function shownProxy(url: URL): string {
+  return `${url.protocol}//${url.host}`;
+}
+
+/**
+ * `HTTPS_PROXY` and `NO_PROXY` for an https target (an http target is always reached directly).
+ * A malformed proxy address is a usage error that does not quote it (it may carry credentials).
+ */
+function proxyOf(io: CliIo, baseUrl: string): TargetClientOptions['proxy'] {
+  if (!baseUrl.startsWith('https:')) return undefined;
+  const raw = io.env.https_proxy ?? io.env.HTTPS_PROXY;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError('HTTPS_PROXY is not a URL; give the proxy as http://host:port');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`HTTPS_PROXY must be an http:// or https:// address, got ${url.protocol}`);
+  const noProxy = io.env.no_proxy ?? io.env.NO_PROXY ?? '';
+  io.stderr.write(`flowgauge: https requests go through the proxy ${shownProxy(url)} (HTTPS_PROXY)${noProxy === '' ? '' : ' except for the hosts NO_PROXY names'}\n`);
+  return { url: url.href, noProxy };
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: V }));
 
 /** Reads `--ca`, `--insecure` and `--header`; a bad one is a usage error naming it (never a header's value). */
 async function clientOptionsOf(args: TargetArgs): Promise<TargetClientOptions> {
@@ -116,7 +145,7 @@ export async function resolveTarget(
       webhookHost: args['webhook-host'],
       token,
       embedded: false,
-      client: await clientOptionsOf(args),
+      client: { ...(await clientOptionsOf(args)), ...optional('proxy', proxyOf(io, baseUrl)) },
       service: undefined,
       close: async () => {},
     };

@@ -7,7 +7,7 @@ import { createSystemClock, type Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { redactUrl } from '../report/index.js';
 import type { BatteryState, ProbeContext } from './context.js';
-import { createExchange, type ExchangeAnswer } from './exchange.js';
+import { createExchange, type ConformanceTarget, type ExchangeAnswer } from './exchange.js';
 import { CONFORMANCE_SCHEMA, type ConformanceReport } from './model.js';
 import { probeNotifications, type ConformanceNotifications } from './notifications.js';
 import { probeAuth, probeFlows, probeLists, probeReachable } from './probes-basic.js';
@@ -37,6 +37,8 @@ export interface ConformanceOptions {
   readonly timeoutMs?: number;
   /** Longest wait for a rate-limit window when the battery itself is throttled (default 65 s). */
   readonly maxRetryWaitMs?: number;
+  /** TLS trust, gateway headers and a proxy, for a real deployment. */
+  readonly target?: ConformanceTarget;
 }
 
 /** Runs the battery and returns what it saw. */
@@ -60,6 +62,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     ...(o.otherToken !== undefined && o.otherToken !== '' ? { otherToken: o.otherToken } : {}),
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: o.maxRetryWaitMs } : {}),
+    ...(o.target !== undefined ? { target: o.target } : {}),
   });
   const state: BatteryState = { flowId: undefined, runIds: [], failedErrors: [], progress: [] };
   const ctx: ProbeContext = {

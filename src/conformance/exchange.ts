@@ -6,7 +6,7 @@
  * The tokens live only in this closure (like the client's); the handle shows the addresses.
  */
 import { inspect } from 'node:util';
-import { Agent, request } from 'undici';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
 import { NS_PER_MS, type Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
@@ -68,6 +68,26 @@ export interface ExchangeOptions {
   readonly maxRetryWaitMs?: number;
   /** Called with every answer, retried ones included. */
   readonly onAnswer?: (a: ExchangeAnswer) => void;
+  /** Target settings a real deployment may need (see `ConformanceTarget`). */
+  readonly target?: ConformanceTarget;
+}
+
+/** How to reach a real deployment: TLS trust, a gateway's headers, a proxy for https. */
+export interface ConformanceTarget {
+  /** Extra trusted CA certificates (PEM), or no certificate check at all. */
+  readonly tls?: { readonly ca?: string; readonly insecure?: boolean };
+  /** Sent with every request (a gateway key); never reported. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A `CONNECT` proxy for https origins and the hosts to reach directly (as the client's `proxy`). */
+  readonly proxy?: { readonly url: string; readonly noProxy?: string };
+}
+
+/** The dispatcher of the battery: direct, or through the proxy for https origins. */
+function dispatcherFor(t: ConformanceTarget | undefined, timeoutMs: number): Dispatcher {
+  const tls = { ...(t?.tls?.ca !== undefined ? { ca: t.tls.ca } : {}), ...(t?.tls?.insecure === true ? { rejectUnauthorized: false } : {}) };
+  const common = { connect: { timeout: 10_000, ...tls }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  if (t?.proxy === undefined) return new Agent(common);
+  return new EnvHttpProxyAgent({ ...common, httpProxy: '', httpsProxy: t.proxy.url, noProxy: t.proxy.noProxy ?? '', requestTls: tls });
 }
 
 /** The battery's line to the target. */
@@ -108,7 +128,8 @@ export function waitSecondsOf(headers: Readonly<Record<string, string>>): number
 export function createExchange(o: ExchangeOptions): Exchange {
   const { token, otherToken, clock } = o;
   const timeoutMs = o.timeoutMs ?? 30_000;
-  const agent = new Agent({ connect: { timeout: 10_000 }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const agent = dispatcherFor(o.target, timeoutMs);
+  const extra = o.target?.headers ?? {};
   const base = o.baseUrl.replace(/\/+$/, '');
   const hook = o.webhookHost.replace(/\/+$/, '');
   let sent = 0;
@@ -121,7 +142,7 @@ export function createExchange(o: ExchangeOptions): Exchange {
     const q = req.query === undefined ? '' : `?${new URLSearchParams(req.query as Record<string, string>).toString()}`;
     const url = `${req.host === 'webhook' ? hook : base}${req.path}${q}`;
     const auth = bearer(req.auth ?? (req.host === 'webhook' ? 'none' : 'token'));
-    const headers: Record<string, string> = { accept: req.accept ?? 'application/json', 'user-agent': 'flowgauge-conformance' };
+    const headers: Record<string, string> = { ...extra, accept: req.accept ?? 'application/json', 'user-agent': 'flowgauge-conformance' };
     if (auth !== undefined) headers.authorization = auth;
     let body: string | undefined;
     if (req.body !== undefined) {

@@ -80,6 +80,7 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
         ...(otherToken !== undefined && otherToken !== '' ? { otherToken } : {}),
         ...(receiver !== undefined ? { notifications: receiver.notifications } : {}),
         ...(args['max-requests'] !== undefined ? { maxRequests: args['max-requests'] } : {}),
+        target: target.client,
       });
       const dir = reportDir(io.cwd, 'conformance', Date.parse(report.startedAt), args.out);
       const json = `${JSON.stringify(report, null, 2)}\n`;
