@@ -4,6 +4,7 @@
  *   npm run bench                 every case (a few minutes)
  *   npm run bench -- --quick      every case, shortened (a smoke run)
  *   npm run bench -- --only saturation,memory,journey
+ *   npm run bench -- --only streaming --streams 2000   the streaming case at 2,000 concurrent streams
  *   npm run bench -- --only memory --memory-node-flags=--max-semi-space-size=2
  *
  * Servers run pinned to CPU 0 and every generator to CPU 1 (when taskset exists), one
@@ -39,10 +40,13 @@ async function main(): Promise<void> {
   const flagsArg = process.argv.find((a) => a.startsWith('--memory-node-flags='));
   const memoryNodeFlags = flagsArg === undefined ? [] : flagsArg.slice('--memory-node-flags='.length).split(/\s+/).filter((f) => f !== '');
   const only = selected();
+  const si = process.argv.indexOf('--streams');
+  const streams = si >= 0 ? Number(process.argv[si + 1]) : 200;
+  if (!(Number.isInteger(streams) && streams >= 1 && streams <= 20_000)) throw new Error('--streams: give a whole number of concurrent streams from 1 to 20000');
   const started = performance.now();
   const peers = findPeers();
   const ctx: BenchContext = {
-    plan: benchPlan(quick, memoryNodeFlags),
+    plan: benchPlan(quick, memoryNodeFlags, streams),
     peers,
     log: (m) => process.stderr.write(`bench: ${m}\n`),
   };

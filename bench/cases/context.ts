@@ -12,15 +12,17 @@ export interface BenchPlan {
   readonly openS: number;
   readonly streamS: number;
   readonly memoryRequests: number;
+  /** Concurrent streams of the streaming case (`--streams`; default 200). */
+  readonly streamConcurrency: number;
   /** Extra node flags of the memory driver (`--memory-node-flags`), for experiments; none by default. */
   readonly memoryNodeFlags: readonly string[];
 }
 
 /** The full plan, and the `--quick` smoke plan. */
-export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = []): BenchPlan {
+export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = [], streamConcurrency = 200): BenchPlan {
   return quick
-    ? { quick, rounds: 1, saturationS: 3, warmupS: 1, openRatePerS: 5000, openS: 5, streamS: 3, memoryRequests: 100_000, memoryNodeFlags }
-    : { quick, rounds: 2, saturationS: 6, warmupS: 2, openRatePerS: 5000, openS: 20, streamS: 8, memoryRequests: 1_000_000, memoryNodeFlags };
+    ? { quick, rounds: 1, saturationS: 3, warmupS: 1, openRatePerS: 5000, openS: 5, streamS: 3, memoryRequests: 100_000, memoryNodeFlags, streamConcurrency }
+    : { quick, rounds: 2, saturationS: 6, warmupS: 2, openRatePerS: 5000, openS: 20, streamS: 8, memoryRequests: 1_000_000, memoryNodeFlags, streamConcurrency };
 }
 
 /** Shared by the cases. */

@@ -13,7 +13,6 @@ import { GENERATOR_CORE, resultOf, SERVER_CORE } from '../lib/proc.js';
 import { median, ratio, type Percentiles } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
-const CONCURRENCY = 200;
 
 /** What the stream driver reports. */
 export interface StreamRun {
@@ -24,6 +23,8 @@ export interface StreamRun {
   readonly tokensPerS: number;
   readonly cpuS: number;
   readonly errors: number;
+  /** Peak resident memory of the generator process (MB). */
+  readonly maxRssMb?: number;
   readonly ttftErrorMs?: Percentiles;
   /** flowgauge only: the client's event-loop delay (1 ms timer) during the run. */
   readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
@@ -62,8 +63,8 @@ async function withServer<T>(args: readonly string[], body: (base: string) => Pr
   }
 }
 
-async function drive(base: string, mode: string, seconds: number, warmupS: number): Promise<StreamRun> {
-  const args = ['--base-url', base, '--mode', mode, '--concurrency', String(CONCURRENCY), '--duration-s', String(seconds), '--warmup-s', String(warmupS)];
+async function drive(base: string, mode: string, seconds: number, warmupS: number, concurrency: number): Promise<StreamRun> {
+  const args = ['--base-url', base, '--mode', mode, '--concurrency', String(concurrency), '--duration-s', String(seconds), '--warmup-s', String(warmupS)];
   return resultOf<StreamRun>(await spawnScript('drivers/stream-driver.ts', args, GENERATOR_CORE), 300_000);
 }
 
@@ -75,8 +76,8 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
   await withServer(['--tokens', '50', '--batch', '4'], async (base) => {
     for (let round = 0; round < plan.rounds; round++) {
       ctx.log(`streaming: throughput round ${round + 1}/${plan.rounds}: flowgauge, bare`);
-      fg.push(await drive(base, 'flowgauge', plan.streamS, plan.warmupS));
-      bare.push(await drive(base, 'bare', plan.streamS, plan.warmupS));
+      fg.push(await drive(base, 'flowgauge', plan.streamS, plan.warmupS, plan.streamConcurrency));
+      bare.push(await drive(base, 'bare', plan.streamS, plan.warmupS, plan.streamConcurrency));
     }
   });
   const pacedRuns: StreamRun[] = [];
@@ -86,8 +87,8 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     const rounds = plan.rounds % 2 === 0 ? plan.rounds + 1 : plan.rounds;
     for (let round = 0; round < rounds; round++) {
       ctx.log(`streaming: paced tokens, TTFT error, round ${round + 1}/${rounds}: flowgauge, raw-socket floor`);
-      pacedRuns.push(await drive(base, 'flowgauge', plan.streamS, plan.warmupS));
-      floorRuns.push(await drive(base, 'floor', plan.streamS, plan.warmupS));
+      pacedRuns.push(await drive(base, 'flowgauge', plan.streamS, plan.warmupS, plan.streamConcurrency));
+      floorRuns.push(await drive(base, 'floor', plan.streamS, plan.warmupS, plan.streamConcurrency));
     }
   });
   const p99 = (runs: readonly StreamRun[]): number | undefined => {
@@ -99,7 +100,7 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
   const fgRate = fg.length > 0 ? median(fg.map((r) => r.tokensPerS)) : undefined;
   const bareRate = bare.length > 0 ? median(bare.map((r) => r.tokensPerS)) : undefined;
   return {
-    concurrency: CONCURRENCY,
+    concurrency: plan.streamConcurrency,
     throughput: { flowgauge: fg, bare },
     flowgaugeTokensPerS: fgRate,
     bareTokensPerS: bareRate,

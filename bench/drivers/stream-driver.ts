@@ -226,6 +226,7 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
 
 const runOnce = mode === 'bare' ? bare : mode === 'floor' ? floor : flowgauge;
 if (warmupS > 0) await runOnce(warmupS);
-printResult(await runOnce(durationS));
+// The kernel's high-water mark of the whole process: what holding this many streams costs.
+printResult({ ...(await runOnce(durationS)), maxRssMb: process.resourceUsage().maxRSS / 1024 });
 await client.close();
 await pool.close();

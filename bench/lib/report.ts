@@ -126,6 +126,9 @@ export function renderBenchMarkdown(r: BenchReport): string {
     const s = r.streaming;
     lines.push('## 3. Streaming', '', '| measure | value |', '|---|---|');
     lines.push(`| tokens/s, flowgauge ÷ bare loop (${s.concurrency} streams) | ${fmt(s.ratioToBare)} |`);
+    const rss = (runs: readonly { maxRssMb?: number }[]): string => fmt(Math.max(...runs.map((x) => x.maxRssMb ?? 0)), 0);
+    lines.push(`| tokens/s: flowgauge / bare loop (medians) | ${fmt(s.flowgaugeTokensPerS, 0)} / ${fmt(s.bareTokensPerS, 0)} |`);
+    lines.push(`| peak RSS (MB): flowgauge / bare loop | ${rss(s.throughput.flowgauge)} / ${rss(s.throughput.bare)} |`);
     lines.push(`| TTFT error p50 / p99 / max (ms), ${s.concurrency} paced streams | ${fmt(s.paced?.ttftErrorMs?.p50, 3)} / ${fmt(s.paced?.ttftErrorMs?.p99, 3)} / ${fmt(s.paced?.ttftErrorMs?.max, 3)} |`);
     const floorP99 = s.floorRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
     const fgP99 = s.pacedRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
