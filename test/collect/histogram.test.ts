@@ -1,13 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  countsIndexOf,
   createLatencyHistogram,
   decodeHistogram,
   encodeHistogram,
+  HIGHEST_TRACKABLE_US,
   mergeInto,
   recordNs,
+  recordScaled,
   toPct,
 } from '../../src/collect/histogram.js';
+import { createRandom } from '../../src/load/prng.js';
 import { exactPercentile } from './samples.js';
 
 /** Deterministic pseudo-random latencies (ns), long-tailed like real ones. */
@@ -100,5 +104,35 @@ describe('toPct', () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+describe('the fast recording path', () => {
+  it('finds the same counts index as the library, at every bucket edge and at random', () => {
+    const h = createLatencyHistogram();
+    const values: number[] = [];
+    for (let v = 0; v <= 5000; v++) values.push(v);
+    for (let p = 1; p < 32; p++) for (const d of [-1, 0, 1]) values.push(2 ** p + d);
+    const rnd = createRandom(11);
+    for (let i = 0; i < 100_000; i++) values.push(Math.floor(rnd() ** 3 * HIGHEST_TRACKABLE_US));
+    values.push(HIGHEST_TRACKABLE_US);
+    const wrong = values.filter((v) => v <= HIGHEST_TRACKABLE_US && countsIndexOf(h, v) !== h.countsArrayIndex(v));
+    expect(wrong).toEqual([]);
+  });
+
+  it('records exactly what recordValue records (counts, min, max, total)', () => {
+    const fast = createLatencyHistogram();
+    const slow = createLatencyHistogram();
+    const rnd = createRandom(5);
+    for (let i = 0; i < 50_000; i++) {
+      const us = rnd() ** 4 * 2 * HIGHEST_TRACKABLE_US - 10;
+      recordScaled(fast, us);
+      const v = Math.round(us);
+      slow.recordValue(v < 0 ? 0 : Math.min(v, HIGHEST_TRACKABLE_US));
+    }
+    expect(encodeHistogram(fast)).toBe(encodeHistogram(slow));
+    expect(fast.maxValue).toBe(slow.maxValue);
+    expect(fast.minNonZeroValue).toBe(slow.minNonZeroValue);
+    expect(toPct(fast)).toEqual(toPct(slow));
   });
 });
