@@ -29,6 +29,17 @@ export function checkTenantTokens(plan: ResolvedRunPlan, env: Readonly<Record<st
   }
 }
 
+/** The token of each scenario of a run of several (tenants): its own variable's, else the embedded service's of its tier. */
+export function tenantTokens(plan: ResolvedRunPlan, target: ResolvedTarget, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  if (plan.scenarios.length < 2) return {};
+  const out: Record<string, string> = {};
+  for (const s of plan.scenarios) {
+    const fromEnv = plan.tokenEnv[s.name] === undefined ? undefined : env[plan.tokenEnv[s.name] as string];
+    out[s.name] = fromEnv !== undefined && fromEnv !== '' ? fromEnv : target.service !== undefined ? target.service.tokens[tierKeyOf(s)] : target.token;
+  }
+  return out;
+}
+
 /** One client per scenario that needs a token of its own; the rest share `shared`. */
 export function tenantClients(
   plan: ResolvedRunPlan,
@@ -36,12 +47,24 @@ export function tenantClients(
   env: Readonly<Record<string, string | undefined>>,
   options: Omit<ClientOptions, 'baseUrl' | 'token'>,
 ): Record<string, Client> {
-  if (plan.scenarios.length < 2) return {};
-  const out: Record<string, Client> = {};
-  for (const s of plan.scenarios) {
-    const fromEnv = plan.tokenEnv[s.name] === undefined ? undefined : env[plan.tokenEnv[s.name] as string];
-    const token = fromEnv !== undefined && fromEnv !== '' ? fromEnv : target.service !== undefined ? target.service.tokens[tierKeyOf(s)] : target.token;
-    out[s.name] = createClient({ connections: connectionsFor([s]), ...options, baseUrl: target.baseUrl, token });
-  }
-  return out;
+  const tokens = tenantTokens(plan, target, env);
+  return Object.fromEntries(
+    plan.scenarios.filter((s) => tokens[s.name] !== undefined).map((s) => [s.name, createClient({ connections: connectionsFor([s]), ...options, baseUrl: target.baseUrl, token: tokens[s.name] as string })]),
+  );
+}
+
+/**
+ * One worker's share of the connections: the scenario's need (or `--connections`) split over
+ * the workers, rounded up, so together they never cap the load.
+ */
+export function workerConnections(
+  scenarios: readonly ResolvedScenario[],
+  workers: number,
+  cap: number | undefined,
+): { readonly total: number; readonly byScenario: Readonly<Record<string, number>> } {
+  const share = (n: number): number => Math.max(1, Math.ceil(n / workers));
+  return {
+    total: share(cap ?? connectionsFor(scenarios)),
+    byScenario: Object.fromEntries(scenarios.map((s) => [s.name, share(cap ?? connectionsFor([s]))])),
+  };
 }

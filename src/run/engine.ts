@@ -42,6 +42,11 @@ export interface RunOptions {
   readonly prepareTimeoutMs?: number;
   /** Longest time the steps after the schedule (following, notifications, audit) may take (default 60 s). */
   readonly finishTimeoutMs?: number;
+  /**
+   * Awaited once the targets are prepared, before the clock starts: the shards of a run split
+   * over worker threads meet here, so their schedules start together and interleave evenly.
+   */
+  readonly ready?: () => Promise<void>;
 }
 
 /** How a run ended. */
@@ -74,6 +79,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     const data = options.data?.[s.name] ?? (s.data !== undefined ? await loadRowSource(s.data, s.seed) : undefined);
     prepared.push({ scenario: s, targets, data });
   }
+  await options.ready?.();
 
   const startedAtMs = clock.wallMs();
   const runStartNs = clock.nowNs();

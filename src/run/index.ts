@@ -1,7 +1,7 @@
 export { executeRun, type RunOptions, type RunOutcome } from './engine.js';
 export { parseScenarioThresholds, type RunThresholds } from './thresholds.js';
 export { parsePlanThresholds } from './plan-thresholds.js';
-export type { RunProgress } from './progress.js';
+export { mergeProgress, type RunProgress } from './progress.js';
 export type { AsyncEnd, CheckSample, FinishContext, IterationSample, ObserverContext, ObserverSections, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
 export * from './observers/index.js';
 export { runIdOfAck } from './run-ids.js';

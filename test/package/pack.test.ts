@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +83,7 @@ describe('the packed package', () => {
     expect(readdirSync(join(project, 'reports')).some((d) => d.startsWith('smoke-'))).toBe(true);
   }, 60_000);
 
-  it("runs a scenario file of the project's own that imports flowgauge by name", async ({ skip }) => {
+  it("runs a scenario file of the project's own that imports flowgauge by name, also split over worker threads", async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
     writeFileSync(
       join(project, 'mine.ts'),
@@ -95,6 +95,11 @@ describe('the packed package', () => {
     const { stdout } = await inProject('npx', ['flowgauge', 'run', './mine.ts', '--quiet']);
     expect(stdout).toMatch(/flowgauge mine: PASS/);
     expect(stdout).toContain('iterations  5 started, 5 completed');
+    // The workers start from the package's compiled entry and load the same .ts file each.
+    const workers = Math.min(2, availableParallelism());
+    const split = await inProject('npx', ['flowgauge', 'run', './mine.ts', '--quiet', '--workers', String(workers)]);
+    expect(split.stdout).toMatch(/flowgauge mine: PASS/);
+    expect(split.stdout).toContain('iterations  5 started, 5 completed');
   }, 60_000);
 
   it('scaffolds a scenario with npx flowgauge new that runs there as written', async ({ skip }) => {

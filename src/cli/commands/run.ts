@@ -22,7 +22,7 @@ import {
   type RequestTracer,
   type RunMetrics,
 } from '../../export/index.js';
-import { renderDashboardPage, renderSummary } from '../../report/index.js';
+import { renderDashboardPage, renderSummary, type Report } from '../../report/index.js';
 import { createDashboardObserver, createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
 import { loadScenarioFile, planOf, type ResolvedScenario, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
@@ -33,7 +33,9 @@ import { loadHtmlAssets } from '../report-formats.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
-import { checkTenantTokens, connectionsFor, tenantClients, tierKeyOf } from '../tenants.js';
+import { checkTenantTokens, connectionsFor, tenantClients, tenantTokens, tierKeyOf, workerConnections } from '../tenants.js';
+import { runInWorkers } from '../workers/run-in-workers.js';
+import { checkWorkerFlags, parseWorkers } from '../workers/workers-option.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
@@ -68,6 +70,7 @@ interface RunArgs extends TargetArgs {
   'max-follows'?: number | undefined;
   'follow-timeout'?: string | undefined;
   audit?: boolean | undefined;
+  workers?: string | undefined;
 }
 
 /** `--dashboard [PORT]`: bare means k6's port, 5665. */
@@ -196,6 +199,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         'poll-interval': { type: 'string', requiresArg: true, describe: 'time between polls of a followed run (default 250ms)' },
         'max-follows': { type: 'number', describe: 'runs followed at once (default 32); more are counted, not followed' },
         'follow-timeout': { type: 'string', requiresArg: true, describe: 'give up following a run after this long (default 60s)' },
+        workers: { type: 'string', requiresArg: true, describe: 'split the schedule over N worker threads (1 to the cores; auto: cores - 1), each with its own connections; the report is merged exactly' },
         audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
       }),
   // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
@@ -225,6 +229,8 @@ export const runCommand: MakeCommand = (ctx) => ({
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
+    const workers = parseWorkers(args.workers);
+    checkWorkerFlags(workers, args as unknown as Record<string, unknown>);
     const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
     const shardTag = shard === undefined ? '' : `shard ${shard.index + 1}/${shard.count}  `;
     const extra = asyncFlags(args, io.env);
@@ -253,15 +259,11 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (target.embedded && shard !== undefined && shard.count > 1) {
         io.stderr.write(`flowgauge: ${shardTag.trim()} without --base-url runs against its own embedded service: merged, the ${shard.count} shards' figures describe ${shard.count} services, not one\n`);
       }
-      const client = createClient({
-        baseUrl: target.baseUrl,
-        token: target.token,
+      const clientOptions = {
         ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
-        // Sized from the scenario, so the client never silently caps its concurrency.
-        connections: args.connections ?? connectionsFor(plan.scenarios),
         ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
         ...target.client,
-      });
+      };
       if (target.client.tls?.insecure === true) io.stderr.write(`flowgauge: --insecure: the certificate of ${target.baseUrl} is not verified\n`);
       let metrics: RunMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
@@ -301,12 +303,6 @@ export const runCommand: MakeCommand = (ctx) => ({
         const when = s.startAfterMs === undefined ? '' : ` from ${s.startAfterMs / 1000}s`;
         log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} for ${s.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${s.load.durationMs / 1000}s`}${when}\n`);
       }
-      const clients = tenantClients(plan, target, env, {
-        ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
-        ...(args.connections !== undefined ? { connections: args.connections } : {}),
-        ...(args.transport !== undefined ? { transport: args.transport as TransportChoice } : {}),
-        ...target.client,
-      });
 
       const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;
       const writer = createReportWriter({ cwd: io.cwd, name, out: args.out });
@@ -332,22 +328,38 @@ export const runCommand: MakeCommand = (ctx) => ({
         audit: args.audit !== false,
         extra: [writer, ...(live === undefined ? [] : [createDashboardObserver({ name: plan.name, objective: plan.objective, publish: (m) => live.publish(m) })])],
       });
-      const closeClients = (): Promise<unknown> => Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
-      let outcome: Awaited<ReturnType<typeof executeRun>>;
-      try {
-        outcome = await executeRun({
-          scenario: plan,
-          client,
-          clients,
-          target: { baseUrl: target.baseUrl, embedded: target.embedded },
-          ...(shard !== undefined ? { shard } : {}),
+      const runTarget = { baseUrl: target.baseUrl, embedded: target.embedded };
+      let outcome: { readonly report: Report; readonly passed: boolean; readonly dataExhausted: readonly string[] };
+      if (workers > 1) {
+        log.write(`flowgauge: the schedule is split over ${workers} worker threads\n`);
+        outcome = await runInWorkers({
+          count: workers,
+          input: {
+            file,
+            env,
+            overrides,
+            target: runTarget,
+            token: target.token,
+            tokens: tenantTokens(plan, target, env),
+            connections: workerConnections(plan.scenarios, workers, args.connections),
+            client: clientOptions,
+            follow: extra.follow,
+          },
           stopSignal: stop.signal,
-          observers,
+          onProgress: args.quiet === true ? undefined : showProgress,
         });
-      } finally {
-        // Also when the run never began (a target that is not the service): kept-alive
-        // connections must not hold the process open.
-        await closeClients();
+        await writer.end?.(outcome.report);
+      } else {
+        // Sized from the scenario, so the client never silently caps its concurrency.
+        const client = createClient({ ...clientOptions, baseUrl: target.baseUrl, token: target.token, connections: args.connections ?? connectionsFor(plan.scenarios) });
+        const clients = tenantClients(plan, target, env, { ...clientOptions, ...(args.connections !== undefined ? { connections: args.connections } : {}) });
+        try {
+          outcome = await executeRun({ scenario: plan, client, clients, target: runTarget, ...(shard !== undefined ? { shard } : {}), stopSignal: stop.signal, observers });
+        } finally {
+          // Also when the run never began (a target that is not the service): kept-alive
+          // connections must not hold the process open.
+          await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
+        }
       }
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
 

@@ -1,0 +1,65 @@
+/**
+ * One worker thread of `flowgauge run --workers N`: loads the scenario itself, runs its shard of
+ * the schedule with its own connections and collectors, and sends back its progress and its
+ * report. It starts the clock only when the main thread says every worker is prepared, and
+ * drains when told to stop. Failures before the first request go back as data, never thrown
+ * past the thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createClient, type Client } from '../../api/index.js';
+import { createRunObservers, executeRun } from '../../run/index.js';
+import { loadScenarioFile, planOf } from '../../scenario/index.js';
+import { resolveWithFlags } from '../run-input.js';
+import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
+
+const port = parentPort;
+const input = workerData as WorkerInput;
+const send = (m: FromWorker): void => port?.postMessage(m);
+
+const stop = new AbortController();
+let go!: () => void;
+const released = new Promise<void>((resolve) => (go = resolve));
+port?.on('message', (m: ToWorker) => {
+  if (m.type === 'stop') stop.abort();
+  go();
+});
+
+async function runShard(): Promise<void> {
+  const plan = planOf(resolveWithFlags(await loadScenarioFile(input.file, { env: input.env }), input.overrides, input.file));
+  const { baseUrl } = input.target;
+  const client = createClient({ ...input.client, baseUrl, token: input.token, connections: input.connections.total });
+  const clients: Record<string, Client> = {};
+  if (plan.scenarios.length > 1) {
+    for (const s of plan.scenarios) {
+      clients[s.name] = createClient({ ...input.client, baseUrl, token: input.tokens[s.name] ?? input.token, connections: input.connections.byScenario[s.name] ?? 1 });
+    }
+  }
+  try {
+    const outcome = await executeRun({
+      scenario: plan,
+      client,
+      clients,
+      target: input.target,
+      shard: input.shard,
+      stopSignal: stop.signal,
+      // The audit belongs to the whole run, not a shard; the engine leaves it out of shards anyway.
+      observers: createRunObservers({ onProgress: (progress) => send({ type: 'progress', progress }), follow: input.follow, audit: false }),
+      ready: async () => {
+        send({ type: 'ready' });
+        await released;
+      },
+    });
+    send({ type: 'done', report: outcome.report, dataExhausted: outcome.dataExhausted });
+  } finally {
+    await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
+  }
+}
+
+runShard().then(
+  () => port?.close(),
+  (err: unknown) => {
+    const e = err instanceof Error ? err : new Error(String(err));
+    send({ type: 'failed', error: { name: e.name, code: (e as { code?: unknown }).code === undefined ? undefined : String((e as { code?: unknown }).code), message: e.message } });
+    port?.close();
+  },
+);

@@ -1,0 +1,29 @@
+/** `--workers N|auto`: how many threads generate the load. */
+import { availableParallelism } from 'node:os';
+import { UsageError } from '../context.js';
+
+/** Flags that need the whole run in one thread; refused beside `--workers` above 1. */
+export const SINGLE_THREAD_FLAGS = ['metrics-port', 'pushgateway', 'otel', 'dashboard', 'webhook-listen', 'shard', 'shards'] as const;
+
+/**
+ * Resolves `--workers`: a whole number from 1 to the machine's cores, or `auto` (one thread per
+ * core but one, which is left to the main thread and, against the embedded service, to it).
+ */
+export function parseWorkers(value: string | undefined, cores: number = availableParallelism()): number {
+  if (value === undefined) return 1;
+  if (value === 'auto') return Math.max(1, cores - 1);
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > cores) {
+    throw new UsageError(`--workers "${value}" is not allowed: give a whole number from 1 to ${cores} (this machine's cores), or auto (${Math.max(1, cores - 1)} here)`);
+  }
+  return n;
+}
+
+/** Throws when a flag that needs one thread is given beside more than one worker. */
+export function checkWorkerFlags(workers: number, args: Readonly<Record<string, unknown>>): void {
+  if (workers <= 1) return;
+  const given = SINGLE_THREAD_FLAGS.filter((f) => args[f] !== undefined);
+  if (given.length > 0) {
+    throw new UsageError(`--workers ${workers} cannot be combined with ${given.map((f) => `--${f}`).join(', ')} yet: run with --workers 1, or split the run over processes with --shard i/N and merge the reports`);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * `flowgauge run --workers N`: the schedule split over worker threads against a reference
+ * service in this process. Two workers send the same schedule as one process (counts exact,
+ * rate on target), a stop drains every worker into one interrupted report, a worker that dies
+ * is said in the report and the exit code, and bad values exit 2 with the allowed range.
+ */
+import { availableParallelism } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { parseWorkers } from '../../src/cli/workers/workers-option.js';
+import type { Report } from '../../src/report/index.js';
+import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import { killIfRunning, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
+
+const TOKEN = 'fg_workers_token_W';
+const TIER = { limitPerMinute: 10_000_000 };
+let dir: string;
+let service: ReferenceService;
+let cli: CliProcess | undefined;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-workers-'));
+  service = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_w', tier: TIER } } });
+});
+afterEach(async () => {
+  await killIfRunning(cli);
+  cli = undefined;
+});
+afterAll(async () => {
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function scenario(name: string, load: Record<string, unknown>): string {
+  const path = join(dir, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ name, tier: TIER, load: { executor: 'constant-arrival-rate', ...load }, mix: [{ op: 'listFlows' }], thresholds: {} }));
+  return path;
+}
+
+async function run(args: readonly string[]): Promise<{ code: number; out: string; err: string; report: Report | undefined }> {
+  const out = join(dir, `out-${Math.random().toString(36).slice(2)}`);
+  const io = memoryIo({ cwd: dir });
+  const code = await main(['run', ...args, '--base-url', service.baseUrl, '--token', TOKEN, '--quiet', '--no-audit', '--out', out], io);
+  const path = join(out, 'report.json');
+  return { code, out: io.out(), err: io.err(), report: existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Report) : undefined };
+}
+
+describe('--workers', () => {
+  it('2 workers send the schedule one process sends: the same starts and requests, the rate on target, one merged report', async () => {
+    const file = scenario('split', { rate: '200/s', duration: '2s' });
+    const one = await run([file]);
+    const two = await run([file, '--workers', '2']);
+    expect(one.code, one.err).toBe(0);
+    expect(two.code, two.err).toBe(0);
+    expect(two.out).toContain('split over 2 worker threads');
+    const [a, b] = [one.report as Report, two.report as Report];
+    // Shard i of 2 takes every second arrival: together exactly the one schedule.
+    expect(b.load.started).toBe(400);
+    expect(b.load.started).toBe(a.load.started);
+    expect(b.ops.listFlows?.count).toBe(a.ops.listFlows?.count);
+    expect(b.ops.listFlows?.good).toBe(400);
+    // Starts over the schedule's window: on target within the last timer's lateness (1.5 %).
+    expect(Math.abs(b.load.achievedRatePerS - 200)).toBeLessThan(3);
+    // The merged latency histogram holds every request of both workers.
+    expect(b.ops.listFlows?.latencyMs.count).toBe(400);
+    expect(b.slo.availability).toBe(1);
+    expect(b.interrupted).toBe(false);
+  });
+
+  it('a stop signal drains every worker into one report marked interrupted (exit 130)', async () => {
+    const file = scenario('stop', { rate: '500/s', duration: '60s' });
+    const out = join(dir, 'out-stop');
+    cli = spawnCli(['run', file, '--workers', '2', '--base-url', service.baseUrl, '--token', TOKEN, '--out', out, '--quiet'], { cwd: dir });
+    const proc = cli;
+    // The service counts every test's requests: wait for 600 of this run's.
+    const before = service.stats().requests;
+    await until(() => service.stats().requests > before + 600 || proc.hasExited(), 'the run to pass 600 requests');
+    expect(proc.hasExited(), proc.stderr()).toBe(false);
+    proc.child.kill('SIGINT');
+    const { code } = await proc.exited;
+    expect(code, proc.stderr()).toBe(130);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.interrupted).toBe(true);
+    expect(report.load.started).toBeGreaterThan(500);
+    expect(report.load.started).toBeLessThan(30_000);
+    // Both workers' requests, every one accounted for.
+    const counted = (report.ops.listFlows?.count ?? 0) + (report.load.cancelled ?? 0);
+    expect(counted).toBe(report.load.started);
+    expect(proc.stdout() + proc.stderr()).not.toContain(TOKEN);
+  });
+
+  it('a worker that dies is said in the report (WORKER_LOST, interrupted) and the exit code; the other still counts', async () => {
+    const path = join(dir, 'dies.mjs');
+    // The second worker's journey throws outside any promise: its thread dies.
+    writeFileSync(
+      path,
+      `import { workerData } from 'node:worker_threads';
+export default {
+  name: 'dies', tier: { limitPerMinute: 10000000 },
+  load: { executor: 'constant-arrival-rate', rate: '100/s', duration: '2s' },
+  thresholds: {},
+  journey: async (vu) => {
+    if (workerData?.shard?.index === 1 && vu.iteration === 20) setTimeout(() => { throw new Error('worker boom'); }, 0);
+    await vu.listFlows();
+  },
+};
+`,
+    );
+    const r = await run([path, '--workers', '2']);
+    expect(r.code, r.err).toBe(130);
+    const report = r.report as Report;
+    expect(report.interrupted).toBe(true);
+    expect(report.passed).toBe(false);
+    const lost = report.warnings?.find((w) => w.code === 'WORKER_LOST');
+    expect(lost?.message).toMatch(/worker 2 of 2 .*worker boom/);
+    // The first worker's half of the schedule is all there.
+    expect(report.load.started).toBeGreaterThanOrEqual(100);
+    expect(report.load.started).toBeLessThan(200);
+    expect(r.out).toMatch(/WORKER_LOST/);
+  });
+
+  it.each([['0'], ['-1'], ['two'], ['1.5'], [String(availableParallelism() + 1)]])('--workers %s exits 2 naming the allowed range', async (value) => {
+    const r = await run([scenario('bad-workers', { rate: '1/s', duration: '1s' }), '--workers', value]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--workers "${value}" is not allowed: give a whole number from 1 to ${availableParallelism()}`);
+    expect(r.report).toBeUndefined();
+  });
+
+  it('refuses flags that need the whole run in one thread', async () => {
+    const r = await run([scenario('with-metrics', { rate: '1/s', duration: '1s' }), '--workers', '2', '--metrics-port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--workers 2 cannot be combined with --metrics-port/);
+  });
+
+  it('auto leaves one core to the main thread', () => {
+    expect(parseWorkers('auto', 8)).toBe(7);
+    expect(parseWorkers('auto', 1)).toBe(1);
+    expect(parseWorkers(undefined, 8)).toBe(1);
+    expect(parseWorkers('4', 8)).toBe(4);
+  });
+});
