@@ -17,6 +17,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { benchPlan, type BenchContext } from './cases/context.js';
 import { runJourneyCost } from './cases/journey.js';
+import { runWorkers } from './cases/workers.js';
 import { runMemory } from './cases/memory.js';
 import { runOpenModel } from './cases/open-model.js';
 import { runSaturation } from './cases/saturation.js';
@@ -25,7 +26,7 @@ import { findPeers, versionOf } from './lib/peers.js';
 import { canPin, ROOT } from './lib/proc.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from './lib/report.js';
 
-const CASES = ['saturation', 'open', 'streaming', 'memory', 'journey'] as const;
+const CASES = ['saturation', 'open', 'streaming', 'memory', 'journey', 'workers'] as const;
 
 function selected(): Set<string> {
   const i = process.argv.indexOf('--only');
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   const streaming = only.has('streaming') ? await runStreaming(ctx) : undefined;
   const memory = only.has('memory') ? await runMemory(ctx) : undefined;
   const journey = only.has('journey') ? await runJourneyCost(ctx) : undefined;
+  const workers = only.has('workers') ? await runWorkers(ctx, availableParallelism()) : undefined;
 
   const now = new Date();
   const report: BenchReport = {
@@ -76,7 +78,8 @@ async function main(): Promise<void> {
     streaming,
     memory,
     journey,
-    targets: checkTargets({ saturation, openModel, streaming, memory, journey }),
+    workers,
+    targets: checkTargets({ saturation, openModel, streaming, memory, journey, workers }),
     elapsedS: (performance.now() - started) / 1000,
   };
   const dir = join(ROOT, 'reports', 'bench');

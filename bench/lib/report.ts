@@ -8,6 +8,7 @@ import type { MemoryResult } from '../cases/memory.js';
 import type { OpenModelResult } from '../cases/open-model.js';
 import type { SaturationResult } from '../cases/saturation.js';
 import type { StreamingResult } from '../cases/streaming.js';
+import type { WorkersResult } from '../cases/workers.js';
 
 /** Everything one `npm run bench` measured. */
 export interface BenchReport {
@@ -27,6 +28,7 @@ export interface BenchReport {
   readonly streaming: StreamingResult | undefined;
   readonly memory: MemoryResult | undefined;
   readonly journey?: JourneyCostResult | undefined;
+  readonly workers?: WorkersResult | undefined;
   readonly targets: readonly TargetCheck[];
   readonly elapsedS: number;
 }
@@ -45,7 +47,7 @@ function check(id: string, description: string, target: string, observed: number
 }
 
 /** Judges every target of the issue that the results allow. */
-export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory' | 'journey'>): TargetCheck[] {
+export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory' | 'journey' | 'workers'>): TargetCheck[] {
   const out: TargetCheck[] = [];
   for (const s of r.saturation ?? []) {
     if (!s.available) continue;
@@ -70,6 +72,11 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
   if (r.journey !== undefined) {
     out.push(check('5.journey.cpu', 'journey of 5 calls: CPU per request ÷ the same requests as a mix', '≤ 1.20', r.journey.journeyRatio, (v) => v <= 1.2));
     out.push(check('5.steps.cpu', '5 compiled steps: CPU per request ÷ the same requests as a mix', '≤ 1.20', r.journey.stepsRatio, (v) => v <= 1.2));
+  }
+  if (r.workers?.open !== undefined) {
+    const o = r.workers.open;
+    out.push(check('6.workers.cv', `open model ${o.targetRatePerS}/s over 2 workers: CV of arrivals per ${o.bucketMs} ms (at the server)`, '≤ 0.05', o.cv, (v) => v <= 0.05));
+    out.push(check('6.workers.achieved', `open model ${o.targetRatePerS}/s over 2 workers: achieved ÷ target (at the server)`, 'within 1 %', o.ratePerS / o.targetRatePerS, (v) => Math.abs(v - 1) <= 0.01));
   }
   return out;
 }
@@ -151,6 +158,17 @@ export function renderBenchMarkdown(r: BenchReport): string {
     lines.push('| mode | requests | CPU s per 10k requests | ÷ mix |', '|---|---|---|---|');
     const mix = j.modes.find((m) => m.mode === 'mix')?.cpuPer10kS;
     for (const m of j.modes) lines.push(`| ${m.mode} | ${m.requests} | ${fmt(m.cpuPer10kS, 3)} | ${fmt(ratioOf(m.cpuPer10kS, mix), 2)} |`);
+    lines.push('');
+  }
+  if (r.workers !== undefined) {
+    const w = r.workers;
+    lines.push('## 6. Every core (--workers)', '', `Closed loop, 50 connections, against ${w.server}, ${w.cores} cores shared by the server and the generator; runs alternate.`, '');
+    lines.push('| workers | requests/s | CPU µs per request | errors |', '|---|---|---|---|');
+    for (const x of w.runs) lines.push(`| ${x.workers} | ${fmt(x.requestsPerS, 0)} | ${fmt(x.cpuUsPerRequest, 1)} | ${x.errors} |`);
+    lines.push('', `Scaling, 2 workers ÷ 1 (medians): requests/s ${fmt(w.scaling)}, CPU per request ${fmt(w.cpuRatio)}.`);
+    for (const [n, o] of [[1, w.openOneWorker], [2, w.open]] as const) {
+      if (o !== undefined) lines.push(`Open model ${o.targetRatePerS}/s, ${n} worker(s), at the server: ${fmt(o.ratePerS, 1)}/s, CV per ${o.bucketMs} ms ${fmt(o.cv, 3)}, busiest bucket ÷ mean ${fmt(o.peakToMean)}.`);
+    }
     lines.push('');
   }
   lines.push('## Peers', '', ...Object.entries(r.peers).map(([k, v]) => `- ${k}: ${v ?? 'missing (not installed)'}`), '');

@@ -19,6 +19,8 @@ export interface WorkerRunOptions {
   readonly stopSignal: AbortSignal;
   /** Called with the merged progress about once a second. */
   readonly onProgress?: ((p: RunProgress) => void) | undefined;
+  /** The worker's entry module (default bin/flowgauge-worker.mjs): a bundle brings its own. */
+  readonly entry?: URL | undefined;
 }
 
 /** How a run over workers ended: `executeRun`'s outcome, merged. */
@@ -64,7 +66,7 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
     }
   };
   for (let index = 0; index < o.count; index++) {
-    const worker = new Worker(WORKER_ENTRY, { workerData: { ...o.input, shard: { index, count: o.count } } satisfies WorkerInput });
+    const worker = new Worker(o.entry ?? WORKER_ENTRY, { workerData: { ...o.input, shard: { index, count: o.count } } satisfies WorkerInput });
     let slot!: WorkerSlot;
     const ended = new Promise<void>((resolve) => {
       worker.on('message', (m: FromWorker) => {
