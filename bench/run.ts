@@ -5,6 +5,7 @@
  *   npm run bench -- --quick      every case, shortened (a smoke run)
  *   npm run bench -- --only saturation,memory,journey
  *   npm run bench -- --only streaming --streams 2000   the streaming case at 2,000 concurrent streams
+ *   npm run bench -- --only streaming --streams 5000 --stream-pacing 20x500ms   long-lived paced streams
  *   npm run bench -- --only memory --memory-node-flags=--max-semi-space-size=2
  *
  * Servers run pinned to CPU 0 and every generator to CPU 1 (when taskset exists), one
@@ -44,10 +45,14 @@ async function main(): Promise<void> {
   const si = process.argv.indexOf('--streams');
   const streams = si >= 0 ? Number(process.argv[si + 1]) : 200;
   if (!(Number.isInteger(streams) && streams >= 1 && streams <= 20_000)) throw new Error('--streams: give a whole number of concurrent streams from 1 to 20000');
+  const pi = process.argv.indexOf('--stream-pacing');
+  const pacingMatch = pi >= 0 ? /^(\d+)x(\d+)ms$/.exec(process.argv[pi + 1] ?? '') : /^(20)x(20)ms$/.exec('20x20ms');
+  if (pacingMatch === null) throw new Error('--stream-pacing: give TOKENSxGAPms, e.g. 20x500ms (20 tokens, one every 500 ms)');
+  const pacing = { tokens: Number(pacingMatch[1]), intervalMs: Number(pacingMatch[2]) };
   const started = performance.now();
   const peers = findPeers();
   const ctx: BenchContext = {
-    plan: benchPlan(quick, memoryNodeFlags, streams),
+    plan: benchPlan(quick, memoryNodeFlags, streams, pacing),
     peers,
     log: (m) => process.stderr.write(`bench: ${m}\n`),
   };

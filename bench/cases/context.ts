@@ -14,15 +14,17 @@ export interface BenchPlan {
   readonly memoryRequests: number;
   /** Concurrent streams of the streaming case (`--streams`; default 200). */
   readonly streamConcurrency: number;
+  /** Paced streams: tokens per stream and the gap between them (`--stream-pacing 20x20ms`; 20 tokens every 20 ms by default). */
+  readonly pacing: { readonly tokens: number; readonly intervalMs: number };
   /** Extra node flags of the memory driver (`--memory-node-flags`), for experiments; none by default. */
   readonly memoryNodeFlags: readonly string[];
 }
 
 /** The full plan, and the `--quick` smoke plan. */
-export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = [], streamConcurrency = 200): BenchPlan {
+export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = [], streamConcurrency = 200, pacing = { tokens: 20, intervalMs: 20 }): BenchPlan {
   return quick
-    ? { quick, rounds: 1, saturationS: 3, warmupS: 1, openRatePerS: 5000, openS: 5, streamS: 3, memoryRequests: 100_000, memoryNodeFlags, streamConcurrency }
-    : { quick, rounds: 2, saturationS: 6, warmupS: 2, openRatePerS: 5000, openS: 20, streamS: 8, memoryRequests: 1_000_000, memoryNodeFlags, streamConcurrency };
+    ? { quick, rounds: 1, saturationS: 3, warmupS: 1, openRatePerS: 5000, openS: 5, streamS: 3, memoryRequests: 100_000, memoryNodeFlags, streamConcurrency, pacing }
+    : { quick, rounds: 2, saturationS: 6, warmupS: 2, openRatePerS: 5000, openS: 20, streamS: 8, memoryRequests: 1_000_000, memoryNodeFlags, streamConcurrency, pacing };
 }
 
 /** Shared by the cases. */

@@ -25,6 +25,10 @@ export interface StreamRun {
   readonly errors: number;
   /** Peak resident memory of the generator process (MB). */
   readonly maxRssMb?: number;
+  /** Resident memory before the first stream (MB). */
+  readonly baselineRssMb?: number;
+  /** (peak − baseline) ÷ concurrent streams: what holding one open stream costs (bytes). */
+  readonly bytesPerStream?: number;
   readonly ttftErrorMs?: Percentiles;
   /** flowgauge only: the client's event-loop delay (1 ms timer) during the run. */
   readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
@@ -82,13 +86,16 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
   });
   const pacedRuns: StreamRun[] = [];
   const floorRuns: StreamRun[] = [];
-  await withServer(['--tokens', '20', '--interval-ms', '20', '--first-ms', '20'], async (base) => {
+  const { tokens, intervalMs } = plan.pacing;
+  // Long-lived streams (a token every 500 ms) must be measured to their end, several times over.
+  const pacedS = Math.max(plan.streamS, Math.ceil((2.5 * tokens * intervalMs) / 1000));
+  await withServer(['--tokens', String(tokens), '--interval-ms', String(intervalMs), '--first-ms', '20'], async (base) => {
     // An odd number of rounds, so the median p99 is one run's (the machine's stalls make it jumpy).
     const rounds = plan.rounds % 2 === 0 ? plan.rounds + 1 : plan.rounds;
     for (let round = 0; round < rounds; round++) {
       ctx.log(`streaming: paced tokens, TTFT error, round ${round + 1}/${rounds}: flowgauge, raw-socket floor`);
-      pacedRuns.push(await drive(base, 'flowgauge', plan.streamS, plan.warmupS, plan.streamConcurrency));
-      floorRuns.push(await drive(base, 'floor', plan.streamS, plan.warmupS, plan.streamConcurrency));
+      pacedRuns.push(await drive(base, 'flowgauge', pacedS, plan.warmupS, plan.streamConcurrency));
+      floorRuns.push(await drive(base, 'floor', pacedS, plan.warmupS, plan.streamConcurrency));
     }
   });
   const p99 = (runs: readonly StreamRun[]): number | undefined => {

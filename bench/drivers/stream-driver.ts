@@ -225,8 +225,12 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
 }
 
 const runOnce = mode === 'bare' ? bare : mode === 'floor' ? floor : flowgauge;
+// Before any stream: what the process costs holding none.
+const baselineRssMb = process.memoryUsage().rss / 2 ** 20;
 if (warmupS > 0) await runOnce(warmupS);
+const result = await runOnce(durationS);
 // The kernel's high-water mark of the whole process: what holding this many streams costs.
-printResult({ ...(await runOnce(durationS)), maxRssMb: process.resourceUsage().maxRSS / 1024 });
+const maxRssMb = process.resourceUsage().maxRSS / 1024;
+printResult({ ...result, maxRssMb, baselineRssMb, bytesPerStream: ((maxRssMb - baselineRssMb) * 2 ** 20) / concurrency });
 await client.close();
 await pool.close();

@@ -9,6 +9,7 @@ import type { OpenModelResult } from '../cases/open-model.js';
 import type { SaturationResult } from '../cases/saturation.js';
 import type { StreamingResult } from '../cases/streaming.js';
 import type { WorkersResult } from '../cases/workers.js';
+import { median } from './stats.js';
 
 /** Everything one `npm run bench` measured. */
 export interface BenchReport {
@@ -63,6 +64,10 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
   if (r.streaming !== undefined) {
     out.push(check('3.stream.throughput', 'streaming tokens/s: flowgauge (full timing) ÷ bare undici + eventsource-parser', '≥ 0.90', r.streaming.ratioToBare, (v) => v >= 0.9));
     out.push(check('3.stream.ttft', `TTFT error p99 at ${r.streaming.concurrency} streams (ms)`, '≤ 1 ms', r.streaming.ttftErrorP99Ms, (v) => v <= 1));
+    out.push(check('3.stream.ttft.p50', `TTFT error p50 at ${r.streaming.concurrency} paced streams (ms)`, '≤ 10 ms', r.streaming.paced?.ttftErrorMs?.p50, (v) => v <= 10));
+    out.push(check('3.stream.ttft.floor', `TTFT error p99 at ${r.streaming.concurrency} paced streams ÷ the raw-socket floor's`, '≤ 2', ratioOf(r.streaming.ttftErrorP99Ms, r.streaming.floorTtftErrorP99Ms), (v) => v <= 2));
+    const pacedRss = Math.max(...r.streaming.pacedRuns.map((x) => x.maxRssMb ?? 0));
+    out.push(check('3.stream.rss', `peak RSS holding ${r.streaming.concurrency} paced streams (MB)`, '≤ 400 MB', pacedRss > 0 ? pacedRss : undefined, (v) => v <= 400));
   }
   if (r.memory !== undefined) {
     const n = r.memory.requests.toLocaleString('en-US');
@@ -136,6 +141,9 @@ export function renderBenchMarkdown(r: BenchReport): string {
     const rss = (runs: readonly { maxRssMb?: number }[]): string => fmt(Math.max(...runs.map((x) => x.maxRssMb ?? 0)), 0);
     lines.push(`| tokens/s: flowgauge / bare loop (medians) | ${fmt(s.flowgaugeTokensPerS, 0)} / ${fmt(s.bareTokensPerS, 0)} |`);
     lines.push(`| peak RSS (MB): flowgauge / bare loop | ${rss(s.throughput.flowgauge)} / ${rss(s.throughput.bare)} |`);
+    const perStream = s.pacedRuns.map((x) => x.bytesPerStream).filter((x): x is number => x !== undefined);
+    lines.push(`| paced streams measured to \`end\` / errors, per round | ${s.pacedRuns.map((x) => `${x.streams} / ${x.errors}`).join(', ')} |`);
+    lines.push(`| peak RSS (MB) / memory per open stream (bytes), paced runs | ${rss(s.pacedRuns)} / ${perStream.length > 0 ? fmt(median(perStream), 0) : '—'} |`);
     lines.push(`| TTFT error p50 / p99 / max (ms), ${s.concurrency} paced streams | ${fmt(s.paced?.ttftErrorMs?.p50, 3)} / ${fmt(s.paced?.ttftErrorMs?.p99, 3)} / ${fmt(s.paced?.ttftErrorMs?.max, 3)} |`);
     const floorP99 = s.floorRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
     const fgP99 = s.pacedRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
