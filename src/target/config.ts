@@ -51,6 +51,7 @@ const FILE_KEYS = [
   'faults',
   'quirks',
   'maxRecords',
+  'maxRecordBytes',
 ] as const;
 const CODE_KEYS = [...FILE_KEYS, 'clock', 'onRequest'] as const;
 
@@ -101,6 +102,7 @@ export function readOptions(raw: unknown, allowCode: boolean): Issues {
   if (raw.faults !== undefined) parseFaultPatch(raw.faults, 'faults', issues);
   if (raw.quirks !== undefined) readQuirks(raw.quirks, issues);
   if (raw.maxRecords !== undefined) readNumber(raw.maxRecords, 'maxRecords', issues, { integer: true, min: 1 });
+  if (raw.maxRecordBytes !== undefined) readNumber(raw.maxRecordBytes, 'maxRecordBytes', issues, { integer: true, min: 1 });
   if (allowCode) {
     const clock = raw.clock as Record<string, unknown> | undefined;
     if (clock !== undefined && (!isRecord(clock) || typeof clock.nowNs !== 'function' || typeof clock.setTimer !== 'function')) {

@@ -20,9 +20,22 @@ export function promptTokens(input: string): number {
   return Math.max(1, countWords(input));
 }
 
+/**
+ * The seed of the text a run on `flowId` produces for `input`: with the token count it is
+ * all a finished run needs to keep, its output being regenerated on read (`tokensOf`).
+ */
+export function outputSeed(seed: number, flowId: string, input: string): number {
+  return hash32(`${flowId}\u0000${input}`, seed);
+}
+
 /** `n` token strings that concatenate to the output for `input` on `flowId`. */
 export function generateTokens(seed: number, flowId: string, input: string, n: number): string[] {
-  const prng = createPrng(hash32(`${flowId}\u0000${input}`, seed));
+  return tokensOf(outputSeed(seed, flowId, input), n);
+}
+
+/** The first `n` tokens of the text of an `outputSeed`. */
+export function tokensOf(textSeed: number, n: number): string[] {
+  const prng = createPrng(textSeed);
   const out = new Array<string>(n);
   for (let i = 0; i < n; i++) {
     const w = WORDS[prng.int(0, WORDS.length - 1)] as string;

@@ -19,6 +19,16 @@ export const DEFAULT_TOKENS: { readonly free: string; readonly pro: string; read
 /** Accounts of the default tokens. */
 export const DEFAULT_ACCOUNTS = Object.freeze({ a: 'acct_a', b: 'acct_b' });
 
+/**
+ * Runs (and, separately, sessions) kept for reads by default. A load test reads a record
+ * within seconds of writing it; 20,000 is many seconds even at the enterprise limit
+ * (1,667 requests/s), and keeps the runs under 8 MB.
+ */
+export const DEFAULT_MAX_RECORDS = 20_000;
+
+/** Estimated bytes of the runs (and, separately, the sessions) kept by default: 32 MiB. */
+export const DEFAULT_MAX_RECORD_BYTES = 32 * 1024 * 1024;
+
 /** Limit of the default enterprise token, per window. */
 export const DEFAULT_ENTERPRISE_LIMIT = 100_000;
 
@@ -139,8 +149,10 @@ export interface ReferenceServiceOptions {
   readonly faults?: FaultPatch;
   /** Variants of unspecified details (all off by default). */
   readonly quirks?: QuirkOptions;
-  /** Runs and sessions kept for reads; the oldest are forgotten past this (default 100000). */
+  /** Runs kept for reads, and sessions kept for reads; the oldest are forgotten past this (default 20000 each). */
   readonly maxRecords?: number;
+  /** Estimated bytes of the runs kept, and of the sessions kept; the oldest are forgotten past this (default 32 MiB each). */
+  readonly maxRecordBytes?: number;
   /** Called for every request once its status is known; must be cheap. */
   readonly onRequest?: (info: RequestInfo) => void;
 }
@@ -184,6 +196,7 @@ export interface ResolvedReferenceOptions {
   readonly faults: FaultPatch;
   readonly quirks: Required<QuirkOptions>;
   readonly maxRecords: number;
+  readonly maxRecordBytes: number;
   readonly onRequest: ((info: RequestInfo) => void) | undefined;
 }
 
@@ -245,7 +258,8 @@ export function resolveReferenceOptions(options: ReferenceServiceOptions = {}): 
       sseUnknownEvents: options.quirks?.sseUnknownEvents ?? false,
       errorExtraFields: options.quirks?.errorExtraFields ?? false,
     },
-    maxRecords: options.maxRecords ?? 100_000,
+    maxRecords: options.maxRecords ?? DEFAULT_MAX_RECORDS,
+    maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
     onRequest: options.onRequest,
   };
 }

@@ -2,12 +2,17 @@
  * Runs: their plan (tokens and times, decided at start), their lifecycle (`running` until the
  * planned end, then `completed` or `failed`) and their JSON view. Progress and partial output
  * are computed from the clock when read, so only one timer per run is needed (its end).
+ *
+ * A run keeps no text: its output is a function of a seed and a token count, regenerated on
+ * read, so a finished run costs a few hundred bytes however long its output (it held 1.4 kB,
+ * most of it token strings and the same text joined, when it kept them).
  */
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { RunStatus } from '../core/types.js';
-import { generateTokens, planTokenTimes, promptTokens } from './generator.js';
+import { outputSeed, planTokenTimes, promptTokens, tokensOf } from './generator.js';
 import type { ResolvedLatency } from './options.js';
 import type { Prng } from './prng.js';
+import { createRecordStore, type RecordLimits, type SizedRecord } from './record-store.js';
 import type { TimerSet } from './timers.js';
 
 /** How a run was started. */
@@ -20,16 +25,21 @@ export interface RunError {
 }
 
 /** A run held by the service. */
-export interface RunRecord {
+export interface RunRecord extends SizedRecord {
   readonly id: string;
   readonly flowId: string;
   readonly account: string;
   readonly sessionId: string | undefined;
   readonly source: RunSource;
+  /** Seed of the run's text (`outputSeed`): with `produced`, all that is needed to rebuild it. */
+  readonly textSeed: number;
   /** Tokens the run produces (for a failing run: those before the failure). */
-  readonly tokens: readonly string[];
-  /** Emission time of each token (ns, monotonic). */
-  readonly timesNs: readonly number[];
+  readonly produced: number;
+  /**
+   * Emission time of each token (ns, monotonic) while running; emptied when the run finishes,
+   * since reads of a finished run no longer need it (a stream writer keeps its own reference).
+   */
+  timesNs: readonly number[];
   /** Tokens the run planned (progress is measured against this). */
   readonly planned: number;
   readonly startNs: number;
@@ -38,7 +48,6 @@ export interface RunRecord {
   readonly promptTokens: number;
   readonly willFail: boolean;
   status: RunStatus;
-  output: string | undefined;
   error: RunError | null;
   waiters: Array<(run: RunRecord) => void> | undefined;
   timer: TimerHandle | undefined;
@@ -60,6 +69,12 @@ export interface RunHooks {
 export interface RunEngine {
   start(flowId: string, account: string, input: string, sessionId: string | undefined, source: RunSource, stall?: RunStall): RunRecord;
   get(id: string): RunRecord | undefined;
+  /** Every token the run produces (its stream's events). */
+  tokens(run: RunRecord): string[];
+  /** The text produced so far: all of it once the run has finished. */
+  output(run: RunRecord): string;
+  /** What the store holds: runs, their estimated bytes, and runs forgotten to stay in bounds. */
+  held(): { readonly records: number; readonly bytes: number; readonly forgotten: number };
   /** Calls `fn` when the run has finished (at once if it has). */
   whenFinished(run: RunRecord, fn: (run: RunRecord) => void): void;
   /** The run body of the interface (run response and status read). */
@@ -76,16 +91,25 @@ export interface RunEngineDeps {
   readonly seed: number;
   readonly latency: ResolvedLatency;
   readonly failureRate: number;
-  readonly maxRecords: number;
+  /** Bounds of the runs kept for reads. */
+  readonly limits: RecordLimits;
   readonly hooks: RunHooks;
 }
+
+/**
+ * Estimated bytes of a finished run: the object with its 20 fields, its id and the map entry
+ * (flow and account ids are shared with the catalogue). Measured about 330 bytes; rounded up.
+ */
+export const RUN_RECORD_BYTES = 400;
+
+const NO_TIMES: readonly number[] = Object.freeze([]);
 
 const FAILURE: RunError = { code: 'FLOW_EXECUTION_FAILED', message: 'a component of the flow failed during the run (simulated)' };
 
 /** Creates the run engine. */
 export function createRunEngine(deps: RunEngineDeps): RunEngine {
   const { clock, timers, prng, latency, hooks } = deps;
-  const runs = new Map<string, RunRecord>();
+  const runs = createRecordStore<RunRecord>(deps.limits);
 
   const finish = (run: RunRecord): void => {
     if (run.status !== 'running') return;
@@ -93,7 +117,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     run.timer = undefined;
     run.status = run.willFail ? 'failed' : 'completed';
     run.error = run.willFail ? FAILURE : null;
-    run.output = run.tokens.join('');
+    run.timesNs = NO_TIMES;
     hooks.finished(run);
     const waiters = run.waiters;
     run.waiters = undefined;
@@ -104,6 +128,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     if (run.status === 'running' && clock.nowNs() >= run.endNs) finish(run);
   };
   const emitted = (run: RunRecord, nowNs: number): number => {
+    if (run.status !== 'running') return run.produced;
     const t = run.timesNs;
     let lo = 0;
     let hi = t.length;
@@ -134,7 +159,8 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
         account,
         sessionId,
         source,
-        tokens: generateTokens(deps.seed, flowId, input, produced),
+        textSeed: outputSeed(deps.seed, flowId, input),
+        produced,
         timesNs: times.slice(0, produced),
         planned,
         startNs,
@@ -143,16 +169,12 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
         promptTokens: promptTokens(input),
         willFail,
         status: 'running',
-        output: undefined,
         error: null,
         waiters: undefined,
         timer: undefined,
+        bytes: RUN_RECORD_BYTES,
       };
-      if (runs.size >= deps.maxRecords) {
-        const oldest = runs.keys().next();
-        if (oldest.done !== true) runs.delete(oldest.value);
-      }
-      runs.set(run.id, run);
+      runs.add(run);
       hooks.started(run);
       if (endNs <= startNs) finish(run);
       else run.timer = timers.set(endNs, () => finish(run));
@@ -163,6 +185,12 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       if (run !== undefined) settle(run);
       return run;
     },
+    tokens: (run) => tokensOf(run.textSeed, run.produced),
+    output(run) {
+      settle(run);
+      return tokensOf(run.textSeed, emitted(run, clock.nowNs())).join('');
+    },
+    held: () => ({ records: runs.size, bytes: runs.bytes, forgotten: runs.forgotten }),
     whenFinished(run, fn) {
       settle(run);
       if (run.status !== 'running') fn(run);
@@ -172,9 +200,9 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     view(run) {
       settle(run);
       const running = run.status === 'running';
-      const k = running ? emitted(run, clock.nowNs()) : run.tokens.length;
+      const k = emitted(run, clock.nowNs());
       const progress = run.status === 'completed' ? 100 : Math.min(99, Math.floor((100 * k) / run.planned));
-      const output = running ? run.tokens.slice(0, k).join('') : (run.output as string);
+      const output = tokensOf(run.textSeed, k).join('');
       return {
         id: run.id,
         flow_id: run.flowId,

@@ -66,14 +66,14 @@ function hideSecrets<T extends object>(target: T, secrets: Record<string, unknow
 }
 
 /** `data` of a run notification, from the run's state at the moment of the event. */
-function runData(run: RunRecord): Record<string, unknown> {
+function runData(run: RunRecord, output: string): Record<string, unknown> {
   // At start nothing is produced yet; reading the clock here could settle the run early.
-  const k = run.status === 'running' ? 0 : run.tokens.length;
+  const k = run.status === 'running' ? 0 : run.produced;
   return {
     run_id: run.id,
     flow_id: run.flowId,
     status: run.status,
-    output: run.status === 'running' ? '' : (run.output ?? ''),
+    output,
     usage: { total_tokens: run.promptTokens + k, prompt_tokens: run.promptTokens, completion_tokens: k },
     error: run.error,
   };
@@ -113,7 +113,8 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     stats,
     ...opts.delivery,
   });
-  const sessions = createSessionStore(createPrng(hash32('sessions', seed)), opts.maxRecords);
+  const limits = { maxRecords: opts.maxRecords, maxBytes: opts.maxRecordBytes };
+  const sessions = createSessionStore(createPrng(hash32('sessions', seed)), limits);
   const ledger = createUsageLedger();
   const requestPrefix = `req_${createPrng(hash32('requests', seed)).hex(6)}`;
   let requestCount = 0;
@@ -134,21 +135,23 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
       seed,
       latency: opts.latency,
       failureRate: opts.failureRate,
-      maxRecords: opts.maxRecords,
+      limits,
       hooks: {
         started(run) {
           stats.runs.started++;
-          if (notifier.enabled) notifier.emit('run.started', runData(run), run.id);
+          if (notifier.enabled) notifier.emit('run.started', runData(run, ''), run.id);
         },
         finished(run) {
           const ok = run.status === 'completed';
           if (ok) stats.runs.completed++;
           else stats.runs.failed++;
           const durationMs = (run.endNs - run.startNs) / NS_PER_MS;
-          ledger.record(run.account, run.flowId, run.createdAtMs, ok, run.promptTokens + run.tokens.length, durationMs);
+          ledger.record(run.account, run.flowId, run.createdAtMs, ok, run.promptTokens + run.produced, durationMs);
           const session = ok && run.sessionId !== undefined ? sessions.get(run.sessionId) : undefined;
-          if (session !== undefined) sessions.append(session, 'assistant', run.output ?? '', state.runs.completedAtMs(run));
-          if (notifier.enabled) notifier.emit(ok ? 'run.completed' : 'run.failed', runData(run), run.id);
+          // The text is rebuilt only when something keeps or sends it.
+          const output = session !== undefined || notifier.enabled ? state.runs.output(run) : '';
+          if (session !== undefined) sessions.append(session, 'assistant', output, state.runs.completedAtMs(run));
+          if (notifier.enabled) notifier.emit(ok ? 'run.completed' : 'run.failed', runData(run, output), run.id);
         },
       },
     }),
@@ -169,7 +172,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     webhookHost,
     port,
     faults: { get: () => engine.get(), set: (p) => engine.set(p), clear: () => engine.clear() } satisfies FaultController,
-    stats: () => snapshotStats(stats),
+    stats: (): ServiceStats => ({ ...snapshotStats(stats), records: { runs: state.runs.held(), sessions: sessions.held() } }),
     close(): Promise<void> {
       closing ??= (async () => {
         timers.closeAll();

@@ -27,12 +27,24 @@ export interface ServiceStats {
   };
   /** Exceptions thrown by the `onRequest` callback (swallowed). */
   readonly callbackErrors: number;
+  /** Runs and sessions kept for reads, their estimated bytes, and how many were forgotten to stay within the limits. */
+  readonly records: {
+    readonly runs: RecordsHeld;
+    readonly sessions: RecordsHeld;
+  };
+}
+
+/** What a bounded record store holds. */
+export interface RecordsHeld {
+  readonly records: number;
+  readonly bytes: number;
+  readonly forgotten: number;
 }
 
 type DeepMutable<T> = { -readonly [K in keyof T]: T[K] extends object ? DeepMutable<T[K]> : T[K] };
 
 /** Mutable counters behind `ServiceStats`. */
-export type StatsCounters = DeepMutable<Omit<ServiceStats, 'byRoute'>> & {
+export type StatsCounters = DeepMutable<Omit<ServiceStats, 'byRoute' | 'records'>> & {
   byRoute: Record<string, Record<number, number>>;
 };
 
@@ -60,7 +72,7 @@ export function countRequest(stats: StatsCounters, route: string, status: number
   r[status] = (r[status] ?? 0) + 1;
 }
 
-/** A deep copy that later requests do not change. */
-export function snapshotStats(stats: StatsCounters): ServiceStats {
-  return structuredClone(stats) as ServiceStats;
+/** A deep copy that later requests do not change (the store figures are added by the service). */
+export function snapshotStats(stats: StatsCounters): Omit<ServiceStats, 'records'> {
+  return structuredClone(stats) as Omit<ServiceStats, 'records'>;
 }

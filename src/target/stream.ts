@@ -18,6 +18,9 @@ class StreamWriter {
     readonly state: ServiceState,
     readonly ctx: RequestContext,
     readonly run: RunRecord,
+    // Its own references: the run drops its times when it finishes, and keeps no text.
+    readonly tokens: readonly string[],
+    readonly timesNs: readonly number[],
     readonly truncateAt: number,
     readonly eol: string,
   ) {}
@@ -33,12 +36,13 @@ class StreamWriter {
   pump(): void {
     this.timer = undefined;
     if (this.done) return;
-    const { run, state } = this;
+    const { run, state, tokens, timesNs } = this;
     const now = state.clock.nowNs();
-    const n = run.tokens.length;
+    const n = tokens.length;
     while (this.i < n) {
-      const due = run.timesNs[this.i] as number;
-      if (due > now) {
+      // No time: the run had finished before the stream began, so every token is due.
+      const due = timesNs[this.i];
+      if (due !== undefined && due > now) {
         this.timer = state.timers.set(due, this.tick);
         return;
       }
@@ -47,7 +51,7 @@ class StreamWriter {
         this.close();
         return;
       }
-      this.send({ type: 'token', content: run.tokens[this.i] });
+      this.send({ type: 'token', content: tokens[this.i] });
       this.i++;
     }
     state.runs.whenFinished(run, () => this.finish());
@@ -58,7 +62,7 @@ class StreamWriter {
     const run = this.run;
     this.comment('run finished');
     if (run.status === 'completed') {
-      const k = run.tokens.length;
+      const k = run.produced;
       this.send({ type: 'end', run_id: run.id, usage: { total_tokens: run.promptTokens + k, prompt_tokens: run.promptTokens, completion_tokens: k } });
       this.state.stats.streams.ended++;
     } else {
@@ -90,9 +94,9 @@ export function startStream(state: ServiceState, ctx: RequestContext, flowId: st
   const run = state.runs.start(flowId, account, input, sessionId, 'stream', stall);
   state.stats.streams.started++;
   if (!writeStreamHead(state, ctx)) return run;
-  const n = run.tokens.length;
+  const n = run.produced;
   const truncateAt = plan !== undefined && plan.truncate && n > 0 ? Math.floor(n / 2) : -1;
-  const w = new StreamWriter(state, ctx, run, truncateAt, state.opts.quirks.sseCrlf ? '\r\n' : '\n');
+  const w = new StreamWriter(state, ctx, run, state.runs.tokens(run), run.timesNs, truncateAt, state.opts.quirks.sseCrlf ? '\r\n' : '\n');
   ctx.res.on('close', () => w.aborted());
   w.comment('stream opened');
   w.send({ type: 'start', run_id: run.id });
