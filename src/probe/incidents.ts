@@ -39,6 +39,16 @@ export type IncidentEvent = { readonly kind: 'opened'; readonly incident: Incide
 export interface IncidentOptions {
   readonly failuresToOpen?: number;
   readonly rtoMs?: number;
+  /**
+   * Closed incidents `closed()` keeps, the latest (default: all). A daemon or a fold over a long
+   * history that only needs the events sets a bound, so flapping cannot grow it without end.
+   */
+  readonly keepClosed?: number;
+  /**
+   * The failures a series ended with in an earlier history (a restarted probe): the tracker
+   * starts inside that run, open when it is long enough, as if it had observed it.
+   */
+  readonly resumeFrom?: { readonly startMs: number; readonly failures: number };
 }
 
 /** Follows one series point by point, for live reporting and for the batch summary. */
@@ -47,7 +57,7 @@ export interface IncidentTracker {
   observe(point: OutcomePoint): IncidentEvent | undefined;
   /** The open incident as of `nowMs`, if any. */
   current(nowMs: number): Incident | undefined;
-  /** Closed incidents, oldest first. */
+  /** Closed incidents, oldest first (the latest `keepClosed` of them). */
   closed(): readonly Incident[];
 }
 
@@ -64,10 +74,11 @@ function resolveIncidentOptions(o: IncidentOptions): { failuresToOpen: number; r
 /** Creates a tracker for the series of `check`. Throws `InvalidArgumentError` for bad options. */
 export function createIncidentTracker(check: string, options: IncidentOptions = {}): IncidentTracker {
   const { failuresToOpen, rtoMs } = resolveIncidentOptions(options);
+  const keepClosed = options.keepClosed ?? Infinity;
   const done: Incident[] = [];
-  let runStartMs: number | undefined;
-  let runFailures = 0;
-  let opened = false;
+  let runStartMs: number | undefined = options.resumeFrom?.startMs;
+  let runFailures = options.resumeFrom?.failures ?? 0;
+  let opened = runFailures >= failuresToOpen;
 
   const make = (endMs: number | null, nowMs: number): Incident => {
     const start = runStartMs as number;
@@ -89,7 +100,10 @@ export function createIncidentTracker(check: string, options: IncidentOptions = 
       let event: IncidentEvent | undefined;
       if (opened) {
         const incident = make(p.timeMs, p.timeMs);
-        done.push(incident);
+        if (keepClosed > 0) {
+          done.push(incident);
+          if (done.length > keepClosed) done.shift();
+        }
         event = { kind: 'closed', incident };
       }
       runStartMs = undefined;

@@ -13,8 +13,20 @@ export {
 } from './checks.js';
 export { utcDay, historyFileName, listHistoryFiles, filesInRange, pruneHistory, type HistoryFile } from './history-files.js';
 export { openHistoryWriter, repairTail, type HistoryWriter, type HistoryWriterOptions, type AppendResult } from './history-writer.js';
-export { readHistory, parseHistoryText, type HistoryRead } from './history-reader.js';
+export {
+  foldHistory,
+  readHistory,
+  parseHistoryText,
+  DEFAULT_READ_LIMIT,
+  MAX_HISTORY_LINE,
+  type HistoryRange,
+  type HistoryRead,
+  type HistoryScan,
+} from './history-reader.js';
+export { createResumeFold, readProbeResume, type FailureRun, type ProbeResume, type ResumeFold } from './resume.js';
 export { OVERALL, seriesByCheck, overallSeries, type OutcomePoint } from './series.js';
+export { createSeriesStream, type SeriesSink, type SeriesStream, type SeriesStreamOptions } from './series-stream.js';
+export { createReorderBuffer, DEFAULT_REORDER_CAPACITY, type ReorderBuffer } from './reorder.js';
 export {
   RTO_MS,
   DEFAULT_FAILURES_TO_OPEN,
@@ -26,13 +38,15 @@ export {
   type IncidentSummary,
   type IncidentTracker,
 } from './incidents.js';
-export { computeUptime, uptimeBudget, type TimeWindow, type Uptime, type UptimeBudget } from './uptime.js';
+export { computeUptime, createUptimeAccumulator, uptimeBudget, type TimeWindow, type Uptime, type UptimeAccumulator, type UptimeBudget } from './uptime.js';
 export { createProbeScheduler, type ProbeScheduler, type ProbeSchedulerOptions } from './scheduler.js';
 export { resolveProbeOptions, type ProbeOptions, type ProbeTarget, type ResolvedProbeOptions } from './options.js';
 export { createProbeRunner, type ProbeRunner, type ProbeRunnerStats, type RoundResult } from './runner.js';
 export {
   SLO_STATUS_SCHEMA,
   buildSloStatus,
+  createSloStatusFold,
+  type SloStatusFold,
   type SloStatus,
   type SloStatusOptions,
   type SeriesStatus,
@@ -43,4 +57,16 @@ export {
 export { renderStatusText, formatPercent, formatMinutes, formatWindow, verdictOf, describeTls } from './status-text.js';
 export { renderStatusHtml, escapeHtml } from './status-html.js';
 export { deriveOnceInterval, MIN_DERIVED_INTERVAL_MS, MAX_DERIVED_INTERVAL_MS, type DerivedInterval } from './once-interval.js';
-export { buildTimeline, bucketOutcomes, TIMELINE_BUCKETS, type Timeline, type TimelineRow, type TimelineCell, type CellOutcome } from './timeline.js';
+export { MAX_LISTED_INCIDENTS } from './status-series.js';
+export {
+  buildTimeline,
+  bucketOutcomes,
+  createTimelineAccumulator,
+  timelineOf,
+  TIMELINE_BUCKETS,
+  type Timeline,
+  type TimelineAccumulator,
+  type TimelineRow,
+  type TimelineCell,
+  type CellOutcome,
+} from './timeline.js';

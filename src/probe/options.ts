@@ -11,6 +11,7 @@ import type { TlsSettings } from './http-timing.js';
 import type { HistoryWriter } from './history-writer.js';
 import { DEFAULT_FAILURES_TO_OPEN, type IncidentEvent } from './incidents.js';
 import { CHECK_NAMES, isCheckName, type CheckName, type ProbeRecord } from './record.js';
+import type { FailureRun } from './resume.js';
 
 /** Where and how to reach the service. */
 export interface ProbeTarget {
@@ -41,8 +42,13 @@ export interface ProbeOptions {
   /** Where records go; without it they are only reported. */
   readonly history?: HistoryWriter;
   readonly metrics?: ProbeMetrics;
-  /** Earlier records (e.g. from the history), so a restart continues runs of failures and open incidents. */
+  /** Earlier records, so a restart continues runs of failures and open incidents (a few; for a history use `resume`). */
   readonly previous?: readonly ProbeRecord[];
+  /**
+   * Where the history left each series (`readProbeResume`): a restart continues its runs of
+   * failures and open incidents without holding the history. Taken after `previous`.
+   */
+  readonly resume?: ReadonlyMap<string, FailureRun>;
   readonly onRecord?: (record: ProbeRecord) => void;
   readonly onIncident?: (event: IncidentEvent) => void;
   /** A record could not be written (the error is a code or a short message). */

@@ -90,6 +90,14 @@ function isRecordObject(v: unknown): v is Record<string, unknown> {
  * only the fields the uptime and incident math need are required.
  */
 export function parseProbeRecord(line: string): ProbeRecord | undefined {
+  return parseProbeLine(line)?.record;
+}
+
+/**
+ * `parseProbeRecord` with the record's time (ms) it had to read anyway: a history fold reads
+ * millions of lines and needs each time several times.
+ */
+export function parseProbeLine(line: string): { readonly record: ProbeRecord; readonly timeMs: number } | undefined {
   let v: unknown;
   try {
     v = JSON.parse(line);
@@ -97,11 +105,12 @@ export function parseProbeRecord(line: string): ProbeRecord | undefined {
     return undefined;
   }
   if (!isRecordObject(v)) return undefined;
-  if (typeof v.time !== 'string' || !Number.isFinite(Date.parse(v.time))) return undefined;
+  const timeMs = typeof v.time === 'string' ? Date.parse(v.time) : Number.NaN;
+  if (!Number.isFinite(timeMs)) return undefined;
   if (!isCheckName(v.check) || typeof v.success !== 'boolean') return undefined;
   if (typeof v.intervalMs !== 'number' || !(v.intervalMs > 0)) return undefined;
   if (typeof v.instance !== 'string' || !Number.isInteger(v.round)) return undefined;
-  return v as unknown as ProbeRecord;
+  return { record: v as unknown as ProbeRecord, timeMs };
 }
 
 /** Wall time of a record in ms since the epoch. */

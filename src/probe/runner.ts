@@ -12,7 +12,8 @@ import { createIncidentTracker, type IncidentTracker } from './incidents.js';
 import { resolveProbeOptions, type ProbeOptions, type ResolvedProbeOptions } from './options.js';
 import { PROBE_RECORD_VERSION, type CheckName, type ProbeRecord, type TlsFinding } from './record.js';
 import { createProbeScheduler } from './scheduler.js';
-import { OVERALL, overallSeries, seriesByCheck } from './series.js';
+import { createResumeFold, type FailureRun } from './resume.js';
+import { OVERALL } from './series.js';
 
 /** The records of one round. */
 export interface RoundResult {
@@ -106,16 +107,25 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
     },
   };
 
+  // Only where each series stands matters to a restart: its trailing run of failures.
+  const tails = new Map<string, FailureRun>();
+  if (options.previous !== undefined && options.previous.length > 0) {
+    const fold = createResumeFold(Infinity);
+    for (const r of [...options.previous].sort((a, b) => Date.parse(a.time) - Date.parse(b.time))) fold.add(r);
+    for (const [name, run] of fold.finish().tails) tails.set(name, run);
+  }
+  if (options.resume !== undefined) for (const [name, run] of options.resume) tails.set(name, run);
   const trackers = new Map<string, IncidentTracker>();
   const tracker = (name: string): IncidentTracker => {
     let t = trackers.get(name);
-    if (t === undefined) trackers.set(name, (t = createIncidentTracker(name, { failuresToOpen: o.failuresToOpen })));
+    if (t === undefined) {
+      const resumeFrom = tails.get(name);
+      // The runner reports incidents as events; keeping closed ones would grow with every flap.
+      t = createIncidentTracker(name, { failuresToOpen: o.failuresToOpen, keepClosed: 0, ...(resumeFrom !== undefined ? { resumeFrom } : {}) });
+      trackers.set(name, t);
+    }
     return t;
   };
-  if (options.previous !== undefined && options.previous.length > 0) {
-    for (const [check, points] of seriesByCheck(options.previous)) for (const p of points) tracker(check).observe(p);
-    for (const p of overallSeries(options.previous)) tracker(OVERALL).observe(p);
-  }
 
   let nextRound = 0;
   let rounds = 0;

@@ -3,14 +3,19 @@
  * probe-based uptime, error budget and burn rate against the objective, incidents with their
  * recovery-time verdicts, and TLS findings. Pure; `--json` prints this object as it is
  * (schema `flowgauge/slo-status@1`: fields may be added, never renamed).
+ *
+ * Built as a fold over records (`createSloStatusFold`), so a history of any size is read in
+ * bounded memory: nothing here holds more than a reorder buffer, a point per series and the
+ * listed incidents.
  */
+import { assertObjective, DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
-import { detectIncidents, RTO_MS, DEFAULT_FAILURES_TO_OPEN, type Incident } from './incidents.js';
+import { RTO_MS, DEFAULT_FAILURES_TO_OPEN } from './incidents.js';
 import { recordTimeMs, type ProbeRecord } from './record.js';
-import { OVERALL, overallSeries, seriesByCheck, type OutcomePoint } from './series.js';
-import { buildTimeline, type Timeline } from './timeline.js';
-import { computeUptime, uptimeBudget } from './uptime.js';
+import { OVERALL } from './series.js';
+import { createSeriesStream } from './series-stream.js';
+import { createSeriesFold, MAX_LISTED_INCIDENTS, type SeriesFold } from './status-series.js';
+import { timelineOf, type Timeline } from './timeline.js';
 
 /** Schema name of the status object. */
 export const SLO_STATUS_SCHEMA = 'flowgauge/slo-status@1';
@@ -56,7 +61,10 @@ export interface SeriesStatus {
   readonly budgetConsumed: number;
   readonly burnRate: number | null;
   readonly withinObjective: boolean | null;
+  /** The latest incidents of the window, oldest first (at most `MAX_LISTED_INCIDENTS`). */
   readonly incidents: readonly IncidentStatus[];
+  /** Incidents of the window too old to be listed; they count in MTTR and RTO breaches. */
+  readonly incidentsOmitted: number;
   readonly mttrMinutes: number | null;
   readonly mttrWithinRto: boolean | null;
   readonly rtoBreaches: number;
@@ -103,95 +111,79 @@ export interface SloStatusOptions {
   readonly history?: HistoryStats;
 }
 
-const MINUTE_MS = 60_000;
 const r6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function incidentStatus(i: Incident): IncidentStatus {
-  return {
-    start: iso(i.startMs),
-    end: i.endMs === null ? null : iso(i.endMs),
-    durationMinutes: r6(i.durationMs / MINUTE_MS),
-    failures: i.failures,
-    open: i.open,
-    withinRto: i.withinRto,
-  };
+/** A status built record by record. */
+export interface SloStatusFold {
+  /** Takes a record, in about time order (see `createSeriesStream`); `timeMs` if already read. */
+  add(record: ProbeRecord, timeMs?: number): void;
+  /** The status; `history` (what reading found) replaces the option's. Call once. */
+  finish(history?: HistoryStats): SloStatus;
 }
 
-function lastTls(records: readonly ProbeRecord[], check: string | undefined): TlsStatus | null {
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i] as ProbeRecord;
-    if ((check === undefined || r.check === check) && r.tls !== null && r.tls !== undefined) return { checkedAt: r.time, ...r.tls };
-  }
-  return null;
-}
-
-/** Builds the status of `records` (any order; those outside the window only clip into it). */
-export function buildSloStatus(records: readonly ProbeRecord[], options: SloStatusOptions): SloStatus {
+/**
+ * Creates the fold of a status. Records need only be nearly in time order (as a history file
+ * holds them); those at or after the window's end are ignored, earlier ones only clip into it.
+ */
+export function createSloStatusFold(options: SloStatusOptions): SloStatusFold {
   const objective = options.objective ?? DEFAULT_OBJECTIVE;
   const failuresToOpen = options.failuresToOpen ?? DEFAULT_FAILURES_TO_OPEN;
   const rtoMs = options.rtoMs ?? RTO_MS;
   if (!(Number.isFinite(options.windowMs) && options.windowMs > 0)) throw new InvalidArgumentError('status window must be a positive duration');
+  assertObjective(objective);
   const window = { startMs: options.nowMs - options.windowMs, endMs: options.nowMs };
-  const sorted = [...records].filter((r) => recordTimeMs(r) < window.endMs).sort((a, b) => recordTimeMs(a) - recordTimeMs(b));
+  const shared = { window, nowMs: options.nowMs, windowMs: options.windowMs, objective, failuresToOpen, rtoMs };
+  const overall = createSeriesFold(OVERALL, shared);
+  // Checks in order of their first record, as the status lists them.
+  const checks = new Map<string, SeriesFold>();
+  let inWindow = 0;
+  const stream = createSeriesStream((name, point, record) => {
+    if (name === OVERALL) return overall.add(point);
+    let fold = checks.get(name);
+    if (fold === undefined) checks.set(name, (fold = createSeriesFold(name, shared)));
+    fold.add(point);
+    if (record !== undefined) {
+      fold.record(record);
+      overall.record(record);
+    }
+  });
 
-  const timelineInput: { name: string; points: readonly OutcomePoint[]; incidents: { startMs: number; endMs: number }[] }[] = [];
-  const seriesStatus = (name: string, points: readonly OutcomePoint[], tls: TlsStatus | null): SeriesStatus => {
-    const u = computeUptime(points, window);
-    const b = uptimeBudget(u, objective, options.windowMs);
-    const inc = detectIncidents(name, points, { failuresToOpen, rtoMs, nowMs: options.nowMs });
-    // Incidents that ended before the window are history of an earlier window.
-    const relevant = inc.incidents.filter((i) => (i.endMs ?? options.nowMs) >= window.startMs);
-    timelineInput.push({ name, points, incidents: relevant.map((i) => ({ startMs: i.startMs, endMs: i.endMs ?? options.nowMs })) });
-    const closed = relevant.filter((i) => !i.open);
-    const mttrMs = closed.length === 0 ? undefined : closed.reduce((s, i) => s + i.durationMs, 0) / closed.length;
-    return {
-      name,
-      probes: u.probes,
-      successes: u.successes,
-      probeUptime: u.probeUptime ?? null,
-      observedMinutes: r6(u.observedMs / MINUTE_MS),
-      coverage: r6(u.observedMs / options.windowMs),
-      lateGaps: u.lateGaps,
-      lateGapMinutes: r6(u.lateGapMs / MINUTE_MS),
-      upMinutes: r6(u.upMs / MINUTE_MS),
-      downMinutes: b.downMinutes,
-      timeUptime: u.timeUptime ?? null,
-      allowedDowntimeMinutes: b.allowedDowntimeMinutes,
-      budgetLeftMinutes: b.budgetLeftMinutes,
-      budgetConsumed: b.budgetConsumed,
-      burnRate: b.burnRate ?? null,
-      withinObjective: b.withinObjective ?? null,
-      incidents: relevant.map(incidentStatus),
-      mttrMinutes: mttrMs === undefined ? null : r6(mttrMs / MINUTE_MS),
-      mttrWithinRto: mttrMs === undefined ? null : mttrMs < rtoMs,
-      rtoBreaches: relevant.filter((i) => !i.withinRto).length,
-      tls,
-    };
-  };
-
-  const checks = [...seriesByCheck(sorted)].map(([name, points]) => seriesStatus(name, points, lastTls(sorted, name)));
-  const overall = seriesStatus(OVERALL, overallSeries(sorted), lastTls(sorted, undefined));
-  const inWindow = sorted.filter((r) => recordTimeMs(r) >= window.startMs).length;
   return {
-    schema: SLO_STATUS_SCHEMA,
-    generatedAt: iso(options.nowMs),
-    window: { start: iso(window.startMs), end: iso(window.endMs), days: r6(options.windowMs / 86_400_000) },
-    objective,
-    rtoHours: r6(rtoMs / 3_600_000),
-    failuresToOpen,
-    overallDefinition: 'any-check-failing',
-    overall,
-    checks,
-    withinObjective: overall.withinObjective === true,
-    warnings: statusWarnings(overall, checks),
-    timeline: buildTimeline(
-      [...timelineInput.filter((t) => t.name === OVERALL), ...timelineInput.filter((t) => t.name !== OVERALL)],
-      window,
-      overall.allowedDowntimeMinutes * MINUTE_MS,
-    ),
-    history: { files: 0, tornTails: 0, badLines: 0, ...options.history, records: inWindow },
+    add(record, t = recordTimeMs(record)) {
+      if (t >= window.endMs) return;
+      if (t >= window.startMs) inWindow++;
+      stream.add(record, t);
+    },
+    finish(history) {
+      stream.end();
+      const o = overall.finish();
+      const c = [...checks.values()].map((f) => f.finish());
+      const checkStatus = c.map((x) => x.status);
+      return {
+        schema: SLO_STATUS_SCHEMA,
+        generatedAt: iso(options.nowMs),
+        window: { start: iso(window.startMs), end: iso(window.endMs), days: r6(options.windowMs / 86_400_000) },
+        objective,
+        rtoHours: r6(rtoMs / 3_600_000),
+        failuresToOpen,
+        overallDefinition: 'any-check-failing',
+        overall: o.status,
+        checks: checkStatus,
+        withinObjective: o.status.withinObjective === true,
+        warnings: statusWarnings(o.status, checkStatus),
+        timeline: timelineOf([o.row, ...c.map((x) => x.row)], window, o.status.allowedDowntimeMinutes * 60_000),
+        history: { files: 0, tornTails: 0, badLines: 0, ...(history ?? options.history), records: inWindow },
+      };
+    },
   };
+}
+
+/** Builds the status of `records` (any order; those outside the window only clip into it). */
+export function buildSloStatus(records: readonly ProbeRecord[], options: SloStatusOptions): SloStatus {
+  const fold = createSloStatusFold(options);
+  for (const r of [...records].sort((a, b) => recordTimeMs(a) - recordTimeMs(b))) fold.add(r);
+  return fold.finish();
 }
 
 /** Coverage below this share of the window is worth a warning. */
@@ -201,6 +193,7 @@ const LOW_COVERAGE = 0.9;
 function statusWarnings(overall: SeriesStatus, checks: readonly SeriesStatus[]): string[] {
   const out: string[] = [];
   for (const c of [overall, ...checks]) {
+    if (c.incidentsOmitted > 0) out.push(`${c.name}: ${c.incidentsOmitted} older incidents of the window are not listed (only the latest ${MAX_LISTED_INCIDENTS} are); MTTR and RTO breaches count them all`);
     if (c.lateGaps === 0) continue;
     out.push(
       `${c.name}: ${c.lateGaps} record${c.lateGaps === 1 ? '' : 's'} arrived further apart than they claim to stand for, ` +

@@ -37,14 +37,28 @@ export interface Timeline {
   readonly budgetBurned: readonly number[];
 }
 
-/** Up and down time of `points` in each of `n` equal buckets of `window`. */
-export function bucketOutcomes(points: readonly OutcomePoint[], window: TimeWindow, n: number): { upMs: number[]; downMs: number[] } {
+/** One series' row of the timeline, built point by point in constant memory. */
+export interface TimelineAccumulator {
+  /** Takes the next point (in time order). */
+  add(point: OutcomePoint): void;
+  /** Marks the buckets an incident of the series overlaps. */
+  markIncident(startMs: number, endMs: number): void;
+  /** The row. Call once, after the last point and incident. */
+  finish(name: string): TimelineRow;
+}
+
+/**
+ * Creates the accumulator of one row: `n` equal buckets of `window`. As in the uptime math a
+ * point's span ends at the next point, so one point is held until the next arrives.
+ */
+export function createTimelineAccumulator(window: TimeWindow, n = TIMELINE_BUCKETS): TimelineAccumulator {
   const bucketMs = (window.endMs - window.startMs) / n;
   const upMs = new Array<number>(n).fill(0);
   const downMs = new Array<number>(n).fill(0);
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i] as OutcomePoint;
-    const next = points[i + 1];
+  const incident = new Array<boolean>(n).fill(false);
+  let pending: OutcomePoint | undefined;
+
+  const settle = (p: OutcomePoint, next: OutcomePoint | undefined): void => {
     let to = Math.min(p.timeMs + p.intervalMs, window.endMs);
     if (next !== undefined) to = Math.min(to, Math.max(next.timeMs, p.timeMs));
     let from = Math.max(p.timeMs, window.startMs);
@@ -56,14 +70,50 @@ export function bucketOutcomes(points: readonly OutcomePoint[], window: TimeWind
       // A bucket edge that rounds onto `from` would not advance: step to the span's end.
       from = end > from ? end : to;
     }
-  }
-  return { upMs, downMs };
+  };
+
+  return {
+    add(point) {
+      if (pending !== undefined) settle(pending, point);
+      pending = point;
+    },
+    markIncident(startMs, endMs) {
+      for (let b = 0; b < n; b++) {
+        const from = window.startMs + b * bucketMs;
+        if (startMs < from + bucketMs && endMs >= from) incident[b] = true;
+      }
+    },
+    finish(name) {
+      if (pending !== undefined) settle(pending, undefined);
+      pending = undefined;
+      const cells = upMs.map((up, b) => ({ outcome: outcomeOf(up, downMs[b] as number), upMs: up, downMs: downMs[b] as number, incident: incident[b] === true }));
+      return { name, cells };
+    },
+  };
+}
+
+/** Up and down time of `points` in each of `n` equal buckets of `window`. */
+export function bucketOutcomes(points: readonly OutcomePoint[], window: TimeWindow, n: number): { upMs: number[]; downMs: number[] } {
+  const acc = createTimelineAccumulator(window, n);
+  for (const p of points) acc.add(p);
+  const row = acc.finish('');
+  return { upMs: row.cells.map((c) => c.upMs), downMs: row.cells.map((c) => c.downMs) };
 }
 
 function outcomeOf(up: number, down: number): CellOutcome {
   if (up <= 0 && down <= 0) return 'none';
   if (down <= 0) return 'up';
   return up <= 0 ? 'down' : 'partial';
+}
+
+/** The timeline of rows already built (the first is overall); `allowedDowntimeMs` scales the budget line. */
+export function timelineOf(rows: readonly TimelineRow[], window: TimeWindow, allowedDowntimeMs: number, n = TIMELINE_BUCKETS): Timeline {
+  let burned = 0;
+  const budgetBurned = (rows[0]?.cells ?? []).map((c) => {
+    burned += c.downMs;
+    return allowedDowntimeMs > 0 ? burned / allowedDowntimeMs : 0;
+  });
+  return { startMs: window.startMs, bucketMs: (window.endMs - window.startMs) / n, rows, budgetBurned };
 }
 
 /** Builds the timeline of several series over `window`; `allowedDowntimeMs` scales the budget line. */
@@ -73,21 +123,11 @@ export function buildTimeline(
   allowedDowntimeMs: number,
   n = TIMELINE_BUCKETS,
 ): Timeline {
-  const bucketMs = (window.endMs - window.startMs) / n;
   const rows = series.map((s) => {
-    const { upMs, downMs } = bucketOutcomes(s.points, window, n);
-    const cells = upMs.map((up, b) => {
-      const from = window.startMs + b * bucketMs;
-      const to = from + bucketMs;
-      const incident = s.incidents.some((i) => i.startMs < to && i.endMs >= from);
-      return { outcome: outcomeOf(up, downMs[b] as number), upMs: up, downMs: downMs[b] as number, incident };
-    });
-    return { name: s.name, cells };
+    const acc = createTimelineAccumulator(window, n);
+    for (const p of s.points) acc.add(p);
+    for (const i of s.incidents) acc.markIncident(i.startMs, i.endMs);
+    return acc.finish(s.name);
   });
-  let burned = 0;
-  const budgetBurned = (rows[0]?.cells ?? []).map((c) => {
-    burned += c.downMs;
-    return allowedDowntimeMs > 0 ? burned / allowedDowntimeMs : 0;
-  });
-  return { startMs: window.startMs, bucketMs, rows, budgetBurned };
+  return timelineOf(rows, window, allowedDowntimeMs, n);
 }

@@ -48,8 +48,19 @@ export function lateTolerance(intervalMs: number): number {
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-/** Computes both uptimes of a time-ordered series over `window`. */
-export function computeUptime(points: readonly OutcomePoint[], window: TimeWindow): Uptime {
+/** Uptime of a series taken point by point, in constant memory. */
+export interface UptimeAccumulator {
+  /** Takes the next point (in time order). */
+  add(point: OutcomePoint): void;
+  /** The uptime of the points taken. Call once, after the last point. */
+  finish(): Uptime;
+}
+
+/**
+ * Creates an accumulator over `window`. A point's span ends at the next point, so each point
+ * is settled when the next arrives (or at `finish`): one point is held, whatever the history.
+ */
+export function createUptimeAccumulator(window: TimeWindow): UptimeAccumulator {
   if (!(window.endMs > window.startMs)) throw new InvalidArgumentError('uptime window must end after it starts');
   let probes = 0;
   let successes = 0;
@@ -57,13 +68,13 @@ export function computeUptime(points: readonly OutcomePoint[], window: TimeWindo
   let downMs = 0;
   let lateGaps = 0;
   let lateGapMs = 0;
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i] as OutcomePoint;
+  let pending: OutcomePoint | undefined;
+
+  const settle = (p: OutcomePoint, next: OutcomePoint | undefined): void => {
     if (p.timeMs >= window.startMs && p.timeMs < window.endMs) {
       probes++;
       if (p.success) successes++;
     }
-    const next = points[i + 1];
     const from = Math.max(p.timeMs, window.startMs);
     let to = Math.min(p.timeMs + p.intervalMs, window.endMs);
     if (next !== undefined) {
@@ -74,22 +85,40 @@ export function computeUptime(points: readonly OutcomePoint[], window: TimeWindo
         lateGapMs += Math.min(next.timeMs, window.endMs) - Math.max(claimedEnd, window.startMs);
       }
     }
-    if (to <= from) continue;
+    if (to <= from) return;
     if (p.success) upMs += to - from;
     else downMs += to - from;
-  }
-  const observedMs = upMs + downMs;
-  return {
-    probes,
-    successes,
-    probeUptime: probes > 0 ? successes / probes : undefined,
-    observedMs,
-    upMs,
-    downMs,
-    timeUptime: observedMs > 0 ? upMs / observedMs : undefined,
-    lateGaps,
-    lateGapMs,
   };
+
+  return {
+    add(point) {
+      if (pending !== undefined) settle(pending, point);
+      pending = point;
+    },
+    finish() {
+      if (pending !== undefined) settle(pending, undefined);
+      pending = undefined;
+      const observedMs = upMs + downMs;
+      return {
+        probes,
+        successes,
+        probeUptime: probes > 0 ? successes / probes : undefined,
+        observedMs,
+        upMs,
+        downMs,
+        timeUptime: observedMs > 0 ? upMs / observedMs : undefined,
+        lateGaps,
+        lateGapMs,
+      };
+    },
+  };
+}
+
+/** Computes both uptimes of a time-ordered series over `window`. */
+export function computeUptime(points: readonly OutcomePoint[], window: TimeWindow): Uptime {
+  const acc = createUptimeAccumulator(window);
+  for (const p of points) acc.add(p);
+  return acc.finish();
 }
 
 /** Error-budget position of an uptime against an objective over a window. */

@@ -16,7 +16,7 @@ import {
   deriveOnceInterval,
   isCheckName,
   openHistoryWriter,
-  readHistory,
+  readProbeResume,
   type CheckName,
   type IncidentEvent,
   type ProbeRecord,
@@ -172,8 +172,9 @@ export const probeCommand: MakeCommand = (ctx) => ({
       if (target.embedded) log.write(`flowgauge: no --base-url given; probing the embedded reference service at ${target.baseUrl}\n`);
       const history = await openHistoryWriter({ dir: historyDir, retentionMs });
       closing.push(() => history.close());
-      const previous = (await readHistory(historyDir, { fromMs: clock.wallMs() - DAY_MS })).records;
-      if (args.once === true && args.interval === undefined) intervalMs = onceInterval(previous, checks, clock.wallMs(), log);
+      // Folded, not read: a day of a fast probe can be far more than fits in memory.
+      const resume = await readProbeResume(historyDir, { fromMs: clock.wallMs() - DAY_MS }, clock.wallMs());
+      if (args.once === true && args.interval === undefined) intervalMs = onceInterval(resume.latest, checks, clock.wallMs(), log);
 
       let metrics: ProbeMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) metrics = createProbeMetrics();
@@ -201,7 +202,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
         clock,
         history,
         ...(metrics !== undefined ? { metrics } : {}),
-        previous,
+        resume: resume.tails,
         onRecord: (r) => {
           if (args.json === true) out.write(`${JSON.stringify(r)}\n`);
           else if (args.quiet !== true) out.write(formatRecord(r));

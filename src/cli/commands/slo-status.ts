@@ -10,7 +10,7 @@ import { stat, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
-import { buildSloStatus, readHistory, renderStatusHtml, renderStatusText } from '../../probe/index.js';
+import { createSloStatusFold, foldHistory, renderStatusHtml, renderStatusText } from '../../probe/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -63,15 +63,11 @@ export const sloStatusCommand: MakeCommand = (ctx: CommandContext) => ({
       () => false,
     );
     if (!isDir) throw new UsageError(`no probe history at ${dir}: run flowgauge probe --history ${args.history} first`);
-    // A day more than the window, so a probe just before the window start clips into it.
-    const read = await readHistory(dir, { fromMs: nowMs - windowMs - 86_400_000, toMs: nowMs });
-    const status = buildSloStatus(read.records, {
-      nowMs,
-      windowMs,
-      objective,
-      failuresToOpen,
-      history: { files: read.files.length, tornTails: read.tornTails, badLines: read.badLines },
-    });
+    // Folded as the lines are read: a history of any size in bounded memory. A day more than
+    // the window, so a probe just before the window start clips into it.
+    const fold = createSloStatusFold({ nowMs, windowMs, objective, failuresToOpen });
+    const scan = await foldHistory(dir, { fromMs: nowMs - windowMs - 86_400_000, toMs: nowMs }, (r, t) => fold.add(r, t));
+    const status = fold.finish({ files: scan.files.length, tornTails: scan.tornTails, badLines: scan.badLines });
     const text = args.json === true ? `${JSON.stringify(status, null, 2)}\n` : args.html === true ? renderStatusHtml(status) : renderStatusText(status);
     if (args.out === undefined) io.stdout.write(text);
     else {
