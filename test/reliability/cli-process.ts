@@ -19,11 +19,14 @@ export interface CliProcess {
   hasExited(): boolean;
 }
 
-/** Starts `flowgauge <args>` in `cwd`, with `env` added to (a trimmed copy of) this process's. */
-export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): CliProcess {
+/**
+ * Starts `flowgauge <args>` in `cwd`, with `env` added to (a trimmed copy of) this process's;
+ * `nodeArgs` go to node itself (e.g. `--max-old-space-size=48`).
+ */
+export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string>; nodeArgs?: readonly string[] }): CliProcess {
   // FLOWGAUGE_TOKEN from the outer environment must not leak into a test that checks tokens.
   const { FLOWGAUGE_TOKEN: _t, ...base } = process.env;
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     cwd: options.cwd,
     env: { ...base, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
