@@ -10,7 +10,7 @@ import { discoverFlow, runCheck, type CheckContext, type CheckOutcome, type Flow
 import { phasesOf, timedRequest } from './http-timing.js';
 import { createIncidentTracker, type IncidentTracker } from './incidents.js';
 import { resolveProbeOptions, type ProbeOptions, type ResolvedProbeOptions } from './options.js';
-import { PROBE_RECORD_VERSION, type CheckName, type ProbeRecord, type TlsFinding } from './record.js';
+import { PROBE_RECORD_VERSION, recordTimeMs, type CheckName, type ProbeRecord, type TlsFinding } from './record.js';
 import { createProbeScheduler } from './scheduler.js';
 import { createResumeFold, type FailureRun } from './resume.js';
 import { OVERALL } from './series.js';
@@ -111,7 +111,7 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
   const tails = new Map<string, FailureRun>();
   if (options.previous !== undefined && options.previous.length > 0) {
     const fold = createResumeFold(Infinity);
-    for (const r of [...options.previous].sort((a, b) => Date.parse(a.time) - Date.parse(b.time))) fold.add(r);
+    for (const r of [...options.previous].sort((a, b) => recordTimeMs(a) - recordTimeMs(b))) fold.add(r);
     for (const [name, run] of fold.finish().tails) tails.set(name, run);
   }
   if (options.resume !== undefined) for (const [name, run] of options.resume) tails.set(name, run);

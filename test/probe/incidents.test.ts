@@ -64,6 +64,18 @@ describe('incidents', () => {
     );
   });
 
+  it('resumes inside an earlier run of failures, and keeps only the closed incidents it is told to', () => {
+    const open = createIncidentTracker('run', { failuresToOpen: 3, resumeFrom: { startMs: 2 * MIN, failures: 3 } });
+    expect(open.current(10 * MIN)).toMatchObject({ startMs: 2 * MIN, failures: 3, open: true });
+    expect(open.observe({ timeMs: 10 * MIN, success: true, intervalMs: MIN })).toMatchObject({ kind: 'closed', incident: { startMs: 2 * MIN, durationMs: 8 * MIN } });
+    // Two failures before the restart and one after: the third opens it, from the first.
+    const short = createIncidentTracker('run', { failuresToOpen: 3, resumeFrom: { startMs: 2 * MIN, failures: 2 }, keepClosed: 1 });
+    expect(short.current(5 * MIN)).toBeUndefined();
+    expect(short.observe({ timeMs: 5 * MIN, success: false, intervalMs: MIN })).toMatchObject({ kind: 'opened', incident: { startMs: 2 * MIN, failures: 3 } });
+    for (const p of points('SFFFSFFFS').map((q) => ({ ...q, timeMs: q.timeMs + 6 * MIN }))) short.observe(p);
+    expect(short.closed()).toHaveLength(1);
+  });
+
   it('refuses a threshold below one', () => {
     expect(() => createIncidentTracker('c', { failuresToOpen: 0 })).toThrow(InvalidArgumentError);
   });
