@@ -1,6 +1,6 @@
 import { setImmediate as nextPass } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createArrivalStamper } from '../../src/api/arrival-stamp.js';
+import { createArrivalStamper, MAX_SHARE_NS } from '../../src/api/arrival-stamp.js';
 import { createFakeClock } from '../../src/core/clock.js';
 
 describe('arrival stamps', () => {
@@ -11,6 +11,20 @@ describe('arrival stamps', () => {
     clock.advance(5_000); // the first read's handling took 5 µs
     expect(stamp(clock)).toBe(first);
     expect(first).toBe(1_000);
+  });
+
+  it('stops sharing the stamp once the pass has run longer than MAX_SHARE_NS: late, never early', () => {
+    const clock = createFakeClock({ startNs: 1_000 });
+    const stamp = createArrivalStamper();
+    const first = stamp(clock);
+    clock.advance(MAX_SHARE_NS);
+    expect(stamp(clock)).toBe(first);
+    clock.advance(1);
+    // Bytes read now may have come after the first stamp: they get their own.
+    const late = stamp(clock);
+    expect(late).toBe(first + MAX_SHARE_NS + 1);
+    clock.advance(10_000);
+    expect(stamp(clock)).toBe(late);
   });
 
   it('takes a new stamp in the next pass', async () => {
