@@ -126,7 +126,9 @@ async function attack(mode: HostileMode, index: number): Promise<void> {
 
   expect(report.slo.good, 'a hostile answer counted as good').toBe(0);
   expect(report.slo.bad, 'hostile answers counted as bad').toBe(report.load.started - (report.load.cancelled ?? 0));
-  for (const e of Object.values(report.ops).flatMap((s) => Object.keys(s.errors))) expect(mode.errors, `unexpected ${e}`).toContain(e);
+  // On a starved machine (the suite beside the rest of CI) any request may reach its deadline
+  // before the target's bytes are read: TIMEOUT is a bad outcome every mode allows.
+  for (const e of Object.values(report.ops).flatMap((s) => Object.keys(s.errors))) expect([...mode.errors, 'TIMEOUT'], `unexpected ${e}`).toContain(e);
 
   if (peak !== undefined) expect(peak, 'peak RSS (MB)').toBeLessThan(RSS_BOUND_MB);
 
