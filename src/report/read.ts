@@ -5,7 +5,7 @@
  */
 import { FlowgaugeError } from '../core/errors.js';
 import { REPORT_SCHEMA, type Report } from './model.js';
-import { REPORT_JSON_SCHEMA } from './schema.js';
+import { REPORT_JSON_SCHEMA } from './report-json-schema.js';
 
 type Schema = Readonly<Record<string, unknown>>;
 

@@ -5,7 +5,7 @@ import { emptyPct } from '../../src/collect/histogram.js';
 import { evaluateReportThresholds, reportMetric } from '../../src/report/metrics.js';
 import { REPORT_SCHEMA } from '../../src/report/model.js';
 import { buildReport, redactUrl } from '../../src/report/build-report.js';
-import { REPORT_JSON_SCHEMA } from '../../src/report/schema.js';
+import { REPORT_JSON_SCHEMA } from '../../src/report/report-json-schema.js';
 import { parseThreshold } from '../../src/slo/thresholds.js';
 import type { ParsedThreshold } from '../../src/slo/thresholds.js';
 import { fixtureInput, fixtureReport, WALL0 } from './fixture.js';
