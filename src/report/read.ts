@@ -1,98 +1,127 @@
 /**
- * Reading a report back: a structural check of any value against the report@1 JSON Schema that
- * names every problem by path, and `readReport`, which turns report.json text (or its parsed
- * value) into a `Report` or throws saying what is wrong. Pure: the caller reads the file.
+ * Reading a report back: `reportProblems` checks any value against the report@1 zod schema and
+ * names every problem by path, and `readReport` turns report.json text (or its parsed value)
+ * into a `Report` or throws saying what is wrong. Pure: the caller reads the file.
  */
+import type { z } from 'zod';
 import { FlowgaugeError } from '../core/errors.js';
 import { REPORT_SCHEMA, type Report } from './model.js';
-import { REPORT_JSON_SCHEMA } from './report-json-schema.js';
+import { reportSchema } from './report-schema.js';
 
-type Schema = Readonly<Record<string, unknown>>;
+type Issue = z.core.$ZodIssue;
+type Path = readonly PropertyKey[];
+/** A problem line, or a required key that is absent (collected per object into one line). */
+type Found = string | { readonly missing: string; readonly at: string };
 
-const typeOk = (type: unknown, v: unknown): boolean => {
-  switch (type) {
-    case 'object':
-      return typeof v === 'object' && v !== null && !Array.isArray(v);
-    case 'array':
-      return Array.isArray(v);
-    case 'string':
-      return typeof v === 'string';
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'integer':
-      return Number.isInteger(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'null':
-      return v === null;
-    default:
-      return true;
-  }
-};
+/** Most documents that fail have a handful of problems; a wrong file has hundreds of no interest. */
+const LIMIT = 20;
+
+/** zod's names for JSON's types, as a reader of the file knows them. */
+const TYPE_NAMES: Readonly<Record<string, string>> = { int: 'integer', record: 'object' };
+
+const isObject = (v: unknown): v is Record<PropertyKey, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 };
 
-/**
- * Checks `v` against the subset of JSON Schema that `REPORT_JSON_SCHEMA` uses (type,
- * required, properties, additionalProperties, propertyNames.enum, items, anyOf, enum, const,
- * pattern, minimum/maximum and their exclusive forms). Pushes `path: problem` lines.
- */
-function check(schema: Schema, v: unknown, path: string, out: string[], limit = 20): void {
-  if (out.length >= limit) return;
-  const at = path === '' ? '(root)' : path;
-  if (Array.isArray(schema.anyOf)) {
-    const ok = (schema.anyOf as Schema[]).some((s) => {
-      const sub: string[] = [];
-      check(s, v, path, sub, 1);
-      return sub.length === 0;
-    });
-    if (!ok) out.push(`${at}: ${show(v)} is not ${(schema.anyOf as Schema[]).map((s) => String(s.type ?? 'valid')).join(' or ')}`);
-    return;
-  }
-  if ('const' in schema && v !== schema.const) return void out.push(`${at}: expected ${show(schema.const)}, got ${show(v)}`);
-  if (Array.isArray(schema.enum) && !schema.enum.includes(v)) {
-    return void out.push(`${at}: ${show(v)} is not one of ${schema.enum.join(', ')}`);
-  }
-  if (schema.type !== undefined && !typeOk(schema.type, v)) return void out.push(`${at}: expected ${String(schema.type)}, got ${show(v)}`);
-  if (typeof v === 'number') {
-    if (typeof schema.minimum === 'number' && v < schema.minimum) out.push(`${at}: ${v} is below ${schema.minimum}`);
-    if (typeof schema.maximum === 'number' && v > schema.maximum) out.push(`${at}: ${v} is above ${schema.maximum}`);
-    if (typeof schema.exclusiveMinimum === 'number' && v <= schema.exclusiveMinimum) out.push(`${at}: ${v} must exceed ${schema.exclusiveMinimum}`);
-    if (typeof schema.exclusiveMaximum === 'number' && v >= schema.exclusiveMaximum) out.push(`${at}: ${v} must be below ${schema.exclusiveMaximum}`);
-  }
-  if (typeof v === 'string' && typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(v)) {
-    out.push(`${at}: ${show(v)} is not in the expected format`);
-  }
-  if (Array.isArray(v) && schema.items !== undefined) {
-    v.forEach((item, i) => check(schema.items as Schema, item, `${path}[${i}]`, out, limit));
-  }
-  if (typeOk('object', v)) {
-    const o = v as Record<string, unknown>;
-    const props = (schema.properties ?? {}) as Record<string, Schema>;
-    const names = (schema.propertyNames as Schema | undefined)?.enum;
-    for (const [key, value] of Object.entries(o)) {
-      const sub = path === '' ? key : `${path}.${key}`;
-      if (Array.isArray(names) && !names.includes(key)) out.push(`${sub}: unexpected key (allowed: ${names.join(', ')})`);
-      const s = props[key] ?? (typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : undefined);
-      if (s !== undefined) check(s, value, sub, out, limit);
+const pathText = (path: Path): string =>
+  path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s === '' ? String(k) : `${s}.${String(k)}`), '');
+const where = (path: Path): string => (path.length === 0 ? '(root)' : pathText(path));
+
+function valueAt(root: unknown, path: Path): unknown {
+  let v = root;
+  for (const k of path) v = isObject(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** True when a union branch's `issues` only say the value is not of its kind. */
+const wrongKind = (issues: readonly Issue[]): boolean => issues.every((i) => i.code === 'invalid_type' && i.path.length === 0);
+
+/** The kind a union branch wanted, for "is not number or null". */
+const kindOf = (branch: readonly Issue[]): string => {
+  const first = branch[0];
+  return first?.code === 'invalid_type' ? (TYPE_NAMES[first.expected] ?? first.expected) : 'valid';
+};
+
+/** Turns zod's issues, found at `base` in `root`, into problems worded from the file's side. */
+function describeIssues(issues: readonly Issue[], root: unknown, base: Path, out: Found[]): void {
+  for (const issue of issues) {
+    const path = [...base, ...issue.path];
+    const at = where(path);
+    const v = valueAt(root, path);
+    // zod words an absent field as a wrong value (undefined); the reader wants "missing".
+    const parent = valueAt(root, path.slice(0, -1));
+    const key = path[path.length - 1];
+    if (key !== undefined && isObject(parent) && !(key in parent)) {
+      out.push({ missing: String(key), at: where(path.slice(0, -1)) });
+      continue;
     }
-    const missing = ((schema.required ?? []) as string[]).filter((key) => !(key in o));
-    if (missing.length > 0) out.push(`${at}: missing ${missing.join(', ')}`);
+    switch (issue.code) {
+      case 'invalid_type':
+        out.push(`${at}: expected ${TYPE_NAMES[issue.expected] ?? issue.expected}, got ${show(v)}`);
+        break;
+      case 'too_small':
+        out.push(issue.inclusive === true ? `${at}: ${show(v)} is below ${issue.minimum}` : `${at}: ${show(v)} must exceed ${issue.minimum}`);
+        break;
+      case 'too_big':
+        out.push(issue.inclusive === true ? `${at}: ${show(v)} is above ${issue.maximum}` : `${at}: ${show(v)} must be below ${issue.maximum}`);
+        break;
+      case 'invalid_format':
+        out.push(`${at}: ${show(v)} is not in the expected format`);
+        break;
+      case 'invalid_value':
+        out.push(issue.values.length === 1 ? `${at}: expected ${show(issue.values[0])}, got ${show(v)}` : `${at}: ${show(v)} is not one of ${issue.values.join(', ')}`);
+        break;
+      case 'unrecognized_keys':
+        for (const key of issue.keys) out.push(`${pathText([...path, key])}: ${issue.message}`);
+        break;
+      case 'invalid_union': {
+        // A value of one branch's kind that fails inside it (an object missing a field) is
+        // reported from inside; only a value of no branch's kind is "not A or B".
+        const ofKind = issue.errors.filter((branch) => !wrongKind(branch));
+        const only = ofKind.length === 1 ? ofKind[0] : undefined;
+        if (only !== undefined) describeIssues(only, root, path, out);
+        else out.push(`${at}: ${show(v)} is not ${issue.errors.map(kindOf).join(' or ')}`);
+        break;
+      }
+      default:
+        out.push(`${at}: ${issue.message}`);
+    }
   }
+}
+
+/** One line per problem, an object's absent keys on one line where the first was found. */
+function lines(found: readonly Found[]): string[] {
+  const missing = new Map<string, string[]>();
+  const out: (string | string[])[] = [];
+  for (const f of found) {
+    if (typeof f === 'string') out.push(f);
+    else {
+      const keys = missing.get(f.at);
+      if (keys !== undefined) keys.push(f.missing);
+      else {
+        const fresh = [f.at, f.missing];
+        missing.set(f.at, fresh);
+        out.push(fresh);
+      }
+    }
+  }
+  return out.map((l) => (typeof l === 'string' ? l : `${l[0]}: missing ${l.slice(1).join(', ')}`));
 }
 
 /** Problems of `value` as a `flowgauge/report@1` document (empty when it is one). */
 export function reportProblems(value: unknown): string[] {
-  const out: string[] = [];
-  const schema = typeOk('object', value) ? (value as { schema?: unknown }).schema : undefined;
+  const schema = isObject(value) ? value.schema : undefined;
   if (typeof schema === 'string' && schema !== REPORT_SCHEMA) {
     return [`schema: "${show(schema)}" is not ${REPORT_SCHEMA} (a report of another version; this flowgauge reads ${REPORT_SCHEMA})`];
   }
-  check(REPORT_JSON_SCHEMA, value, '', out);
-  return out;
+  const result = reportSchema.safeParse(value);
+  if (result.success) return [];
+  const found: Found[] = [];
+  describeIssues(result.error.issues, value, [], found);
+  return lines(found).slice(0, LIMIT);
 }
 
 /**
@@ -117,5 +146,6 @@ export function readReport(input: unknown, source = 'report'): Report {
     if (problems.length > 8) shown.push('  - … and more');
     throw new FlowgaugeError('FG_REPORT_INVALID', `${source}: not a ${REPORT_SCHEMA} report:\n${shown.join('\n')}`);
   }
+  // The document itself, not zod's copy: readers keep the fields this version does not know.
   return value as Report;
 }
