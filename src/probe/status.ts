@@ -14,62 +14,13 @@ import { RTO_MS, DEFAULT_FAILURES_TO_OPEN } from './incidents.js';
 import { recordTimeMs, type ProbeRecord } from './record.js';
 import { OVERALL } from './series.js';
 import { createSeriesStream } from './series-stream.js';
-import { createSeriesFold, MAX_LISTED_INCIDENTS, type SeriesFold } from './status-series.js';
+import { createSeriesFold, MAX_LISTED_INCIDENTS, type SeriesFold, type SeriesStatus } from './status-series.js';
 import { timelineOf, type Timeline } from './timeline.js';
 
 /** Schema name of the status object. */
 export const SLO_STATUS_SCHEMA = 'flowgauge/slo-status@1';
 
-/** An incident as reported: ISO times and minutes. */
-export interface IncidentStatus {
-  readonly start: string;
-  readonly end: string | null;
-  readonly durationMinutes: number;
-  readonly failures: number;
-  readonly open: boolean;
-  readonly withinRto: boolean;
-}
-
-/** The last TLS finding of a check. */
-export interface TlsStatus {
-  readonly checkedAt: string;
-  readonly version: string | null;
-  readonly versionOk: boolean;
-  readonly certValidTo: string | null;
-  readonly certDaysLeft: number | null;
-  readonly authorized: boolean;
-}
-
-/** Status of one series (a check, or `overall`). Absent quantities are null. */
-export interface SeriesStatus {
-  readonly name: string;
-  readonly probes: number;
-  readonly successes: number;
-  readonly probeUptime: number | null;
-  readonly observedMinutes: number;
-  /** observedMinutes / the window's minutes: how much of the window the records speak for. */
-  readonly coverage: number;
-  /** Records that arrived further apart than the earlier one claimed (see `computeUptime`). */
-  readonly lateGaps: number;
-  /** Minutes those late records leave uncounted (neither up nor down). */
-  readonly lateGapMinutes: number;
-  readonly upMinutes: number;
-  readonly downMinutes: number;
-  readonly timeUptime: number | null;
-  readonly allowedDowntimeMinutes: number;
-  readonly budgetLeftMinutes: number;
-  readonly budgetConsumed: number;
-  readonly burnRate: number | null;
-  readonly withinObjective: boolean | null;
-  /** The latest incidents of the window, oldest first (at most `MAX_LISTED_INCIDENTS`). */
-  readonly incidents: readonly IncidentStatus[];
-  /** Incidents of the window too old to be listed; they count in MTTR and RTO breaches. */
-  readonly incidentsOmitted: number;
-  readonly mttrMinutes: number | null;
-  readonly mttrWithinRto: boolean | null;
-  readonly rtoBreaches: number;
-  readonly tls: TlsStatus | null;
-}
+export type { IncidentStatus, SeriesStatus, TlsStatus } from './status-series.js';
 
 /** What reading the history found (passed through for the report). */
 export interface HistoryStats {
