@@ -1,19 +1,24 @@
 /**
- * A fast "certainly valid" check compiled from a zod schema, run before zod itself. On a
- * healthy service nearly every body is valid, and a full zod parse of a 4 KB flow page costs
- * about as much as reading it (≈10 µs). The compiled check walks the same structure with plain
- * `typeof` tests; string formats (URL, timestamp) are decided by zod itself, one leaf at a time,
- * with the verdict remembered per distinct string (ids, names and URLs repeat from page to page).
+ * A check compiled once from a zod response schema into one JavaScript function, run before
+ * zod itself: it says true exactly when zod would accept the (JSON) value, in one pass over
+ * the parsed body, allocating nothing. zod then runs only for a body it rejects, to say why.
  *
- * Soundness is the whole point: the check may say "not sure" (false) for a valid body, and zod
- * then runs as before and finds nothing; it must never say true where zod would complain. So
- * only constructs whose zod semantics are mirrored exactly are compiled; anything else (unions,
- * refinements, strict objects, coercion, transforms…) makes the whole schema uncompiled, and
- * zod alone decides, as before.
+ * Why generated code: a walk by nested closures shares one property-load site per closure
+ * kind across every object of every schema, so V8 sees hundreds of shapes there and falls back
+ * to slow generic loads; generated code has a site per field (`o["created_at"]`) that only ever
+ * sees the one shape the service answers with. With a unique 4.2 KB flow page per answer, the
+ * closure walk and its per-string memo cost ≈5 µs, the generated check ≈1 µs (docs/performance.md).
+ *
+ * Exactness is the whole point (a property test holds it against zod, `test/api/compiled-validator.test.ts`):
+ * only constructs whose zod 4 semantics are mirrored exactly are compiled; anything else
+ * (unions, refinements, strict objects, coercion, transforms, lazy…) leaves the whole schema
+ * uncompiled, and zod alone decides. Where code generation is not allowed
+ * (`--disallow-code-generation-from-strings`), zod decides too.
  */
 import type { z } from 'zod';
+import { formatCheckOf } from './format-checks.js';
 
-/** A compiled check: true only when zod would accept the value. */
+/** A compiled check: true exactly when zod would accept the (JSON) value. */
 export type FastCheck = (value: unknown) => boolean;
 
 /** The slice of zod 4's internal definition this compiler reads. */
@@ -43,121 +48,138 @@ function checkFormat(check: unknown): string | undefined {
   return d?.check === 'number_format' ? d.format : undefined;
 }
 
-/** Most distinct strings remembered per leaf; the memo is dropped when it fills. */
-const LEAF_MEMO_MAX = 4096;
-
-/** A string leaf with a format or checks: zod decides, once per distinct string. */
-function stringLeaf(schema: z.ZodType): FastCheck {
-  const memo = new Map<string, boolean>();
-  return (v) => {
-    if (typeof v !== 'string') return false;
-    let ok = memo.get(v);
-    if (ok === undefined) {
-      ok = schema.safeParse(v).success;
-      if (memo.size >= LEAF_MEMO_MAX) memo.clear();
-      memo.set(v, ok);
-    }
-    return ok;
-  };
-}
-
-const isFiniteNumber: FastCheck = (v) => typeof v === 'number' && Number.isFinite(v);
-const isSafeInteger: FastCheck = (v) => Number.isSafeInteger(v);
-const isPlainJsonObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
-
 /** True for the field types zod 4 accepts undefined for yet still requires the key of. */
 function acceptsUndefined(schema: z.ZodType): boolean {
   const type = defOf(schema)?.type;
   return type === 'unknown' || type === 'any' || type === 'nullable' || type === 'undefined';
 }
 
-function compileObject(def: Def): FastCheck | undefined {
-  const catchallType = def.catchall === undefined ? undefined : defOf(def.catchall)?.type;
-  // Loose (catchall unknown) and stripping objects accept extra keys; strict ones do not.
-  if (def.shape === undefined || hasChecks(def) || (catchallType !== undefined && catchallType !== 'unknown')) return undefined;
-  const keys = Object.keys(def.shape);
-  const fields: FastCheck[] = [];
-  // zod reports a missing key of a non-optional field even when the field accepts anything.
-  const ownKeys: string[] = [];
-  for (const key of keys) {
-    const schema = def.shape[key] as z.ZodType;
-    const f = compile(schema);
-    if (f === undefined) return undefined;
-    fields.push(f);
-    if (acceptsUndefined(schema)) ownKeys.push(key);
+/** Enums up to this size compile to `===` comparisons; larger ones to a Set. */
+const INLINE_ENUM_MAX = 8;
+
+/** Generated source beyond this is not worth compiling (a schema that large is left to zod). */
+const MAX_SOURCE_CHARS = 256 * 1024;
+
+/** A JavaScript string literal for `s` (JSON strings are valid JavaScript literals). */
+const lit = (s: string): string => JSON.stringify(s);
+
+/** The state of one compilation: fresh variable names and the helpers the code refers to. */
+class Emitter {
+  private vars = 0;
+  /** Format checks and enum sets, referenced from the code as `H[i]`. */
+  readonly helpers: unknown[] = [];
+
+  fresh(): string {
+    return `v${++this.vars}`;
   }
-  const n = keys.length;
-  return (v) => {
-    if (!isPlainJsonObject(v)) return false;
-    for (let i = 0; i < n; i++) if (!(fields[i] as FastCheck)(v[keys[i] as string])) return false;
-    for (let i = 0; i < ownKeys.length; i++) if (!Object.hasOwn(v, ownKeys[i] as string)) return false;
-    return true;
-  };
-}
 
-function compileNumber(def: Def): FastCheck | undefined {
-  if (def.coerce === true) return undefined;
-  if (!hasChecks(def)) return isFiniteNumber;
-  // `.int()` is the only check compiled: zod's safeint format means a safe integer.
-  if (def.checks?.length === 1 && checkFormat(def.checks[0]) === 'safeint') return isSafeInteger;
-  return undefined;
-}
+  helper(h: unknown): string {
+    this.helpers.push(h);
+    return `H[${this.helpers.length - 1}]`;
+  }
 
-function compileEnum(def: Def): FastCheck | undefined {
-  const values = Object.values(def.entries ?? {});
-  if (values.length === 0 || !values.every((x) => typeof x === 'string')) return undefined;
-  const set = new Set(values);
-  return (v) => typeof v === 'string' && set.has(v);
+  /** Statements that `return false` unless the value in variable `x` satisfies `schema`. */
+  emit(schema: z.ZodType, x: string): string | undefined {
+    const def = defOf(schema);
+    if (def === undefined) return undefined;
+    switch (def.type) {
+      case 'unknown':
+      case 'any':
+        return '';
+      case 'string':
+        if (def.coerce === true) return undefined;
+        if (def.format === undefined && !hasChecks(def)) return `if (typeof ${x} !== "string") return false;\n`;
+        return `if (typeof ${x} !== "string" || !${this.helper(formatCheckOf(schema))}(${x})) return false;\n`;
+      case 'boolean':
+        return def.coerce === true ? undefined : `if (typeof ${x} !== "boolean") return false;\n`;
+      case 'number':
+        return this.number(def, x);
+      case 'enum':
+        return this.enumeration(def, x);
+      case 'object':
+        return this.object(def, x);
+      case 'optional':
+      case 'nullable': {
+        const inner = def.innerType === undefined ? undefined : this.emit(def.innerType, x);
+        if (inner === undefined) return undefined;
+        return `if (${x} !== ${def.type === 'optional' ? 'undefined' : 'null'}) {\n${inner}}\n`;
+      }
+      case 'array':
+        return this.array(def, x);
+      case 'record':
+        return this.record(def, x);
+      default:
+        return undefined;
+    }
+  }
+
+  private number(def: Def, x: string): string | undefined {
+    if (def.coerce === true) return undefined;
+    // zod's number is finite; `.int()` (its only check compiled) is its safeint format.
+    if (!hasChecks(def)) return `if (!Number.isFinite(${x})) return false;\n`;
+    if (def.checks?.length === 1 && checkFormat(def.checks[0]) === 'safeint') return `if (!Number.isSafeInteger(${x})) return false;\n`;
+    return undefined;
+  }
+
+  private enumeration(def: Def, x: string): string | undefined {
+    const values = Object.values(def.entries ?? {});
+    if (values.length === 0 || !values.every((v): v is string => typeof v === 'string')) return undefined;
+    if (values.length > INLINE_ENUM_MAX) return `if (typeof ${x} !== "string" || !${this.helper(new Set(values))}.has(${x})) return false;\n`;
+    return `if (${values.map((v) => `${x} !== ${lit(v)}`).join(' && ')}) return false;\n`;
+  }
+
+  private object(def: Def, x: string): string | undefined {
+    const catchallType = def.catchall === undefined ? undefined : defOf(def.catchall)?.type;
+    // Loose (catchall unknown) and stripping objects accept extra keys; strict ones do not.
+    if (def.shape === undefined || hasChecks(def) || (catchallType !== undefined && catchallType !== 'unknown')) return undefined;
+    let out = `if (typeof ${x} !== "object" || ${x} === null || Array.isArray(${x}) || getPrototypeOf(${x}) !== ObjectPrototype) return false;\n`;
+    for (const key of Object.keys(def.shape)) {
+      // zod skips a `__proto__` key of a shape; mirroring that is not worth a special case.
+      if (key === '__proto__') return undefined;
+      const field = def.shape[key] as z.ZodType;
+      const v = this.fresh();
+      const body = this.emit(field, v);
+      if (body === undefined) return undefined;
+      // zod reports a missing key of a non-optional field even when the field accepts undefined.
+      const presence = acceptsUndefined(field) ? `if (!(${lit(key)} in ${x})) return false;\n` : '';
+      out += presence;
+      if (body !== '') out += `{\nconst ${v} = ${x}[${lit(key)}];\n${body}}\n`;
+    }
+    return out;
+  }
+
+  private array(def: Def, x: string): string | undefined {
+    if (def.element === undefined || hasChecks(def)) return undefined;
+    const i = this.fresh();
+    const v = this.fresh();
+    const body = this.emit(def.element, v);
+    if (body === undefined) return undefined;
+    const loop = body === '' ? '' : `for (let ${i} = 0; ${i} < ${x}.length; ${i}++) {\nconst ${v} = ${x}[${i}];\n${body}}\n`;
+    return `if (!Array.isArray(${x})) return false;\n${loop}`;
+  }
+
+  private record(def: Def, x: string): string | undefined {
+    const keyDef = def.keyType === undefined ? undefined : defOf(def.keyType);
+    if (keyDef?.type !== 'string' || keyDef.format !== undefined || hasChecks(keyDef) || def.valueType === undefined) return undefined;
+    const k = this.fresh();
+    const v = this.fresh();
+    const body = this.emit(def.valueType, v);
+    if (body === undefined) return undefined;
+    // zod reads a record's own enumerable keys but `__proto__`; for a parsed JSON object, for…in with hasOwn is that set.
+    const loop = body === '' ? '' : `for (const ${k} in ${x}) {\nif (${k} === "__proto__" || !hasOwn(${x}, ${k})) continue;\nconst ${v} = ${x}[${k}];\n${body}}\n`;
+    return `if (typeof ${x} !== "object" || ${x} === null || Array.isArray(${x}) || getPrototypeOf(${x}) !== ObjectPrototype) return false;\n${loop}`;
+  }
 }
 
 function compile(schema: z.ZodType): FastCheck | undefined {
-  const def = defOf(schema);
-  if (def === undefined) return undefined;
-  switch (def.type) {
-    case 'unknown':
-    case 'any':
-      return () => true;
-    case 'string':
-      if (def.coerce === true) return undefined;
-      return def.format === undefined && !hasChecks(def) ? (v) => typeof v === 'string' : stringLeaf(schema);
-    case 'boolean':
-      return def.coerce === true ? undefined : (v) => typeof v === 'boolean';
-    case 'number':
-      return compileNumber(def);
-    case 'enum':
-      return compileEnum(def);
-    case 'object':
-      return compileObject(def);
-    case 'optional': {
-      const inner = def.innerType === undefined ? undefined : compile(def.innerType);
-      return inner === undefined ? undefined : (v) => v === undefined || inner(v);
-    }
-    case 'nullable': {
-      const inner = def.innerType === undefined ? undefined : compile(def.innerType);
-      return inner === undefined ? undefined : (v) => v === null || inner(v);
-    }
-    case 'array': {
-      const element = def.element === undefined || hasChecks(def) ? undefined : compile(def.element);
-      if (element === undefined) return undefined;
-      return (v) => {
-        if (!Array.isArray(v)) return false;
-        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
-        return true;
-      };
-    }
-    case 'record': {
-      const keyDef = def.keyType === undefined ? undefined : defOf(def.keyType);
-      const value = def.valueType === undefined ? undefined : compile(def.valueType);
-      if (keyDef?.type !== 'string' || keyDef.format !== undefined || hasChecks(keyDef) || value === undefined) return undefined;
-      return (v) => {
-        if (!isPlainJsonObject(v)) return false;
-        for (const k in v) if (Object.hasOwn(v, k) && !value(v[k])) return false;
-        return true;
-      };
-    }
-    default:
-      return undefined;
+  const e = new Emitter();
+  const body = e.emit(schema, 'v0');
+  if (body === undefined || body.length > MAX_SOURCE_CHARS) return undefined;
+  try {
+    const make = new Function('H', 'getPrototypeOf', 'ObjectPrototype', 'hasOwn', `"use strict";\nreturn function compiledCheck(v0) {\n${body}return true;\n};`);
+    return make(e.helpers, Object.getPrototypeOf, Object.prototype, Object.hasOwn) as FastCheck;
+  } catch {
+    return undefined;
   }
 }
 
@@ -171,4 +193,10 @@ export function fastCheckOf(schema: z.ZodType): FastCheck | undefined {
     compiled.set(schema, c);
   }
   return c ?? undefined;
+}
+
+/** The generated source of `schema`'s check, for tests and for reading what was compiled. */
+export function compiledSourceOf(schema: z.ZodType): string | undefined {
+  const body = new Emitter().emit(schema, 'v0');
+  return body === undefined ? undefined : `function compiledCheck(v0) {\n${body}return true;\n}`;
 }

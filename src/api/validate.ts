@@ -87,7 +87,7 @@ export function violationsOf(
   prefix = '',
   out?: ContractViolation[],
 ): readonly ContractViolation[] {
-  // The compiled check answers for nearly every healthy body; zod runs when it is not sure.
+  // The compiled check gives zod's verdict on a parsed body; zod runs only to say what breaks.
   if (fastCheckOf(schema)?.(value) === true) return out ?? NO_VIOLATIONS;
   const parsed = schema.safeParse(value);
   if (parsed.success) return out ?? NO_VIOLATIONS;
