@@ -3,13 +3,16 @@
  * (compiled `dist/`), not through the tsx loader, whose off-thread module hooks alone add about
  * 40 MB of RSS and would be charged to flowgauge in the memory case. Each script is bundled
  * once per `npm run bench` with esbuild (tsx's own compiler), packages left external, into
- * `node_modules/.cache/flowgauge-bench/`. Without esbuild, scripts fall back to tsx.
+ * `node_modules/.cache/flowgauge-bench/<checkout>/`. Without esbuild, scripts fall back to tsx.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ROOT, spawnChild, spawnTs, type Child } from './proc.js';
 
-const OUT_DIR = join(ROOT, 'node_modules', '.cache', 'flowgauge-bench');
+// One directory per checkout: git worktrees may share one node_modules, and a bench run in one
+// must not have its drivers rebuilt from another tree's sources halfway through.
+const OUT_DIR = join(ROOT, 'node_modules', '.cache', 'flowgauge-bench', createHash('sha256').update(ROOT).digest('hex').slice(0, 12));
 const built = new Map<string, Promise<string | undefined>>();
 
 async function build(script: string): Promise<string | undefined> {
