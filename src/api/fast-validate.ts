@@ -13,7 +13,9 @@
  * only constructs whose zod 4 semantics are mirrored exactly are compiled; anything else
  * (unions, refinements, strict objects, coercion, transforms, lazy…) leaves the whole schema
  * uncompiled, and zod alone decides. Where code generation is not allowed
- * (`--disallow-code-generation-from-strings`), zod decides too.
+ * (`--disallow-code-generation-from-strings`), zod decides too. The generated source holds
+ * only the schema's own keys and enum values, quoted by `JSON.stringify`, never anything a
+ * server sent.
  */
 import type { z } from 'zod';
 import { formatCheckOf } from './format-checks.js';
