@@ -18,7 +18,7 @@
  * server sent.
  */
 import type { z } from 'zod';
-import { formatCheckOf } from './format-checks.js';
+import { formatLeafOf } from './format-checks.js';
 
 /** A compiled check: true exactly when zod would accept the (JSON) value. */
 export type FastCheck = (value: unknown) => boolean;
@@ -91,7 +91,7 @@ class Emitter {
       case 'string':
         if (def.coerce === true) return undefined;
         if (def.format === undefined && !hasChecks(def)) return `if (typeof ${x} !== "string") return false;\n`;
-        return `if (typeof ${x} !== "string" || !${this.helper(formatCheckOf(schema))}(${x})) return false;\n`;
+        return `if (typeof ${x} !== "string" || !(${this.formatTest(schema, x)})) return false;\n`;
       case 'boolean':
         return def.coerce === true ? undefined : `if (typeof ${x} !== "boolean") return false;\n`;
       case 'number':
@@ -113,6 +113,16 @@ class Emitter {
       default:
         return undefined;
     }
+  }
+
+  /** The expression deciding a string `x` under a format (see `FormatLeaf`). */
+  private formatTest(schema: z.ZodType, x: string): string {
+    const { pattern, maxLength, fallback } = formatLeafOf(schema);
+    const fb = fallback === undefined ? undefined : `${this.helper(fallback)}(${x})`;
+    if (pattern === undefined) return fb ?? 'true';
+    const test = `${this.helper(pattern)}.test(${x})`;
+    if (fb === undefined) return test;
+    return `(${maxLength === Infinity ? '' : `${x}.length <= ${maxLength} && `}${test}) || ${fb}`;
   }
 
   private number(def: Def, x: string): string | undefined {

@@ -79,15 +79,33 @@ function isBareUrl(def: StringDef): boolean {
 }
 
 /**
- * The check of a string schema that carries a format or checks. Called only for strings: the
+ * How the compiled check decides a string schema that carries a format or checks: `pattern`
+ * alone when that is zod's whole rule; `pattern` (for strings up to `maxLength`) and, when it
+ * does not match, `fallback`; or `fallback` alone. The check emits `pattern.test(v)` inline
+ * rather than calling a wrapper, which cost ≈15 ns a leaf. Only ever given strings: the
  * compiled check tests `typeof` first.
  */
-export function formatCheckOf(schema: z.ZodType): (v: string) => boolean {
+export interface FormatLeaf {
+  readonly pattern: RegExp | undefined;
+  readonly maxLength: number;
+  readonly fallback: ((v: string) => boolean) | undefined;
+}
+
+/** The leaf of a string schema with a format or checks. */
+export function formatLeafOf(schema: z.ZodType): FormatLeaf {
   const def = stringDefOf(schema) ?? {};
   const extraChecks = def.checks !== undefined && def.checks.length > 0;
   const pattern = extraChecks ? undefined : zodPattern(def);
-  if (pattern !== undefined) return (v) => pattern.test(v);
+  if (pattern !== undefined) return { pattern, maxLength: Infinity, fallback: undefined };
   const zod = zodLeaf(schema);
-  if (!extraChecks && isBareUrl(def)) return (v) => (v.length <= CERTAIN_URL_MAX && CERTAIN_URL.test(v)) || zod(v);
-  return zod;
+  if (!extraChecks && isBareUrl(def)) return { pattern: CERTAIN_URL, maxLength: CERTAIN_URL_MAX, fallback: zod };
+  return { pattern: undefined, maxLength: 0, fallback: zod };
+}
+
+/** The leaf as one function (for callers that are not generated code). */
+export function formatCheckOf(schema: z.ZodType): (v: string) => boolean {
+  const { pattern, maxLength, fallback } = formatLeafOf(schema);
+  if (pattern === undefined) return fallback ?? (() => true);
+  if (fallback === undefined) return (v) => pattern.test(v);
+  return (v) => (v.length <= maxLength && pattern.test(v)) || fallback(v);
 }
