@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest's default is one worker less than the cores: on CI's two cores, one file at a time.
+    // Most files wait on child processes and sockets, so two at once nearly halve the wall time.
+    maxWorkers: 2,
     reporters: ['default'],
     projects: [
       { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },

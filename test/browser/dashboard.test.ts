@@ -31,8 +31,10 @@ describe.skipIf(!hasChromium && !inCi)('live dashboard', () => {
     const scenario = join(dir, 'live.json');
     writeFileSync(
       scenario,
-      JSON.stringify({ name: 'live', tier: 'pro', load: { rate: '10/s', duration: '4s' }, mix: [{ op: 'stream', weight: 1 }, { op: 'listFlows', weight: 1 }] }),
+      JSON.stringify({ name: 'live', tier: 'pro', load: { rate: '10/s', duration: '6s' }, mix: [{ op: 'stream', weight: 1 }, { op: 'listFlows', weight: 1 }] }),
     );
+    // Chromium starts before the run, so a slow start on a busy machine does not eat the run's ticks.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     const io = memoryIo({ cwd: dir });
     const run = main(['run', scenario, '--dashboard', '0', '--out', join(dir, 'out'), '--quiet'], io);
 
@@ -44,7 +46,6 @@ describe.skipIf(!hasChromium && !inCi)('live dashboard', () => {
     }
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     const page = await browser.newPage();
     const errors: string[] = [];
     const foreign: string[] = [];
