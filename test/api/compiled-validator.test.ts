@@ -11,6 +11,7 @@ import { fastCheckOf, type FastCheck } from '../../src/api/fast-validate.js';
 import { CERTAIN_URL, formatCheckOf } from '../../src/api/format-checks.js';
 import * as schemas from '../../src/api/schemas.js';
 import { brokenValue, nearTimestamp, nearUrl, plainUrl, validArbitrary, validTimestamp } from './schema-arbitrary.js';
+import { DELETE, mutate, paths } from './json-paths.js';
 
 const SEED = 17;
 
@@ -20,28 +21,6 @@ const all: [string, z.ZodType][] = Object.entries(schemas as Record<string, unkn
 /** What a client sees: the value as JSON text, parsed again (undefined fields gone, -0 as 0). */
 const asJson = (v: unknown): unknown => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
-type Path = (string | number)[];
-
-function paths(v: unknown, prefix: Path = [], out: Path[] = []): Path[] {
-  out.push(prefix);
-  if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...prefix, i], out));
-  else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v)) paths((v as Record<string, unknown>)[k], [...prefix, k], out);
-  return out;
-}
-
-const DELETE = Symbol('delete');
-
-/** A copy of `root` with the value at `path` replaced, or deleted. */
-function mutate(root: unknown, path: Path, replacement: unknown): unknown {
-  if (path.length === 0) return replacement === DELETE ? undefined : replacement;
-  const copy = structuredClone(root) as Record<string | number, unknown>;
-  let cur = copy;
-  for (const key of path.slice(0, -1)) cur = cur[key] as Record<string | number, unknown>;
-  const last = path[path.length - 1] as string | number;
-  if (replacement === DELETE) delete cur[last];
-  else cur[last] = replacement;
-  return copy;
-}
 
 /** A valid body of `schema` broken (perhaps) at one random place, as JSON. */
 function brokenArbitrary(schema: z.ZodType): fc.Arbitrary<unknown> {

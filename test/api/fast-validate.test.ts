@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { fastCheckOf } from '../../src/api/fast-validate.js';
 import * as schemas from '../../src/api/schemas.js';
 import * as fx from './fixtures.js';
+import { DELETE, mutate, paths } from './json-paths.js';
 
 const cases: readonly [string, z.ZodType, unknown][] = [
   ['run', schemas.runSchema, fx.run],
@@ -18,27 +19,6 @@ const cases: readonly [string, z.ZodType, unknown][] = [
   ['endEvent', schemas.endEventSchema, { type: 'end', run_id: 'run_1', usage: fx.usage }],
 ];
 
-type Path = (string | number)[];
-
-function paths(v: unknown, prefix: Path = [], out: Path[] = []): Path[] {
-  out.push(prefix);
-  if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...prefix, i], out));
-  else if (typeof v === 'object' && v !== null) for (const k of Object.keys(v)) paths((v as Record<string, unknown>)[k], [...prefix, k], out);
-  return out;
-}
-
-/** A copy of `root` with the value at `path` replaced (or deleted when `replacement` is the DELETE marker). */
-function mutate(root: unknown, path: Path, replacement: unknown): unknown {
-  if (path.length === 0) return replacement;
-  const copy = structuredClone(root) as Record<string | number, unknown>;
-  let cur = copy;
-  for (const key of path.slice(0, -1)) cur = cur[key] as Record<string | number, unknown>;
-  const last = path[path.length - 1] as string | number;
-  if (replacement === DELETE) delete cur[last];
-  else cur[last] = replacement;
-  return copy;
-}
-const DELETE = Symbol('delete');
 
 // Values near the edges of what the schemas accept: wrong types, almost-timestamps, non-URLs.
 const tricky = fc.oneof(

@@ -63,8 +63,10 @@ describe('--workers', () => {
     expect(b.load.started).toBe(a.load.started);
     expect(b.ops.listFlows?.count).toBe(a.ops.listFlows?.count);
     expect(b.ops.listFlows?.good).toBe(400);
-    // Starts over the schedule's window: on target within the last timer's lateness (1.5 %).
-    expect(Math.abs(b.load.achievedRatePerS - 200)).toBeLessThan(3);
+    // Starts over the schedule's window: on target but for the last timer's lateness on a busy
+    // machine; a worker that sent nothing would show as 100/s.
+    expect(b.load.achievedRatePerS).toBeGreaterThan(190);
+    expect(b.load.achievedRatePerS).toBeLessThanOrEqual(201);
     // The merged latency histogram holds every request of both workers.
     expect(b.ops.listFlows?.latencyMs.count).toBe(400);
     expect(b.slo.availability).toBe(1);

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { REPORT_JSON_SCHEMA } from '../../src/report/index.js';
+import { stepsJourneyYaml } from '../report/steps-journey.js';
 
 type Schema = { [key: string]: unknown; properties?: Record<string, Schema>; additionalProperties?: unknown; items?: Schema; anyOf?: Schema[] };
 
@@ -54,23 +55,7 @@ describe('docs/report-json.md', () => {
     const file = join(dir, 'doc-check.yaml');
     writeFileSync(
       file,
-      [
-        'name: doc-check',
-        'tier: pro',
-        'load: { rate: 10/s, duration: 1s }',
-        'steps:',
-        '  - op: createSession',
-        '    name: open',
-        '    save: { session: id }',
-        '  - op: stream',
-        '    input: hello there',
-        '    sessionId: "{{session}}"',
-        '  - op: getHistory',
-        '    sessionId: "{{session}}"',
-        '    check:',
-        '      has messages: { path: messages.length, min: 1 }',
-        '',
-      ].join('\n'),
+      stepsJourneyYaml('doc-check', '1s'),
     );
     const out = join(dir, 'out');
     const code = await main(['run', file, '--out', out, '--quiet'], memoryIo({ cwd: dir, env: {} }));

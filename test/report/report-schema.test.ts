@@ -16,6 +16,7 @@ import { REPORT_JSON_SCHEMA, reportJsonSchema } from '../../src/report/report-js
 import { reportSchema } from '../../src/report/report-schema.js';
 import { runWithReceiver } from '../notifications/helpers.js';
 import { fixtureReport } from './fixture.js';
+import { stepsJourneyYaml } from './steps-journey.js';
 
 type Json = Record<string, any>;
 
@@ -39,23 +40,7 @@ beforeAll(async () => {
   const file = join(dir, 'journey.yaml');
   writeFileSync(
     file,
-    [
-      'name: schema-journey',
-      'tier: pro',
-      'load: { rate: 10/s, duration: 500ms }',
-      'steps:',
-      '  - op: createSession',
-      '    name: open',
-      '    save: { session: id }',
-      '  - op: stream',
-      '    input: hello there',
-      '    sessionId: "{{session}}"',
-      '  - op: getHistory',
-      '    sessionId: "{{session}}"',
-      '    check:',
-      '      has messages: { path: messages.length, min: 1 }',
-      '',
-    ].join('\n'),
+    stepsJourneyYaml('schema-journey', '500ms'),
   );
   const out = join(dir, 'journey');
   const io = memoryIo({ cwd: dir, env: {} });
