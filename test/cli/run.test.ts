@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import type { Report } from '../../src/report/index.js';
+import { parseExposition, sumOf } from '../export/helpers/exposition.js';
 
 let dir: string;
 let service: ReferenceService;
@@ -173,6 +175,10 @@ describe('flowgauge run', () => {
       const push = received.find((r) => r.method === 'PUT' && r.url.startsWith('/metrics/job/flowgauge/'));
       expect(push?.url).toMatch(/\/instance\/[^/]+\/shard\/1$/);
       expect(push?.body).toMatch(/flowgauge_requests_total\{[^}]*operation="listFlows"/);
+      // Scheduled starts are counted (they once stayed at 0): started plus dropped, as the report says.
+      const pushedReport = JSON.parse(readFileSync(join(dir, 'push', 'report.json'), 'utf8')) as Report;
+      expect(sumOf(parseExposition(push?.body ?? ''), 'flowgauge_scheduled_total')).toBe(pushedReport.load.started + pushedReport.load.dropped);
+      expect(pushedReport.load.started).toBeGreaterThan(0);
       const spans = received.filter((r) => r.method === 'POST' && r.url === '/v1/traces');
       expect(spans.length).toBeGreaterThan(0);
       expect(spans.map((s) => s.body).join('')).toContain('flowgauge.operation');

@@ -1,13 +1,18 @@
-/** Prometheus metrics of a run: every sample, the in-flight gauge and the drops, each tick. */
+/** Prometheus metrics of a run: every sample, and each tick the in-flight gauge, the drops and the starts scheduled. */
 import type { RunMetrics } from '../../export/index.js';
 import type { RunObserver } from '../observer.js';
 
 /** The metrics observer over a run's registry. */
 export function createMetricsObserver(metrics: RunMetrics): RunObserver {
   let dropped = 0;
-  const onDropped = (n: number): void => {
-    if (n > dropped) metrics.addDropped(n - dropped);
-    dropped = Math.max(dropped, n);
+  let scheduled = 0;
+  // Progress and the report give totals; the counters take what is new since the last one.
+  const counts = (droppedNow: number, startedNow: number): void => {
+    if (droppedNow > dropped) metrics.addDropped(droppedNow - dropped);
+    dropped = Math.max(dropped, droppedNow);
+    const scheduledNow = startedNow + droppedNow;
+    if (scheduledNow > scheduled) metrics.addScheduled(scheduledNow - scheduled);
+    scheduled = Math.max(scheduled, scheduledNow);
   };
   return {
     name: 'metrics',
@@ -16,11 +21,11 @@ export function createMetricsObserver(metrics: RunMetrics): RunObserver {
     check: (c) => metrics.observeCheck?.(c.scenario, c.name, c.passed),
     tick(p) {
       metrics.setInFlight(p.inFlight);
-      onDropped(p.dropped);
+      counts(p.dropped, p.started);
     },
     scheduleEnded(report) {
       metrics.setInFlight(0);
-      onDropped(report.load.dropped);
+      counts(report.load.dropped, report.load.started);
     },
   };
 }
