@@ -4,7 +4,6 @@
  * second, ratios 0–1. Pure: wall-clock times come in as arguments.
  */
 import type { OpName } from '../core/ops.js';
-import type { CollectorSnapshot } from '../collect/collectors.js';
 import type { AsyncRunsSnapshot } from '../collect/async-runs.js';
 import type { ContractViolationEntry, ContractViolationTotals } from '../collect/contract-violations.js';
 import type { Pct } from '../collect/histogram.js';
@@ -14,7 +13,7 @@ import type { RateLimitSnapshot } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import type { StreamSnapshot } from '../collect/stream-collector.js';
 import type { PromptLengthSection } from '../collect/prompt-length.js';
-import type { CheckCounts, IterationStatsSnapshot, IterationsSnapshot } from '../collect/iteration-stats.js';
+import type { CheckCounts, IterationsSnapshot } from '../collect/iteration-stats.js';
 import type { ThresholdResult } from '../slo/thresholds.js';
 import type { RunVerdict } from './verdict.js';
 

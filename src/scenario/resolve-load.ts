@@ -5,7 +5,6 @@
 import type { ConfigIssue } from '../core/errors.js';
 import type { ResolvedLoad } from '../load/types.js';
 import type { ParsedLoad, RateSpec } from './schema.js';
-import type { ScenarioOverrides } from './types.js';
 
 /**
  * Default cap on requests in flight. At the pro limit (16.7/s) it holds a minute of stalled

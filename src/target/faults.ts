@@ -7,7 +7,7 @@ import { NS_PER_MS, type Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import { OPS, type OpName } from '../core/ops.js';
 import { createPrng, hash32 } from './prng.js';
-import { at, checkKeys, isRecord, readDurationMs, readEnum, readNumber, readRate, type Issues } from './validate.js';
+import { at, checkKeys, isRecord, readDurationMs, readNumber, readRate, type Issues } from './validate.js';
 
 /** An endpoint a per-endpoint fault applies to: an operation name, or `*` for all of them. */
 export type FaultEndpoint = OpName | '*';
