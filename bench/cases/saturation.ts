@@ -4,9 +4,10 @@
  * (collectors on; validating, as it ships, and with `validate: false`), autocannon `-c 50`
  * and wrk `-c 50` take turns in each round; the figures are medians over rounds.
  *
- * A third server answers a different body every time (node:http `--unique`), against
- * flowgauge and autocannon only: there flowgauge cannot reuse the verdict on an identical
- * body, so it shows the full cost of parsing and checking every page.
+ * Two more servers answer a different body every time (node:http `--unique`, and nginx with
+ * `$request_id` in every id and URL), against flowgauge and autocannon
+ * only: there flowgauge cannot reuse the verdict on an identical body, so they show the full
+ * cost of parsing and checking every page.
  */
 import { flowListBody } from '../lib/flow-list-body.js';
 import { runWrk, startNginx, type PeerRun } from '../lib/peers.js';
@@ -40,7 +41,7 @@ export interface ToolFigures {
 
 /** Results against one server. */
 export interface SaturationResult {
-  readonly server: 'node:http' | 'nginx' | 'node:http, unique bodies';
+  readonly server: 'node:http' | 'nginx' | 'node:http, unique bodies' | 'nginx, unique bodies';
   /** False when the server is not installed (nginx): then nothing else is filled. */
   readonly available: boolean;
   readonly tools: Readonly<Record<string, ToolFigures>>;
@@ -101,19 +102,30 @@ async function againstNode(ctx: BenchContext, unique: boolean): Promise<Saturati
   }
 }
 
-/** Runs case 1 against node:http, node:http with unique bodies, then nginx (reported as unavailable when missing). */
-export async function runSaturation(ctx: BenchContext): Promise<SaturationResult[]> {
-  const out: SaturationResult[] = [await againstNode(ctx, false), await againstNode(ctx, true)];
-  const nginx = await startNginx(ctx.peers, flowListBody());
+const missing = (server: SaturationResult['server']): SaturationResult => ({
+  server,
+  available: false,
+  tools: {},
+  ratioToAutocannon: undefined,
+  ratioNoValidateToAutocannon: undefined,
+  ratioWrkToAutocannon: undefined,
+});
+
+async function againstNginx(ctx: BenchContext, unique: boolean): Promise<SaturationResult> {
+  const server = unique ? 'nginx, unique bodies' : 'nginx';
+  const nginx = await startNginx(ctx.peers, flowListBody(), unique);
   if (nginx === undefined) {
-    ctx.log('saturation/nginx: nginx is not installed; reported as missing');
-    out.push({ server: 'nginx', available: false, tools: {}, ratioToAutocannon: undefined, ratioNoValidateToAutocannon: undefined, ratioWrkToAutocannon: undefined });
-    return out;
+    ctx.log(`saturation/${server}: nginx is not installed; reported as missing`);
+    return missing(server);
   }
   try {
-    out.push(await against(ctx, 'nginx', nginx.port));
+    return await against(ctx, server, nginx.port, !unique);
   } finally {
     await nginx.stop();
   }
-  return out;
+}
+
+/** Runs case 1 against node:http and nginx, each with the same body and with unique bodies (nginx reported as unavailable when missing). */
+export async function runSaturation(ctx: BenchContext): Promise<SaturationResult[]> {
+  return [await againstNode(ctx, false), await againstNode(ctx, true), await againstNginx(ctx, false), await againstNginx(ctx, true)];
 }

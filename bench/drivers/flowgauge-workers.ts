@@ -47,6 +47,7 @@ async function run(seconds: number) {
       connections: { total: Math.ceil((rate > 0 ? 64 : concurrency) / workers), byScenario: {} },
       client: {},
       follow: false,
+      exports: {},
     },
     stopSignal: new AbortController().signal,
     ...(entry !== '' ? { entry: pathToFileURL(entry) } : {}),

@@ -52,7 +52,9 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
   const out: TargetCheck[] = [];
   for (const s of r.saturation ?? []) {
     if (!s.available) continue;
-    out.push(check(`1.saturation.${s.server}`, `closed loop, 50 connections, ${s.server}: flowgauge ÷ autocannon req/s`, '≥ 1.00', s.ratioToAutocannon, (v) => v >= 1));
+    // Issue 17 asks more where the server leaves room: ≥ 1.1 against nginx with unique bodies.
+    const min = s.server === 'nginx, unique bodies' ? 1.1 : 1;
+    out.push(check(`1.saturation.${s.server}`, `closed loop, 50 connections, ${s.server}: flowgauge ÷ autocannon req/s`, `≥ ${min.toFixed(2)}`, s.ratioToAutocannon, (v) => v >= min));
   }
   const fg = r.openModel?.tools.find((t) => t.tool === 'flowgauge');
   if (r.openModel !== undefined) {
