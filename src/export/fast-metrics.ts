@@ -63,7 +63,8 @@ abstract class Collector<C> {
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
-  readonly aggregator = 'sum';
+  /** How workers' registries combine this metric (`AggregatorRegistry.aggregate`). */
+  readonly aggregator: string;
   abstract readonly type: string;
   protected readonly entries = new Map<string, Entry<C>>();
 
@@ -71,6 +72,7 @@ abstract class Collector<C> {
     this.name = spec.name;
     this.help = spec.help;
     this.labelNames = spec.labelNames;
+    this.aggregator = spec.aggregator ?? 'sum';
     // The Registry keeps anything with this shape; its own metrics are no different.
     registry.registerMetric(this as unknown as Metric);
   }

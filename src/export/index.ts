@@ -6,3 +6,4 @@ export * from './pushgateway.js';
 export * from './tracing.js';
 export * from './otel-sdk.js';
 export * from './dashboard-server.js';
+export * from './metrics-aggregate.js';

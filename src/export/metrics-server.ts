@@ -7,13 +7,16 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
 
+/** What is served: a registry, or anything that renders one (the aggregate of a run's workers). */
+export type MetricsSource = Pick<Registry, 'metrics' | 'contentType'>;
+
 /** Options of `startMetricsServer`. */
 export interface MetricsServerOptions {
   /** Interface to bind (default `127.0.0.1`). */
   readonly host?: string;
   /** TCP port; 0 picks a free one. */
   readonly port: number;
-  readonly registry: Registry;
+  readonly registry: MetricsSource;
 }
 
 /** A running metrics server. */

@@ -4,10 +4,10 @@
  * the group's previous metrics. A failed push is counted and returned, never thrown: losing
  * a push must not stop a load test.
  */
-import type { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
+import type { MetricsSource } from './metrics-server.js';
 
 /** Options of `createPushgatewayPusher`. */
 export interface PushgatewayOptions {
@@ -17,7 +17,7 @@ export interface PushgatewayOptions {
   readonly job: string;
   /** Further grouping labels, e.g. `{ instance, shard }`. */
   readonly grouping?: Readonly<Record<string, string>>;
-  readonly registry: Registry;
+  readonly registry: MetricsSource;
   /** Interval between pushes; the first push happens one interval after `start()`. */
   readonly intervalMs: number;
   readonly clock: Clock;

@@ -18,6 +18,11 @@ export interface MetricSpec {
   readonly type: MetricType;
   readonly help: string;
   readonly labelNames: readonly string[];
+  /**
+   * How the series of several registries (the workers of one run) combine into one: counters
+   * and histograms add, and so does a gauge unless it says otherwise. prom-client's names.
+   */
+  readonly aggregator?: 'sum' | 'min' | 'max';
 }
 
 /** Name prefix of every flowgauge metric. */
@@ -86,12 +91,15 @@ export const RUN_METRICS = {
     type: 'gauge',
     help: 'Last X-RateLimit-Remaining value seen.',
     labelNames: RUN,
+    // Workers share the tenant's window: the lowest last value is the closest to the latest.
+    aggregator: 'min',
   },
   rateLimitLimit: {
     name: 'flowgauge_ratelimit_limit',
     type: 'gauge',
     help: 'Last X-RateLimit-Limit value seen (the advertised limit per window).',
     labelNames: RUN,
+    aggregator: 'max',
   },
   dropped: {
     name: 'flowgauge_dropped_total',

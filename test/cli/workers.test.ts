@@ -133,9 +133,10 @@ export default {
   });
 
   it('refuses flags that need the whole run in one thread', async () => {
-    const r = await run([scenario('with-metrics', { rate: '1/s', duration: '1s' }), '--workers', '2', '--metrics-port', '0']);
+    const r = await run([scenario('with-webhooks', { rate: '1/s', duration: '1s' }), '--workers', '2', '--webhook-listen', '127.0.0.1:0', '--webhook-secret', 's3cret-s3cret']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--workers 2 cannot be combined with --metrics-port/);
+    expect(r.err).toMatch(/--workers 2 cannot be combined with --webhook-listen/);
+    expect(r.report).toBeUndefined();
   });
 
   it('auto leaves one core to the main thread', () => {

@@ -7,34 +7,19 @@ import { createClient, type TransportChoice } from '../../api/index.js';
 import { parseDurationMs, DURATION_HELP } from '../../core/units.js';
 import type { Tier } from '../../core/tiers.js';
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { createSystemClock } from '../../core/clock.js';
-import {
-  createPushgatewayPusher,
-  createRequestTracer,
-  createRunMetrics,
-  enableOtlpExport,
-  startDashboardServer,
-  startMetricsServer,
-  type DashboardServer,
-  type OtlpExport,
-  type PushgatewayPusher,
-  type RequestTracer,
-  type RunMetrics,
-} from '../../export/index.js';
-import { renderDashboardPage, renderSummary, type Report } from '../../report/index.js';
-import { createDashboardObserver, createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
+import { renderSummary, type Report } from '../../report/index.js';
+import { createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
 import { loadScenarioFile, planOf, type ResolvedScenario, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
 import { createReportWriter } from '../report-writer.js';
-import { loadHtmlAssets } from '../report-formats.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { checkTenantTokens, connectionsFor, tenantClients, tenantTokens, tierKeyOf, workerConnections } from '../tenants.js';
 import { runInWorkers } from '../workers/run-in-workers.js';
+import { startRunExporters, type RunExporters } from '../run-exporters.js';
 import { checkWorkerFlags, parseWorkers } from '../workers/workers-option.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
@@ -249,10 +234,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       await tracking?.close();
       throw err;
     });
-    let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
-    let pusher: PushgatewayPusher | undefined;
-    let otlp: OtlpExport | undefined;
-    let dashboard: DashboardServer | undefined;
+    let exporters: RunExporters | undefined;
     const stop = listenForStop(io.stderr, 'stopping; draining in-flight requests');
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
@@ -265,37 +247,19 @@ export const runCommand: MakeCommand = (ctx) => ({
         ...target.client,
       };
       if (target.client.tls?.insecure === true) io.stderr.write(`flowgauge: --insecure: the certificate of ${target.baseUrl} is not verified\n`);
-      let metrics: RunMetrics | undefined;
-      if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
-        const tierLabel = (t: ResolvedScenario['tier']): string => (typeof t === 'string' ? t : 'custom');
-        metrics = createRunMetrics({
-          scenario: plan.name,
-          tier: plan.scenarios.length > 1 ? 'mixed' : tierLabel(scenario.tier),
-          latencyBucketsS,
-          // Several scenarios: each sample under its own scenario and tier.
-          ...(plan.scenarios.length > 1 ? { scenarios: Object.fromEntries(plan.scenarios.map((x) => [x.name, tierLabel(x.tier)])) } : {}),
-        });
-      }
-      if (metrics !== undefined && args['metrics-port'] !== undefined) {
-        metricsServer = await startMetricsServer({ host: metricsBind, port: args['metrics-port'], registry: metrics.registry });
-        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
-      }
-      if (metrics !== undefined && args.pushgateway !== undefined) {
-        pusher = createPushgatewayPusher({
-          url: args.pushgateway,
-          job: 'flowgauge',
-          grouping: { instance: hostname(), ...(shard !== undefined ? { shard: String(shard.index + 1) } : {}) },
-          registry: metrics.registry,
-          intervalMs: 10_000,
-          clock: createSystemClock(),
-        });
-        pusher.start();
-      }
-      let tracer: RequestTracer | undefined;
-      if (args.otel !== undefined) {
-        otlp = await enableOtlpExport({ serviceName: 'flowgauge', ...(args.otel !== '' ? { endpoint: args.otel } : {}) });
-        tracer = createRequestTracer(otlp.tracer);
-      }
+      exporters = await startRunExporters({
+        plan,
+        workers,
+        latencyBucketsS,
+        metricsPort: args['metrics-port'],
+        metricsHost: metricsBind,
+        pushgateway: args.pushgateway,
+        shard,
+        otel: args.otel,
+        dashboardPort: args.dashboard === undefined ? undefined : dashboardPort(args.dashboard),
+        log,
+        stderr: io.stderr,
+      });
       if (tracking !== undefined) {
         log.write(`flowgauge: receiving notifications at ${tracking.url}${target.embedded && args['webhook-secret'] === undefined && io.env.FLOWGAUGE_WEBHOOK_SECRET === undefined ? ' (the embedded service signs them with a generated secret)' : ''}\n`);
       }
@@ -306,11 +270,6 @@ export const runCommand: MakeCommand = (ctx) => ({
 
       const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;
       const writer = createReportWriter({ cwd: io.cwd, name, out: args.out });
-      if (args.dashboard !== undefined) {
-        dashboard = await startDashboardServer({ port: dashboardPort(args.dashboard), page: renderDashboardPage(plan.name, await loadHtmlAssets()) });
-        log.write(`flowgauge: live dashboard at ${dashboard.url}\n`);
-      }
-      const live = dashboard;
       let lastPlain = 0;
       const showProgress = (p: RunProgress): void => {
         if (io.isTTY && args.json !== true) io.stdout.write(`\r\x1b[2K${shardTag}${formatProgress(p)}`);
@@ -319,21 +278,24 @@ export const runCommand: MakeCommand = (ctx) => ({
           log.write(`${shardTag}${formatProgress(p)}\n`);
         }
       };
+      const { local } = exporters;
       const observers = createRunObservers({
-        metrics,
-        tracer,
+        metrics: local.metrics,
+        tracer: local.tracer,
         onProgress: args.quiet === true ? undefined : showProgress,
         notifications: tracking,
         follow: extra.follow,
         audit: args.audit !== false,
-        extra: [writer, ...(live === undefined ? [] : [createDashboardObserver({ name: plan.name, objective: plan.objective, publish: (m) => live.publish(m) })])],
+        extra: [writer, ...local.observers],
       });
       const runTarget = { baseUrl: target.baseUrl, embedded: target.embedded };
       let outcome: { readonly report: Report; readonly passed: boolean; readonly dataExhausted: readonly string[] };
       if (workers > 1) {
         log.write(`flowgauge: the schedule is split over ${workers} worker threads\n`);
+        const fed = exporters.workers;
         outcome = await runInWorkers({
           count: workers,
+          shard,
           input: {
             file,
             env,
@@ -344,9 +306,14 @@ export const runCommand: MakeCommand = (ctx) => ({
             connections: workerConnections(plan.scenarios, workers, args.connections),
             client: clientOptions,
             follow: extra.follow,
+            exports: fed.exports,
           },
           stopSignal: stop.signal,
-          onProgress: args.quiet === true ? undefined : showProgress,
+          onProgress: (p) => {
+            fed.tick(p);
+            if (args.quiet !== true) showProgress(p);
+          },
+          onSnapshot: (i, snap) => fed.onSnapshot(i, snap),
         });
         await writer.end?.(outcome.report);
       } else {
@@ -364,7 +331,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');
 
       const { report } = outcome;
-      if (writer.html !== undefined) dashboard?.setReport(writer.html);
+      exporters.end(report, writer.html);
       log.write(renderSummary(report, { color: io.isTTY && args.json !== true, ...(shard !== undefined ? { shard: { index: shard.index + 1, count: shard.count } } : {}) }));
       log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md)\n`);
       if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -376,14 +343,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (report.interrupted) ctx.setExit(EXIT.INTERRUPTED);
     } finally {
       stop.dispose();
-      const pushed = await pusher?.stop();
-      if (pushed !== undefined && !pushed.ok) io.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
-      await otlp?.shutdown();
-      if (metricsServer !== undefined) {
-        await metricsServer.close();
-        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url} closed (the run ended)\n`);
-      }
-      await dashboard?.close();
+      await exporters?.close();
       await target.close();
       await tracking?.close();
     }

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { FlowgaugeError, type FlowgaugeErrorCode } from '../../core/errors.js';
 import { mergeReports, type Report } from '../../report/index.js';
 import { mergeProgress, type RunProgress } from '../../run/index.js';
-import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
+import type { FromWorker, ToWorker, WorkerInput, WorkerSnapshot } from './worker-protocol.js';
 
 /** Options of `runInWorkers`. */
 export interface WorkerRunOptions {
@@ -17,8 +17,15 @@ export interface WorkerRunOptions {
   /** Every worker's brief but its shard. */
   readonly input: Omit<WorkerInput, 'shard'>;
   readonly stopSignal: AbortSignal;
+  /**
+   * This process's shard of a distributed run, split again over the workers: worker w runs
+   * shard `index + count·w` of `count·N`, which are exactly the arrivals of shard `index`.
+   */
+  readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** Called with the merged progress about once a second. */
   readonly onProgress?: ((p: RunProgress) => void) | undefined;
+  /** Called with each worker's snapshot (metrics, dashboard window) as it arrives, before the merged progress. */
+  readonly onSnapshot?: ((worker: number, s: WorkerSnapshot) => void) | undefined;
   /** The worker's entry module (default bin/flowgauge-worker.mjs): a bundle brings its own. */
   readonly entry?: URL | undefined;
 }
@@ -65,20 +72,26 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
       post(slots.some((s) => s.failed !== undefined || s.lost !== undefined) ? { type: 'stop' } : { type: 'go' });
     }
   };
+  const outer = o.shard ?? { index: 0, count: 1 };
   for (let index = 0; index < o.count; index++) {
-    const worker = new Worker(o.entry ?? WORKER_ENTRY, { workerData: { ...o.input, shard: { index, count: o.count } } satisfies WorkerInput });
+    const shard = { index: outer.index + outer.count * index, count: outer.count * o.count };
+    const worker = new Worker(o.entry ?? WORKER_ENTRY, { workerData: { ...o.input, shard } satisfies WorkerInput });
     let slot!: WorkerSlot;
     const ended = new Promise<void>((resolve) => {
       worker.on('message', (m: FromWorker) => {
         if (m.type === 'ready') slot.ready = true;
         else if (m.type === 'progress') {
           slot.progress = m.progress;
+          o.onSnapshot?.(index, m.snapshot);
           // The first live worker paces the merged line, so it comes about once a second.
           if (slots.find((s) => s.done === undefined && s.lost === undefined) === slot) {
             const merged = mergeProgress(slots.flatMap((s) => (s.progress === undefined ? [] : [s.progress])));
             if (merged !== undefined) o.onProgress?.(merged);
           }
-        } else if (m.type === 'done') slot.done = m;
+        } else if (m.type === 'done') {
+          slot.done = m;
+          o.onSnapshot?.(index, m.snapshot);
+        }
         else slot.failed = m.error;
         releaseWhenReady();
       });

@@ -7,10 +7,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createClient, type Client } from '../../api/index.js';
-import { createRunObservers, executeRun } from '../../run/index.js';
+import { createRequestTracer, createRunMetrics, enableOtlpExport, type MetricsSnapshot, type OtlpExport, type RunMetrics } from '../../export/index.js';
+import { createDashboardWindowObserver, createRunObservers, executeRun, type DashboardWindow, type RunObserver } from '../../run/index.js';
 import { loadScenarioFile, planOf } from '../../scenario/index.js';
 import { resolveWithFlags } from '../run-input.js';
-import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
+import type { FromWorker, ToWorker, WorkerInput, WorkerSnapshot } from './worker-protocol.js';
 
 const port = parentPort;
 const input = workerData as WorkerInput;
@@ -24,6 +25,27 @@ port?.on('message', (m: ToWorker) => {
   go();
 });
 
+/**
+ * The worker's own exporters, and the observers that send its progress with a snapshot of them:
+ * the dashboard's window fills from samples, and is taken by the tick that sends it.
+ */
+function workerExports(metrics: RunMetrics | undefined): { observers: RunObserver[]; snapshot(): Promise<WorkerSnapshot> } {
+  let window: DashboardWindow | undefined;
+  const snapshot = async (): Promise<WorkerSnapshot> => {
+    const m = metrics === undefined ? undefined : ((await metrics.registry.getMetricsAsJSON()) as MetricsSnapshot);
+    const w = window;
+    window = undefined;
+    return { metrics: m, dashboard: w };
+  };
+  const observers: RunObserver[] = [];
+  if (input.exports.dashboard === true) observers.push(createDashboardWindowObserver((w) => (window = w)));
+  observers.push({
+    name: 'worker-progress',
+    tick: (progress) => void snapshot().then((s) => send({ type: 'progress', progress, snapshot: s })),
+  });
+  return { observers, snapshot };
+}
+
 async function runShard(): Promise<void> {
   const plan = planOf(resolveWithFlags(await loadScenarioFile(input.file, { env: input.env }), input.overrides, input.file));
   const { baseUrl } = input.target;
@@ -34,7 +56,11 @@ async function runShard(): Promise<void> {
       clients[s.name] = createClient({ ...input.client, baseUrl, token: input.tokens[s.name] ?? input.token, connections: input.connections.byScenario[s.name] ?? 1 });
     }
   }
+  const metrics = input.exports.metrics === undefined ? undefined : createRunMetrics(input.exports.metrics);
+  let otlp: OtlpExport | undefined;
   try {
+    otlp = input.exports.otel === undefined ? undefined : await enableOtlpExport(input.exports.otel);
+    const exported = workerExports(metrics);
     const outcome = await executeRun({
       scenario: plan,
       client,
@@ -43,14 +69,21 @@ async function runShard(): Promise<void> {
       shard: input.shard,
       stopSignal: stop.signal,
       // The audit belongs to the whole run, not a shard; the engine leaves it out of shards anyway.
-      observers: createRunObservers({ onProgress: (progress) => send({ type: 'progress', progress }), follow: input.follow, audit: false }),
+      observers: createRunObservers({
+        metrics,
+        tracer: otlp === undefined ? undefined : createRequestTracer(otlp.tracer),
+        follow: input.follow,
+        audit: false,
+        extra: exported.observers,
+      }),
       ready: async () => {
         send({ type: 'ready' });
         await released;
       },
     });
-    send({ type: 'done', report: outcome.report, dataExhausted: outcome.dataExhausted });
+    send({ type: 'done', report: outcome.report, dataExhausted: outcome.dataExhausted, snapshot: await exported.snapshot() });
   } finally {
+    await otlp?.shutdown();
     await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
   }
 }

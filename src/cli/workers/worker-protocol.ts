@@ -3,8 +3,9 @@
  * message is plain data (structured-cloned by `postMessage`).
  */
 import type { ClientOptions } from '../../api/index.js';
+import type { MetricsSnapshot, OtlpExportOptions, RunMetricsOptions } from '../../export/index.js';
 import type { Report } from '../../report/index.js';
-import type { FollowOptions, RunProgress } from '../../run/index.js';
+import type { DashboardWindow, FollowOptions, RunProgress } from '../../run/index.js';
 import type { ScenarioOverrides } from '../../scenario/index.js';
 
 /** A worker's whole brief, given as its `workerData`. */
@@ -24,13 +25,34 @@ export interface WorkerInput {
   /** TLS trust, headers, proxy, transport, webhook host: the same for every client. */
   readonly client: Omit<ClientOptions, 'baseUrl' | 'token' | 'connections'>;
   readonly follow: FollowOptions | false;
+  /** What each worker exports for the main thread to combine: metrics, dashboard windows, spans. */
+  readonly exports: WorkerExports;
+}
+
+/**
+ * The exporters of a run over workers. Metrics and dashboard windows go back to the main thread
+ * (which serves, pushes and publishes them combined); spans go from each worker straight to
+ * the OTLP endpoint, as from any other process.
+ */
+export interface WorkerExports {
+  readonly metrics?: Omit<RunMetricsOptions, 'registry'> | undefined;
+  readonly dashboard?: boolean | undefined;
+  readonly otel?: OtlpExportOptions | undefined;
+}
+
+/** What a worker sends with each progress tick and with its report. */
+export interface WorkerSnapshot {
+  /** Its whole registry so far (counters are totals, so the latest replaces the earlier). */
+  readonly metrics?: MetricsSnapshot | undefined;
+  /** What it saw since its last tick. */
+  readonly dashboard?: DashboardWindow | undefined;
 }
 
 /** From a worker. */
 export type FromWorker =
   | { readonly type: 'ready' }
-  | { readonly type: 'progress'; readonly progress: RunProgress }
-  | { readonly type: 'done'; readonly report: Report; readonly dataExhausted: readonly string[] }
+  | { readonly type: 'progress'; readonly progress: RunProgress; readonly snapshot: WorkerSnapshot }
+  | { readonly type: 'done'; readonly report: Report; readonly dataExhausted: readonly string[]; readonly snapshot: WorkerSnapshot }
   | { readonly type: 'failed'; readonly error: { readonly name: string; readonly code: string | undefined; readonly message: string } };
 
 /** To a worker: start the schedule (every worker is prepared), or stop and drain. */

@@ -2,8 +2,12 @@
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../context.js';
 
-/** Flags that need the whole run in one thread; refused beside `--workers` above 1. */
-export const SINGLE_THREAD_FLAGS = ['metrics-port', 'pushgateway', 'otel', 'dashboard', 'webhook-listen', 'shard', 'shards'] as const;
+/**
+ * Flags that need the whole run in one thread; refused beside `--workers` above 1. A
+ * notification is matched to the completion the client saw, and with workers each completion
+ * is in one of N threads while the receiver is one port.
+ */
+export const SINGLE_THREAD_FLAGS = ['webhook-listen'] as const;
 
 /**
  * Resolves `--workers`: a whole number from 1 to the machine's cores, or `auto` (one thread per
@@ -24,6 +28,8 @@ export function checkWorkerFlags(workers: number, args: Readonly<Record<string, 
   if (workers <= 1) return;
   const given = SINGLE_THREAD_FLAGS.filter((f) => args[f] !== undefined);
   if (given.length > 0) {
-    throw new UsageError(`--workers ${workers} cannot be combined with ${given.map((f) => `--${f}`).join(', ')} yet: run with --workers 1, or split the run over processes with --shard i/N and merge the reports`);
+    throw new UsageError(
+      `--workers ${workers} cannot be combined with ${given.map((f) => `--${f}`).join(', ')} yet (each notification must meet the completion it reports, which one of the workers saw): run with --workers 1, or split the run over processes with --shard i/N and merge the reports`,
+    );
   }
 }

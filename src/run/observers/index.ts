@@ -7,4 +7,12 @@ export { createNotificationsObserver } from './notifications-observer.js';
 export { createProgressObserver } from './progress-observer.js';
 export { createTracingObserver } from './tracing-observer.js';
 export { createRunObservers, type RunObserverWishes } from './run-observers.js';
-export { createDashboardObserver, type DashboardMessage } from './dashboard-observer.js';
+export {
+  createDashboardObserver,
+  createDashboardRelay,
+  createDashboardWindowObserver,
+  type DashboardFeedOptions,
+  type DashboardMessage,
+  type DashboardRelay,
+  type DashboardWindow,
+} from './dashboard-observer.js';
