@@ -5,7 +5,7 @@
  * and wrk `-c 50` take turns in each round; the figures are medians over rounds.
  *
  * Two more servers answer a different body every time (node:http `--unique`, and nginx with
- * `$request_id` in every id and URL), against flowgauge and autocannon
+ * `$request_id` in every id and URL), against flowgauge (validating and not) and autocannon
  * only: there flowgauge cannot reuse the verdict on an identical body, so they show the full
  * cost of parsing and checking every page.
  */
@@ -71,13 +71,14 @@ async function against(ctx: BenchContext, server: SaturationResult['server'], po
     runs.flowgauge?.push(await driver('drivers/flowgauge-closed.ts', ['--base-url', base, '--concurrency', String(CONNECTIONS), ...timing]));
     ctx.log(`saturation/${server}: round ${round + 1}/${plan.rounds}: autocannon`);
     runs.autocannon?.push(await driver('drivers/autocannon-driver.ts', ['--url', `${base}/flows`, '--connections', String(CONNECTIONS), ...timing]));
-    if (!peersToo) continue;
-    const wrk = await runWrk(ctx.peers, `${base}/flows`, CONNECTIONS, plan.saturationS);
-    if (wrk !== undefined) runs.wrk?.push(wrk);
+    // Validate off on the unique rows too: the difference is what reading every body costs.
     ctx.log(`saturation/${server}: round ${round + 1}/${plan.rounds}: flowgauge (validate off)`);
     runs['flowgauge-novalidate']?.push(
       await driver('drivers/flowgauge-closed.ts', ['--base-url', base, '--concurrency', String(CONNECTIONS), '--no-validate', ...timing]),
     );
+    if (!peersToo) continue;
+    const wrk = await runWrk(ctx.peers, `${base}/flows`, CONNECTIONS, plan.saturationS);
+    if (wrk !== undefined) runs.wrk?.push(wrk);
   }
   const tools = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, figures(v)]));
   const rps = (k: string): number | undefined => tools[k]?.requestsPerS;
