@@ -41,6 +41,15 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
         `target ${client.baseUrl} refused the token: ${listed.meta.status} ${e.code}; pass a valid --token (or FLOWGAUGE_TOKEN)`,
       );
     }
+    // An answer without the interface's error object came from something else: usually a gateway or proxy whose service is down.
+    const foreign = listed.violations.find((v) => v.path === 'error' && v.expected === 'error body' && !v.got.startsWith('error.code'));
+    if (foreign !== undefined) {
+      const body = foreign.got === 'non-JSON text' ? 'a non-JSON body (an HTML page?)' : foreign.got === 'empty' ? 'an empty body' : `a JSON body without the interface's error object (${foreign.got})`;
+      throw new FlowgaugeError(
+        'FG_TARGET_UNREACHABLE',
+        `target ${client.baseUrl} answered GET /flows with HTTP ${listed.meta.status} and ${body}: a gateway or proxy in front of the service answered, not the service; is the service behind it up?`,
+      );
+    }
     throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} failed to list flows: ${listed.meta.status} ${e.code}`);
   }
   // An answer of another shape is the target's fault, said plainly; never a TypeError here.
