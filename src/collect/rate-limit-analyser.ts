@@ -60,6 +60,12 @@ export interface RateLimitSnapshot {
   readonly responses429: number;
   readonly expected429: number;
   readonly premature429: number;
+  /**
+   * 429s that carried none of the `X-RateLimit-*` headers, which the service sends on every
+   * answer: something in front of it (a gateway's `limit_req`, a proxy) refused them. Optional
+   * for reports written before it was counted.
+   */
+  readonly headerless429?: number;
   /** Counts by `HeaderViolationKind`. */
   readonly headerViolations: Record<string, number>;
   readonly windows: RateLimitWindow[];
@@ -127,6 +133,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   let responses429 = 0;
   let expected429 = 0;
   let premature429 = 0;
+  let headerless429 = 0;
   let lastAccepted: { startNs: number; remaining: number | undefined } | undefined;
 
   // Placing the first 429 by send order: send times of recent samples until it arrives.
@@ -271,6 +278,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       let verdict: ThrottleClass = 'none';
       if (status === 429) {
         responses429++;
+        if (info === undefined || (info.raw.limit === undefined && info.raw.remaining === undefined && info.raw.reset === undefined)) headerless429++;
         verdict = judged ?? judge429(w, startNs);
         w.rejected++;
         if (verdict === 'expected') expected429++;
@@ -300,6 +308,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         responses429,
         expected429,
         premature429,
+        headerless429,
         headerViolations: Object.fromEntries(violations),
         windows: windows.map((w) => ({
           reset: w.resetRaw ?? null,

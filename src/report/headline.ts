@@ -12,7 +12,7 @@ export function headlineOf(r: Report): { readonly word: RunVerdict; readonly not
       passed: r.passed,
       durationS: r.durationS,
       thresholds: r.thresholds,
-      totals: { requests: r.slo.good + r.slo.bad + r.slo.excluded, responses429: r.rateLimit.responses429 },
+      totals: { requests: r.slo.good + r.slo.bad + r.slo.excluded, responses429: r.rateLimit.responses429, headerless429: r.rateLimit.headerless429 ?? 0 },
     },
     fmtThresholdValue,
   );

@@ -165,6 +165,7 @@ function mergeRateLimit(shards: readonly Named[], startMs: number): RateLimitRep
     responses429: rls.reduce((n, r) => n + r.responses429, 0),
     expected429: rls.reduce((n, r) => n + r.expected429, 0),
     premature429: rls.reduce((n, r) => n + r.premature429, 0),
+    headerless429: rls.reduce((n, r) => n + (r.headerless429 ?? 0), 0),
     headerViolations,
     windows: windows.slice(overflow),
     windowsDropped: rls.reduce((n, r) => n + (r.windowsDropped ?? 0), 0) + overflow,

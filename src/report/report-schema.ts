@@ -90,6 +90,7 @@ const rateLimit = obj(
   },
   {
     responses: count,
+    headerless429: count,
     windowsDropped: count,
     first429: nullable(obj({ index: count, atMs: num })),
     recoveryMs: nullable(nonNegative),

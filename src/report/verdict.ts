@@ -24,7 +24,7 @@ export function reportVerdict(r: VerdictInput): RunVerdict {
 export interface HeadlineInput extends VerdictInput {
   readonly durationS: number;
   readonly thresholds: readonly { readonly metric: string; readonly op: string; readonly value: number }[];
-  readonly totals: { readonly requests: number; readonly responses429: number };
+  readonly totals: { readonly requests: number; readonly responses429: number; readonly headerless429?: number };
 }
 
 /** Share of answers that were 429 above which the run is said to have measured the limiter. */
@@ -33,7 +33,8 @@ export const THROTTLED_MAJORITY = 0.5;
 /**
  * The verdict word and the sentence beside it, the same in every rendering: an aborted run names
  * the threshold that stopped it and when; an interrupted one says its thresholds are as they
- * stood; a run whose answers were mostly 429s says it measured the limiter, not the service.
+ * stood; a run whose answers were mostly 429s says it measured the limiter, not the service,
+ * and 429s without the service's rate-limit headers are said to be someone else's.
  */
 export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: number) => string): { readonly word: RunVerdict; readonly notes: readonly string[] } {
   const word = reportVerdict(r);
@@ -48,6 +49,14 @@ export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: 
   const { requests, responses429 } = r.totals;
   if (requests > 0 && responses429 / requests > THROTTLED_MAJORITY) {
     notes.push(`${(Math.round((responses429 / requests) * 1000) / 10).toFixed(1)} % of requests were rate-limited: the run measured the limiter, not the service`);
+  }
+  // The service announces its limit on every answer; a bare 429 is someone else's, and the
+  // premature count would otherwise blame the service for a gateway's limit.
+  const headerless = r.totals.headerless429 ?? 0;
+  if (headerless > 0) {
+    notes.push(
+      `${headerless === responses429 ? (headerless === 1 ? 'the 429 carried' : `all ${headerless} 429s carried`) : `${headerless} of the ${responses429} 429s carried`} no X-RateLimit headers: something in front of the service (a gateway's limit, a proxy) refused ${headerless === 1 ? 'it' : 'them'}, not the service's own limiter`,
+    );
   }
   return { word, notes };
 }

@@ -134,6 +134,20 @@ describe('rate-limit analyser', () => {
     expect(snap.first429).toEqual({ index: 51, atMs: 50_000 });
   });
 
+  it("counts 429s without any X-RateLimit header apart: a gateway's, not the service's", () => {
+    const service = fixedWindowServer({ limit: 100, windowS: 60, reset: 'delta', admits: 50 });
+    const samples = drive(service, 1, 60).map((s, i) =>
+      // Every fifth request is refused by a gateway in front: a bare 429, or one with unrelated headers only.
+      i % 5 === 4 && s.status === 200 ? { ...s, status: 429, errorCode: 'RATE_LIMITED' as const, rateLimit: i % 10 === 4 ? undefined : rl(undefined, undefined, undefined) } : s,
+    );
+    const { snap } = feed(samples);
+    // 10 of the first 50 answers became the gateway's; the service's own 10 rejections keep their headers.
+    expect(snap.responses429).toBe(20);
+    expect(snap.headerless429).toBe(10);
+    expect(snap.premature429).toBe(20);
+    expect(feed(drive(service, 1, 60)).snap.headerless429).toBe(0);
+  });
+
   it('flags premature throttling even when the 429 claims Remaining 0', () => {
     const server = fixedWindowServer({ limit: 100, windowS: 60, reset: 'delta', admits: 50 });
     const { snap } = feed(drive(server, 1, 60));

@@ -2,7 +2,7 @@
  * Debian's nginx as a real gateway in front of the reference service, the way deployments put
  * one: TLS 1.2-only and TLS 1.3-only fronts (run and probe handshake through each, and the probe
  * names the version), `limit_req` answering its own 429s below the service's advertised tier
- * (counted as premature, the missing headers found, the limiter named), nginx's default
+ * (counted as premature, the missing headers found, the gateway named as the limiter), nginx's default
  * response buffering on a paced stream (timings arrive token by token, as the service sent them),
  * and a dead upstream (before the run: the gateway named, exit 3; during it: nginx's HTML 502s
  * counted against the objective, every request reported).
@@ -136,6 +136,9 @@ describe.skipIf(!READY)('flowgauge behind nginx', () => {
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/✗ ratelimit\.premature429\s+== 0\s+\d+/);
     expect(r.out).toContain('the run measured the limiter, not the service');
+    // And the reader is told the service did not send them: they carry none of its headers.
+    expect(rl.headerless429).toBe(rl.responses429);
+    expect(r.out).toContain(`all ${rl.responses429} 429s carried no X-RateLimit headers: something in front of the service`);
   });
 
   it("keeps a paced stream's timings through nginx's default buffering: tokens arrive one by one", async () => {

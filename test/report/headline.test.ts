@@ -46,4 +46,19 @@ describe('verdict headlines never flatter', () => {
     expect(renderMarkdown(r)).toContain(note);
     expect(renderSummary(passing())).not.toContain('rate-limited: the run measured');
   });
+
+  it("429s without the service's rate-limit headers are said to be someone else's, in every rendering", () => {
+    const base = passing();
+    const some: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 40, premature429: 31, headerless429: 31 } };
+    const note = '31 of the 40 429s carried no X-RateLimit headers: something in front of the service (a gateway\'s limit, a proxy) refused them, not the service\'s own limiter';
+    expect(renderSummary(some)).toContain(note);
+    expect(renderMarkdown(some)).toContain(note);
+    expect(renderHtml(some, ASSETS)).toContain(note.replaceAll("'", '&#39;'));
+    const one: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 1, headerless429: 1 } };
+    expect(renderSummary(one)).toContain('the 429 carried no X-RateLimit headers: something in front of the service (a gateway\'s limit, a proxy) refused it,');
+    // Reports written before the count existed, and runs whose 429s all had headers, say nothing.
+    const { headerless429: _absent, ...older } = base.rateLimit;
+    expect(renderSummary({ ...base, rateLimit: { ...older, responses429: 5 } })).not.toContain('no X-RateLimit headers');
+    expect(renderSummary({ ...base, rateLimit: { ...base.rateLimit, responses429: 5, headerless429: 0 } })).not.toContain('no X-RateLimit headers');
+  });
 });

@@ -195,7 +195,12 @@ describe('mergeReports', () => {
     };
     const a = mk(100, 10, 2, WALL0);
     const b = mk(120, 5, 1, WALL0 + 10);
+    // A gateway's bare 429s are summed too; a report from before the count merges as none.
+    const gateway = { ...a, rateLimit: { ...a.rateLimit, headerless429: 2 } };
+    const { headerless429: _absent, ...older } = b.rateLimit;
+    expect(mergeReports([gateway, { ...b, rateLimit: older }]).rateLimit.headerless429).toBe(2);
     const m = mergeReports([a, b]);
+    expect(m.rateLimit.headerless429).toBe(0);
     expect(m.rateLimit.responses429).toBe(3);
     expect(m.rateLimit.expected429 + m.rateLimit.premature429).toBe(3);
     expect(m.rateLimit.advertisedLimit).toBe(120);
