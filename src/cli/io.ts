@@ -20,11 +20,31 @@ export interface CliIo {
   readonly cwd: string;
 }
 
+/**
+ * A sink on one of the process's streams that goes quiet when its reader goes away (`flowgauge
+ * run … | head`: EPIPE): the run, its report and its exit code go on without the console.
+ */
+function streamSink(stream: NodeJS.WriteStream): TextSink {
+  let closed = false;
+  stream.on('error', () => {
+    closed = true;
+  });
+  return {
+    write: (s) => {
+      if (!closed) stream.write(s);
+    },
+  };
+}
+
+let sinks: { readonly stdout: TextSink; readonly stderr: TextSink } | undefined;
+
 /** The real process. */
 export function processIo(): CliIo {
+  // One listener per stream, however many times the CLI is entered in a process.
+  sinks ??= { stdout: streamSink(process.stdout), stderr: streamSink(process.stderr) };
   return {
-    stdout: { write: (s) => void process.stdout.write(s) },
-    stderr: { write: (s) => void process.stderr.write(s) },
+    stdout: sinks.stdout,
+    stderr: sinks.stderr,
     isTTY: process.stdout.isTTY === true,
     columns: process.stdout.columns ?? 100,
     env: process.env,

@@ -35,6 +35,12 @@ export interface StreamSnapshot {
   readonly tokens: number;
   /** Streams whose token events differ from `usage.completion_tokens` (when the end event had it). */
   readonly tokenCountMismatches: number;
+  /**
+   * Streams of two or more tokens whose tokens all arrived at one instant (one read): the answer
+   * was not streamed to the client, so their ITL and TPOT say nothing of generation. Optional for
+   * reports written before it was counted.
+   */
+  readonly deliveredAtOnce?: number;
   readonly unknownEvents: number;
   readonly malformedEvents: number;
   /** Serialised histograms, keyed `stream.<name>` like report.json `histograms`. */
@@ -69,6 +75,7 @@ export function createStreamCollector(): StreamCollector {
   let completed = 0;
   let tokens = 0;
   let mismatches = 0;
+  let atOnce = 0;
   let unknownEvents = 0;
   let malformedEvents = 0;
 
@@ -83,6 +90,8 @@ export function createStreamCollector(): StreamCollector {
       unknownEvents += s.unknownEvents;
       malformedEvents += s.malformedEvents;
       if (s.usageCompletionTokens !== undefined && s.usageCompletionTokens !== s.tokens) mismatches++;
+      // Reads of one event-loop pass share a stamp, so equal stamps mean the tokens came together.
+      if (s.tokens >= 2 && s.firstTokenNs !== undefined && s.lastTokenNs === s.firstTokenNs) atOnce++;
       if (s.firstByteNs !== undefined) recordNs(h.ttfb, s.firstByteNs - t0);
       if (s.startEventNs !== undefined) recordNs(h.timeToStart, s.startEventNs - t0);
       if (s.firstTokenNs !== undefined) recordNs(h.ttft, s.firstTokenNs - t0);
@@ -112,6 +121,7 @@ export function createStreamCollector(): StreamCollector {
         tokensPerS: toPct(h.tokensPerS),
         tokens,
         tokenCountMismatches: mismatches,
+        deliveredAtOnce: atOnce,
         unknownEvents,
         malformedEvents,
         histograms: encode ? Object.fromEntries(STREAM_HISTOGRAMS.map((n) => [`stream.${n}`, encodeHistogram(h[n])])) : {},

@@ -118,6 +118,7 @@ function mergeStream(shards: readonly Named[], histograms: Readonly<Record<strin
     tokensPerS: pct('tokensPerS'),
     tokens: sum((s) => s.tokens),
     tokenCountMismatches: sum((s) => s.tokenCountMismatches),
+    deliveredAtOnce: sum((s) => s.deliveredAtOnce ?? 0),
     unknownEvents: sum((s) => s.unknownEvents),
     malformedEvents: sum((s) => s.malformedEvents),
     ...promptLengthFrom(histograms),

@@ -71,6 +71,7 @@ const stream = obj(
   {
     ttfbMs: pct,
     timeToEndMs: pct,
+    deliveredAtOnce: count,
     unknownEvents: count,
     malformedEvents: count,
     inputWords: pct,

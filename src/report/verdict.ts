@@ -25,6 +25,8 @@ export interface HeadlineInput extends VerdictInput {
   readonly durationS: number;
   readonly thresholds: readonly { readonly metric: string; readonly op: string; readonly value: number }[];
   readonly totals: { readonly requests: number; readonly responses429: number; readonly headerless429?: number };
+  /** Streams opened, and those whose tokens all arrived at once. */
+  readonly streams?: { readonly count: number; readonly deliveredAtOnce: number };
 }
 
 /** Share of answers that were 429 above which the run is said to have measured the limiter. */
@@ -34,7 +36,8 @@ export const THROTTLED_MAJORITY = 0.5;
  * The verdict word and the sentence beside it, the same in every rendering: an aborted run names
  * the threshold that stopped it and when; an interrupted one says its thresholds are as they
  * stood; a run whose answers were mostly 429s says it measured the limiter, not the service,
- * and 429s without the service's rate-limit headers are said to be someone else's.
+ * 429s without the service's rate-limit headers are said to be someone else's, and streams whose
+ * tokens all came at once are said not to have been streamed.
  */
 export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: number) => string): { readonly word: RunVerdict; readonly notes: readonly string[] } {
   const word = reportVerdict(r);
@@ -56,6 +59,15 @@ export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: 
   if (headerless > 0) {
     notes.push(
       `${headerless === responses429 ? (headerless === 1 ? 'the 429 carried' : `all ${headerless} 429s carried`) : `${headerless} of the ${responses429} 429s carried`} no X-RateLimit headers: something in front of the service (a gateway's limit, a proxy) refused ${headerless === 1 ? 'it' : 'them'}, not the service's own limiter`,
+    );
+  }
+  // Tokens that arrive together make ITL and TPOT near zero: thresholds on them would pass for a
+  // service, or a proxy, that does not stream at all.
+  const atOnce = r.streams?.deliveredAtOnce ?? 0;
+  const streams = r.streams?.count ?? 0;
+  if (atOnce > 0 && atOnce * 2 >= streams) {
+    notes.push(
+      `${atOnce} of ${streams} stream${streams === 1 ? '' : 's'} delivered all ${atOnce === 1 ? 'its' : 'their'} tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so inter-token latency and TPOT say nothing of generation`,
     );
   }
   return { word, notes };

@@ -41,8 +41,10 @@ describe('the client pool', () => {
     expect(code).toBe(0);
     const phases = report.ops.stream?.phases;
     expect(phases?.blockedMs.count).toBeGreaterThanOrEqual(300);
-    // Nothing queued: blocked is the few µs of code between the call and the write.
-    expect(phases?.blockedMs.p99).toBeLessThan(5);
+    // Nothing queued: blocked is the code between the call and the write. The 300 start at once,
+    // so the last waits for the CPU time of the starts before it (a few ms on a busy machine);
+    // one queued for a connection waits for a whole stream, hundreds of ms (the next test).
+    expect(phases?.blockedMs.p99).toBeLessThan(25);
     expect(phases?.connectMs.max).toBeGreaterThan(0);
     expect(report.warnings?.map((w) => w.code) ?? []).not.toContain('POOL_SATURATED');
   });

@@ -1,7 +1,8 @@
 /**
  * The lines a person reads first, through `main`: an interrupted run is INTERRUPTED in the
  * console, report.md and report.json; an aborted run's console and report.md name the threshold;
- * a throttled closed-model run's console shows the excluded share and says it measured the limiter.
+ * a throttled closed-model run's console shows the excluded share and says it measured the limiter;
+ * streams whose tokens all arrive together are said not to have been streamed.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,5 +78,34 @@ describe('verdict lines through the CLI', () => {
     expect(io.out()).toMatch(/^op\s+count\s+ok\s+excluded\s+429/m);
     expect(io.out()).toMatch(new RegExp(`^listFlows\\s+${ops.count}\\s+\\S+\\s+${ops.excluded} \\(${share.replace('.', '\\.')}%\\)\\s+\\d+`, 'm'));
     expect(io.out()).toMatch(/\d+\.\d % of requests were rate-limited: the run measured the limiter, not the service/);
+    // The service's own 429s carry its headers: no one else is blamed.
+    expect(report.rateLimit.headerless429).toBe(0);
+    expect(io.out()).not.toContain('no X-RateLimit headers');
+  });
+
+  it('streams whose whole answer arrives in one piece are said not to have been streamed; paced ones are not', async () => {
+    const file = scenario('whole', { mix: [{ op: 'stream' }], load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '500ms' } });
+    // latency "none": the service writes every token of an answer at once.
+    const whole = await startReferenceService({ latency: 'none' });
+    const paced = await startReferenceService({ latency: { ttftMs: 5, itlMs: 15, jitter: 0, tokens: { min: 4, max: 4 } } });
+    try {
+      const io = memoryIo({ cwd: dir });
+      expect(await main(['run', file, '--base-url', whole.baseUrl, '--token', whole.tokens.pro, '--out', join(dir, 'whole'), '--quiet', '--no-audit'], io), io.err()).toBe(0);
+      const r = JSON.parse(read('whole', 'report.json')) as Report;
+      expect(r.stream.count).toBe(10);
+      expect(r.stream.deliveredAtOnce).toBe(10);
+      expect(io.out()).toContain('10 of 10 streams delivered all their tokens at once: the answer was not streamed to flowgauge');
+      // One that paces its tokens 15 ms apart is measured as streamed (a starved client may bunch
+      // a stream's tokens now and then, which is why the note needs half of them).
+      const io2 = memoryIo({ cwd: dir });
+      expect(await main(['run', file, '--base-url', paced.baseUrl, '--token', paced.tokens.pro, '--out', join(dir, 'paced'), '--quiet', '--no-audit'], io2), io2.err()).toBe(0);
+      const p = JSON.parse(read('paced', 'report.json')) as Report;
+      expect(p.stream.count).toBe(10);
+      expect(p.stream.deliveredAtOnce).toBeLessThan(5);
+      expect(io2.out()).not.toContain('tokens at once');
+    } finally {
+      await whole.close();
+      await paced.close();
+    }
   });
 });

@@ -63,6 +63,18 @@ describe('stream collector', () => {
     expect(s.ttftMs.count).toBe(3);
   });
 
+  it('counts streams whose tokens all arrived at one instant (not streamed), and only those', () => {
+    const c = createStreamCollector();
+    const at = (tokens: number[], end: number) =>
+      sample({ op: 'stream', intendedNs: 0, startNs: 0, endNs: end, stream: streamTiming(0, { start: 10 * MS, tokens, end, usage: tokens.length }) });
+    c.observe(at([300 * MS, 300 * MS, 300 * MS], 300 * MS)); // the whole answer in one read
+    c.observe(at([200 * MS, 200 * MS, 260 * MS], 300 * MS)); // two together, then one more: streamed
+    c.observe(at([50 * MS], 300 * MS)); // one token: nothing to tell
+    const s = c.snapshot();
+    expect(s.count).toBe(3);
+    expect(s.deliveredAtOnce).toBe(1);
+  });
+
   it('reports empty summaries with no streams', () => {
     const c = createStreamCollector();
     c.observe(sample());

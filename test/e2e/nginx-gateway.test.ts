@@ -154,6 +154,7 @@ describe.skipIf(!READY)('flowgauge behind nginx', () => {
     expect(s.ttftMs.p50).toBeGreaterThanOrEqual(TTFT_MS);
     expect(s.itlMs.p50).toBeGreaterThanOrEqual(ITL_MS / 2);
     expect(s.timeToEndMs.p50).toBeGreaterThanOrEqual(TTFT_MS + 5 * ITL_MS);
+    expect(s.deliveredAtOnce).toBe(0);
   });
 
   it("names the gateway when it answers for a dead service: nginx's HTML 502 before the run, exit 3", async () => {

@@ -47,6 +47,18 @@ describe('verdict headlines never flatter', () => {
     expect(renderSummary(passing())).not.toContain('rate-limited: the run measured');
   });
 
+  it('streams whose tokens all came at once are said not to have been streamed, so ITL passes for nothing', () => {
+    const base = passing();
+    const note = '7 of 10 streams delivered all their tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so inter-token latency and TPOT say nothing of generation';
+    const most: Report = { ...base, stream: { ...base.stream, count: 10, deliveredAtOnce: 7 } };
+    expect(renderSummary(most)).toContain(note);
+    expect(renderMarkdown(most)).toContain(note);
+    // A few bunched by a busy client are not the answer's shape; a report from before the count says nothing.
+    expect(renderSummary({ ...base, stream: { ...base.stream, count: 10, deliveredAtOnce: 4 } })).not.toContain('tokens at once');
+    const { deliveredAtOnce: _absent, ...older } = base.stream;
+    expect(renderSummary({ ...base, stream: { ...older, count: 10 } })).not.toContain('tokens at once');
+  });
+
   it("429s without the service's rate-limit headers are said to be someone else's, in every rendering", () => {
     const base = passing();
     const some: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 40, premature429: 31, headerless429: 31 } };
