@@ -18,7 +18,8 @@ import { createClient } from '../../src/api/index.js';
 import { executeRun, type RunObserver } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
-import { findNginx, freePort, nginxPrefix, removePrefix, startNginx, type TestNginx } from './helpers/nginx.js';
+import { freePort } from '../helpers/free-port.js';
+import { findNginx, nginxPrefix, removePrefix, startNginx, type TestNginx } from './helpers/nginx.js';
 
 const NGINX = findNginx();
 const OPENSSL = ((): boolean => {

@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,15 +16,6 @@ export function findNginx(): string | undefined {
   const r = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
   const path = r.stdout.trim();
   return r.status === 0 && path !== '' ? path : undefined;
-}
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 /** A running nginx. */

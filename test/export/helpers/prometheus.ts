@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GrafanaDashboard } from '../../../src/slo/grafana-dashboards.js';
@@ -21,14 +21,7 @@ export interface TestPrometheus {
   stop(): Promise<void>;
 }
 
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+export { freePort };
 
 /** Starts Prometheus scraping `targets` (host:port) every second, with `rulesYaml` loaded. */
 export async function startPrometheus(opts: { targets: readonly string[]; rulesYaml?: string }): Promise<TestPrometheus> {
