@@ -84,6 +84,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     `slo     availability ${avail} (objective ${fmtRatio(slo.objective)}), ` +
       `budget consumed ${fmtShare(slo.errorBudgetConsumed)}, burn rate ${fmtNumber(slo.burnRate)}`,
   );
+  const errors = errorsLine(report);
+  if (errors !== undefined) lines.push(errors);
   if (report.contractViolationTotals.total > 0) lines.push(`contract violations: ${report.contractViolationTotals.total}`);
   lines.push(...extrasLines(report, paint));
   lines.push(...journeySummaryLines(report));
@@ -100,6 +102,33 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     lines.push(...grid(trows).map((l) => `  ${l}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Codes and statuses shown on the errors line (the rest are in report.md). */
+const TOP_ERRORS = 4;
+
+/**
+ * What went wrong, across operations: the commonest error codes, then the HTTP statuses other
+ * than 2xx, so an `ok` below 100 % has its reason on screen. 429s have their own line; the
+ * answers of negative tests (sent to fail) are listed too, uncoloured, since they may be wanted.
+ */
+function errorsLine(report: Report): string | undefined {
+  const codes = new Map<string, number>();
+  const statuses = new Map<string, number>();
+  for (const o of Object.values(report.ops)) {
+    if (o === undefined) continue;
+    for (const [code, n] of Object.entries(o.errors)) if (code !== 'RATE_LIMITED') codes.set(code, (codes.get(code) ?? 0) + n);
+    for (const [status, n] of Object.entries(o.statuses)) if (!status.startsWith('2') && status !== '429') statuses.set(status, (statuses.get(status) ?? 0) + n);
+  }
+  if (codes.size === 0) return undefined;
+  const top = (m: Map<string, number>, f: (k: string, n: number) => string): string => {
+    const sorted = [...m].sort((a, b) => b[1] - a[1]);
+    const shown = sorted.slice(0, TOP_ERRORS).map(([k, n]) => f(k, n));
+    return sorted.length > TOP_ERRORS ? `${shown.join(', ')}, …` : shown.join(', ');
+  };
+  const gloss = (k: string): string => (k === 'UNKNOWN' ? 'UNKNOWN (no interface error code)' : k);
+  const http = statuses.size === 0 ? '' : `; HTTP ${top(statuses, (k, n) => `${k} ×${n}`)}`;
+  return `errors  ${top(codes, (k, n) => `${n} ${gloss(k)}`)}${http}`;
 }
 
 const PHASE_HEAD = ['phases p50/p95', 'blocked', 'connect', 'tls', 'wait', 'receive'];

@@ -77,10 +77,27 @@ describe('renderSummary', () => {
     expect(out).toMatch(/^stream\s+250\s+100%\s+0\s+0\s+300ms/m);
     expect(out).toContain('TTFT p50 100ms p99 100ms; ITL p50 50.0ms p99 50.0ms');
     expect(out).toContain('429s    200 (200 expected, 0 premature); limit 1000, reset delta-seconds');
+    // Why `ok` is below 100 %: the codes and statuses (429s are on their own line, not here).
+    expect(out).toContain('errors  1 SERVICE_UNAVAILABLE; HTTP 503 ×1');
     expect(out).toContain('availability 99.8% (objective 99.9%), budget consumed 200.0%');
     expect(out).toMatch(/✗ availability\s+>= 99.9%\s+99.8%/);
     expect(out).toMatch(/✓ stream.ttft.p99\s+< 500ms\s+100ms/);
     expect(out).not.toContain('\x1b[');
+  });
+
+  it('lists the commonest error codes and statuses, glossing UNKNOWN, and no errors line without errors', () => {
+    const base = fixtureReport();
+    const run = base.ops.run!;
+    const r: Report = {
+      ...base,
+      ops: {
+        ...base.ops,
+        run: { ...run, errors: { UNKNOWN: 40, CONNECTION_RESET: 2, TIMEOUT: 1, MALFORMED_BODY: 1, PROTOCOL_ERROR: 1 }, statuses: { ...run.statuses, '502': 40, '504': 1 } },
+      },
+    };
+    expect(renderSummary(r)).toContain('errors  40 UNKNOWN (no interface error code), 2 CONNECTION_RESET, 1 TIMEOUT, 1 MALFORMED_BODY, …; HTTP 502 ×40, 503 ×1, 504 ×1');
+    const clean: Report = { ...base, ops: Object.fromEntries(Object.entries(base.ops).map(([k, o]) => [k, { ...o, errors: {} }])) };
+    expect(renderSummary(clean)).not.toMatch(/^errors /m);
   });
 
   it('colours only when asked', () => {
