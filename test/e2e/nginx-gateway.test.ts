@@ -1,11 +1,12 @@
 /**
  * Debian's nginx as a real gateway in front of the reference service, the way deployments put
  * one: TLS 1.2-only and TLS 1.3-only fronts (run and probe handshake through each, and the probe
- * names the version), `limit_req` answering its own 429s below the service's advertised tier
- * (counted as premature, the missing headers found, the gateway named as the limiter), nginx's default
- * response buffering on a paced stream (timings arrive token by token, as the service sent them),
- * and a dead upstream (before the run: the gateway named, exit 3; during it: nginx's HTML 502s
- * counted against the objective, every request reported).
+ * names the version); `limit_req` answering its own 429s below the service's advertised tier
+ * (counted as premature, the missing headers found, the gateway named as the limiter); nginx's
+ * default response buffering on a paced stream (tokens arrive one by one, as the service sent
+ * them); a read timeout shorter than the gap between tokens (streams cut mid-body, counted
+ * failed); and a dead upstream (before the run: the gateway named, exit 3; during it: nginx's
+ * HTML 502s counted against the objective, every request reported).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -163,6 +164,38 @@ describe.skipIf(!READY)('flowgauge behind nginx', () => {
     const r = await cli(['run', join(prefix, 'list.json'), '--base-url', `http://127.0.0.1:${ports.deadFront}/v1`, '--token', svc.tokens.pro, '--out', join(prefix, 'out-dead')]);
     expect(r.code).toBe(3);
     expect(r.err).toContain('answered GET /flows with HTTP 502 and a non-JSON body (an HTML page?): a gateway or proxy in front of the service answered');
+  });
+
+  it("counts streams nginx cuts at its proxy_read_timeout as failed, each after its first token", async () => {
+    // Tokens 1.5 s apart behind a gateway that waits at most 1 s between reads: a common LLM
+    // deployment mistake. nginx closes each stream mid-body after its first token.
+    const slow = await startReferenceService({ latency: { ttftMs: 50, itlMs: 1500, jitter: 0, tokens: { min: 3, max: 3 }, runOverheadMs: 1, prefillMsPerWord: 0 } });
+    const front = await freePort();
+    const gw3 = await startNginx(
+      NGINX as string,
+      nginxPrefix(),
+      `upstream slow { server 127.0.0.1:${slow.port}; keepalive 4; }
+server { listen 127.0.0.1:${front}; location / { proxy_pass http://slow; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_read_timeout 1s; } }`,
+      [front],
+    );
+    try {
+      writeFileSync(join(prefix, 'cut.json'), JSON.stringify({ name: 'cut', tier: 'pro', load: { rate: '5/s', duration: '1s' }, mix: [{ op: 'stream' }] }));
+      const r = await run('cut.json', `http://127.0.0.1:${front}/v1`, ['--no-audit']);
+      const s = r.report.stream;
+      expect(s.count).toBe(5);
+      expect(s.completed).toBe(0);
+      expect(s.tokens).toBe(5);
+      // The body ended before its last chunk: a failed stream, said on the errors line.
+      expect(r.report.ops.stream?.errors).toEqual({ CONNECTION_RESET: 5 });
+      expect(r.report.slo.bad).toBe(5);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain('stream  0/5 complete');
+      expect(r.out).toContain('errors  5 CONNECTION_RESET');
+    } finally {
+      await gw3.stop();
+      removePrefix(gw3.prefix);
+      await slow.close();
+    }
   });
 
   it("counts nginx's 502s once the service behind it dies mid-run, and still reports every request", async () => {
