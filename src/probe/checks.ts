@@ -81,6 +81,20 @@ export function errorCodeOfAnswer(status: number, body: string): ProbeErrorCode 
   return apiErrorCodeOfStatus(status) ?? 'UNKNOWN';
 }
 
+/** Said of an error answer without the interface's `{ error: { … } }` body. */
+export const FOREIGN_ANSWER = "not the service's error body: a gateway or proxy answered";
+
+/**
+ * The failure of a non-2xx answer. One whose body is not the interface's error object (nginx's
+ * HTML 502, a bare 429 of a gateway's limit) is said to be someone else's, so an incident
+ * points at the gateway, or at what is behind it, rather than at the service's own errors.
+ */
+function failAnswer(res: TimedResponse): CheckOutcome {
+  const parsed = parseJson(res.body);
+  const own = isObject(parsed) && isObject(parsed.error);
+  return fail(res, errorCodeOfAnswer(res.status, res.body), own ? undefined : FOREIGN_ANSWER);
+}
+
 function fail(res: TimedResponse, error: ProbeErrorCode, detail?: string): CheckOutcome {
   return { success: false, status: res.status, error, response: res, ...(detail !== undefined ? { detail } : {}) };
 }
@@ -92,7 +106,7 @@ function ok(res: TimedResponse): CheckOutcome {
 /** Judges a JSON answer against `schema`; `extra` may veto a valid body. */
 function judgeJson(res: TimedResponse, schema: z.ZodType, extra?: (v: Record<string, unknown>) => CheckOutcome | undefined): CheckOutcome {
   if (res.errorCode !== undefined) return fail(res, res.errorCode);
-  if (res.status < 200 || res.status >= 300) return fail(res, errorCodeOfAnswer(res.status, res.body));
+  if (res.status < 200 || res.status >= 300) return failAnswer(res);
   const parsed = parseJson(res.body);
   if (!isObject(parsed)) return fail(res, 'MALFORMED_BODY');
   if (!schema.safeParse(parsed).success) return fail(res, 'CONTRACT_VIOLATION');
@@ -121,7 +135,7 @@ async function streamCheck(ctx: CheckContext, flowId: string): Promise<CheckOutc
     },
   });
   if (res.errorCode !== undefined) return fail(res, res.errorCode);
-  if (res.status < 200 || res.status >= 300) return fail(res, errorCodeOfAnswer(res.status, res.body));
+  if (res.status < 200 || res.status >= 300) return failAnswer(res);
   decoder.end(res.instants.endNs);
   const tokenAt = state.firstTokenNs !== undefined ? { firstTokenNs: state.firstTokenNs } : {};
   if (state.errorEvent !== undefined) return { ...fail(res, 'STREAM_ERROR_EVENT'), ...tokenAt };
@@ -160,7 +174,7 @@ export function runCheck(name: CheckName, ctx: CheckContext): Promise<CheckOutco
 export async function discoverFlow(ctx: Pick<CheckContext, 'baseUrl' | 'send'>): Promise<FlowLookup> {
   const res = await ctx.send({ url: `${ctx.baseUrl}/flows?limit=1&status=published`, method: 'GET', auth: true });
   const judged = judgeJson(res, flowListSchema);
-  if (!judged.success) return { ok: false, outcome: { ...judged, detail: 'flow discovery failed' } };
+  if (!judged.success) return { ok: false, outcome: { ...judged, detail: judged.detail === undefined ? 'flow discovery failed' : `flow discovery failed: ${judged.detail}` } };
   const flows = (parseJson(res.body) as { flows: { id: string }[] }).flows;
   const first = flows[0];
   if (first === undefined) return { ok: false, outcome: { ...fail(res, 'NO_FLOW', 'no published flow to probe; pass --flow') } };

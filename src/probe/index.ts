@@ -5,6 +5,7 @@ export {
   runCheck,
   discoverFlow,
   errorCodeOfAnswer,
+  FOREIGN_ANSWER,
   PROBE_INPUT,
   type CheckContext,
   type CheckOutcome,

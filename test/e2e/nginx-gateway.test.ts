@@ -16,6 +16,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/report/index.js';
 import { createClient } from '../../src/api/index.js';
+import { FOREIGN_ANSWER } from '../../src/probe/index.js';
 import { executeRun, type RunObserver } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
@@ -164,6 +165,11 @@ describe.skipIf(!READY)('flowgauge behind nginx', () => {
     const r = await cli(['run', join(prefix, 'list.json'), '--base-url', `http://127.0.0.1:${ports.deadFront}/v1`, '--token', svc.tokens.pro, '--out', join(prefix, 'out-dead')]);
     expect(r.code).toBe(3);
     expect(r.err).toContain('answered GET /flows with HTTP 502 and a non-JSON body (an HTML page?): a gateway or proxy in front of the service answered');
+    // The uptime probe's record says the same of the answer, for whoever reads the incident.
+    const p = await cli(['probe', '--once', '--interval', '1m', '--json', '--checks', 'listFlows', '--history', join(prefix, 'h-dead'), '--base-url', `http://127.0.0.1:${ports.deadFront}/v1`, '--token', svc.tokens.pro]);
+    expect(p.code).toBe(1);
+    const record = JSON.parse(p.out.trim().split('\n')[0] as string) as { success: boolean; status: number; error: string; detail?: string };
+    expect(record).toMatchObject({ success: false, status: 502, error: 'UNKNOWN', detail: FOREIGN_ANSWER });
   });
 
   it("counts streams nginx cuts at its proxy_read_timeout as failed, each after its first token", async () => {
