@@ -29,6 +29,12 @@ export class ApiError extends Error {
   readonly details: Readonly<Record<string, unknown>> | undefined;
   /** `request_id` of the body, else the `x-request-id` header. */
   readonly requestId: string | undefined;
+  /**
+   * The shape of a body that holds no `error` object at all (`non-JSON text`, `empty`,
+   * `error: missing`): an answer from something in front of the service, such as a gateway's
+   * HTML page. Undefined when the body was the interface's error object, well formed or not.
+   */
+  readonly foreignBody: string | undefined;
 
   /** Prefer `createApiError`, which skips the stack capture. */
   constructor(
@@ -37,6 +43,7 @@ export class ApiError extends Error {
     message: string,
     details: Readonly<Record<string, unknown>> | undefined,
     requestId: string | undefined,
+    foreignBody?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -44,6 +51,7 @@ export class ApiError extends Error {
     this.status = status;
     this.details = details;
     this.requestId = requestId;
+    this.foreignBody = foreignBody;
   }
 }
 
@@ -70,8 +78,9 @@ export function createApiError(
   message: string,
   details: Readonly<Record<string, unknown>> | undefined,
   requestId: string | undefined,
+  foreignBody?: string,
 ): ApiError {
-  return withoutStack(() => new ApiError(code, status, message, details, requestId));
+  return withoutStack(() => new ApiError(code, status, message, details, requestId, foreignBody));
 }
 
 /** An `Error` carrying `code`, without a stack trace: the raw failure of a transport, classified later. */

@@ -166,9 +166,11 @@ export function errorResult<T>(
   let message = `HTTP ${status}`;
   let details: Record<string, unknown> | undefined;
   let requestId = headerRequestId(headers);
+  let foreignBody: string | undefined;
   if (err === undefined || typeof err.code !== 'string') {
     const got = body === undefined ? bodyShape(text, parsed) : err === undefined ? `error: ${describeType(body.error)}` : `error.code: ${describeType(err.code)}`;
     violations = [{ op, path: 'error', expected: 'error body', got }];
+    if (err === undefined) foreignBody = got;
   } else {
     code = isApiErrorCode(err.code) ? err.code : 'UNKNOWN';
     if (typeof err.message === 'string') message = ctx.redact(err.message).slice(0, MESSAGE_MAX);
@@ -185,7 +187,7 @@ export function errorResult<T>(
     }
   }
   if (requestId !== undefined) requestId = ctx.redact(requestId);
-  const error = createApiError(code, status, `${code} (HTTP ${status}): ${message}`, details, requestId);
+  const error = createApiError(code, status, `${code} (HTTP ${status}): ${message}`, details, requestId, foreignBody);
   return { ok: false, error, meta: responseMeta(ctx.redact, status, requestId, headers, startNs, t), violations };
 }
 

@@ -278,6 +278,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       let verdict: ThrottleClass = 'none';
       if (status === 429) {
         responses429++;
+        // `info` exists for a lone Retry-After too, which gateways send with their own 429s.
         if (info === undefined || (info.raw.limit === undefined && info.raw.remaining === undefined && info.raw.reset === undefined)) headerless429++;
         verdict = judged ?? judge429(w, startNs);
         w.rejected++;

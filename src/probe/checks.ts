@@ -75,8 +75,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** The code of a non-2xx answer: the body's `error.code` when it is one of the seven, else by status. */
 export function errorCodeOfAnswer(status: number, body: string): ProbeErrorCode {
-  const parsed = parseJson(body);
-  const code = isObject(parsed) && isObject(parsed.error) ? parsed.error.code : undefined;
+  return codeOf(status, errorObjectOf(parseJson(body)));
+}
+
+/** The `error` object of a parsed answer, when it has one. */
+function errorObjectOf(parsed: unknown): Record<string, unknown> | undefined {
+  return isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
+}
+
+function codeOf(status: number, error: Record<string, unknown> | undefined): ProbeErrorCode {
+  const code = error?.code;
   if (isApiErrorCode(code)) return code;
   return apiErrorCodeOfStatus(status) ?? 'UNKNOWN';
 }
@@ -90,9 +98,8 @@ export const FOREIGN_ANSWER = "not the service's error body: a gateway or proxy 
  * points at the gateway, or at what is behind it, rather than at the service's own errors.
  */
 function failAnswer(res: TimedResponse): CheckOutcome {
-  const parsed = parseJson(res.body);
-  const own = isObject(parsed) && isObject(parsed.error);
-  return fail(res, errorCodeOfAnswer(res.status, res.body), own ? undefined : FOREIGN_ANSWER);
+  const error = errorObjectOf(parseJson(res.body));
+  return fail(res, codeOf(res.status, error), error === undefined ? FOREIGN_ANSWER : undefined);
 }
 
 function fail(res: TimedResponse, error: ProbeErrorCode, detail?: string): CheckOutcome {

@@ -57,9 +57,8 @@ export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: 
   // premature count would otherwise blame the service for a gateway's limit.
   const headerless = r.totals.headerless429 ?? 0;
   if (headerless > 0) {
-    notes.push(
-      `${headerless === responses429 ? (headerless === 1 ? 'the 429 carried' : `all ${headerless} 429s carried`) : `${headerless} of the ${responses429} 429s carried`} no X-RateLimit headers: something in front of the service (a gateway's limit, a proxy) refused ${headerless === 1 ? 'it' : 'them'}, not the service's own limiter`,
-    );
+    const which = headerless < responses429 ? `${headerless} of the ${responses429} 429s` : headerless === 1 ? 'the 429' : `all ${headerless} 429s`;
+    notes.push(`${which} carried no X-RateLimit headers: something in front of the service (a gateway's limit, a proxy) refused ${headerless === 1 ? 'it' : 'them'}, not the service's own limiter`);
   }
   // Tokens that arrive together make ITL and TPOT near zero: thresholds on them would pass for a
   // service, or a proxy, that does not stream at all.

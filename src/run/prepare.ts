@@ -3,7 +3,7 @@
  * published flow, a session, a run id) and prove the target answers at all. These few
  * requests are not part of the measurement.
  */
-import type { Client } from '../api/index.js';
+import { ApiError, type Client } from '../api/index.js';
 import { FlowgaugeError } from '../core/errors.js';
 import type { ResolvedScenario } from '../scenario/index.js';
 import type { OperationTargets } from './operations.js';
@@ -42,9 +42,9 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
       );
     }
     // An answer without the interface's error object came from something else: usually a gateway or proxy whose service is down.
-    const foreign = listed.violations.find((v) => v.path === 'error' && v.expected === 'error body' && !v.got.startsWith('error.code'));
+    const foreign = e instanceof ApiError ? e.foreignBody : undefined;
     if (foreign !== undefined) {
-      const body = foreign.got === 'non-JSON text' ? 'a non-JSON body (an HTML page?)' : foreign.got === 'empty' ? 'an empty body' : `a JSON body without the interface's error object (${foreign.got})`;
+      const body = foreign === 'non-JSON text' ? 'a non-JSON body (an HTML page?)' : foreign === 'empty' ? 'an empty body' : `a JSON body without the interface's error object (${foreign})`;
       throw new FlowgaugeError(
         'FG_TARGET_UNREACHABLE',
         `target ${client.baseUrl} answered GET /flows with HTTP ${listed.meta.status} and ${body}: a gateway or proxy in front of the service answered, not the service; is the service behind it up?`,

@@ -39,6 +39,8 @@ describe('HTTP errors', () => {
     const r = await client.getFlow('f');
     expect(errorCodeOf(r)).toBe('UNKNOWN');
     expect(r.violations).toEqual([]);
+    // The interface's error object, with a code it does not list: still the service's own answer.
+    expect(r.ok ? undefined : (r.error as ApiError).foreignBody).toBeUndefined();
   });
 
   it('a non-JSON error body is an ApiError coded from the status, with a violation', async () => {
@@ -52,6 +54,8 @@ describe('HTTP errors', () => {
     expect(r.error).toBeInstanceOf(ApiError);
     expect(r.error.code).toBe('SERVICE_UNAVAILABLE');
     expect((r.error as ApiError).requestId).toBe('hdr-9');
+    // Not the service's answer: a page of something in front of it.
+    expect((r.error as ApiError).foreignBody).toBe('non-JSON text');
     expect(r.violations).toEqual([{ op: 'getFlow', path: 'error', expected: 'error body', got: 'non-JSON text' }]);
   });
 
@@ -62,6 +66,7 @@ describe('HTTP errors', () => {
     };
     const r = await client.getFlow('f');
     expect(errorCodeOf(r)).toBe('UNKNOWN');
+    expect(r.ok ? undefined : (r.error as ApiError).foreignBody).toBe('empty');
     expect(r.violations).toEqual([{ op: 'getFlow', path: 'error', expected: 'error body', got: 'empty' }]);
   });
 
