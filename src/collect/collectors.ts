@@ -15,7 +15,7 @@ import type { Pct } from './histogram.js';
 import { createOpStats } from './op-stats.js';
 import type { OpSnapshot, OpStats } from './op-stats.js';
 import { createRateLimitAnalyser } from './rate-limit-analyser.js';
-import type { RateLimitSnapshot } from './rate-limit-analyser.js';
+import type { RateLimitSnapshot, SetupAnswer } from './rate-limit-analyser.js';
 import { createSliceTable } from './slices.js';
 import type { SliceEntry } from './slices.js';
 import { createStreamCollector } from './stream-collector.js';
@@ -34,8 +34,10 @@ export interface CollectorsOptions {
   readonly runStartWallMs?: number;
   /** How long after a slice ends its histograms stay live before being serialised (default 10 000 ms). */
   readonly sliceCloseLagMs?: number;
-  /** See `RateLimitAnalyserOptions.prematureSlack` (default 0.05). */
-  readonly prematureSlack?: number;
+  /** See `RateLimitAnalyserOptions.inFlight`. */
+  readonly inFlight?: () => number;
+  /** See `RateLimitAnalyserOptions.sharers` (default 1). */
+  readonly sharers?: number;
   /** Distinct contract violations kept (default 200). */
   readonly maxContractViolations?: number;
 }
@@ -47,7 +49,8 @@ export interface ResolvedCollectorsOptions {
   readonly objective: number;
   readonly runStartWallMs: number | undefined;
   readonly sliceCloseLagMs: number;
-  readonly prematureSlack: number;
+  readonly inFlight: (() => number) | undefined;
+  readonly sharers: number;
   readonly maxContractViolations: number;
 }
 
@@ -109,6 +112,8 @@ export interface Collectors {
    * under a verdict made elsewhere (a run's total over several scenarios, each its own judge).
    */
   observe(sample: RequestSample, judged?: Verdict): Verdict;
+  /** See `RateLimitAnalyser.observeSetup`: the client's setup requests, for the rate-limit windows only. */
+  observeSetup(answer: SetupAnswer): void;
   snapshot(nowNs: number): CollectorSnapshot;
   /** What thresholds read, without serialising any histogram (for live abort-on-fail checks). */
   view(): CollectorView;
@@ -125,7 +130,8 @@ export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCo
     objective: options.objective ?? DEFAULT_OBJECTIVE,
     runStartWallMs: options.runStartWallMs,
     sliceCloseLagMs: options.sliceCloseLagMs ?? 10_000,
-    prematureSlack: options.prematureSlack ?? 0.05,
+    inFlight: options.inFlight,
+    sharers: options.sharers ?? 1,
     maxContractViolations: options.maxContractViolations ?? 200,
   };
   if (!Number.isFinite(resolved.runStartNs)) throw new InvalidArgumentError('runStartNs must be a finite number');
@@ -149,7 +155,8 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   const prompts = createPromptLengthStats();
   const rateLimit = createRateLimitAnalyser({
     runStartNs: o.runStartNs,
-    prematureSlack: o.prematureSlack,
+    sharers: o.sharers,
+    ...(o.inFlight === undefined ? {} : { inFlight: o.inFlight }),
     ...(o.runStartWallMs === undefined ? {} : { runStartWallMs: o.runStartWallMs }),
   });
   const violations = createContractViolationTable(o.maxContractViolations);
@@ -192,6 +199,10 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       if (sample.status === 429) responses429++;
       countCompletion(sample.endNs);
       return judged ?? { sli, throttle };
+    },
+
+    observeSetup(answer) {
+      rateLimit.observeSetup(answer);
     },
 
     snapshot(nowNs) {

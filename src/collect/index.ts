@@ -11,3 +11,4 @@ export * from './notification-matcher.js';
 export * from './async-runs.js';
 export * from './iteration-stats.js';
 export * from './prompt-length.js';
+export * from './rate-limit-tenants.js';

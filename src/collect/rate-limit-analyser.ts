@@ -1,30 +1,42 @@
 /**
  * The rate-limit analyser: measures, rather than assumes, how the service limits. It groups
- * responses into the server's windows, judges every 429 as expected or premature (that verdict
- * feeds the SLI), infers what Reset means, counts header problems, and times the recovery
- * after the first rejected window. Pure: times come from the samples.
+ * responses into the server's windows, judges every 429 as expected, premature or uncertain
+ * (that verdict feeds the SLI), infers what Reset means, counts header problems, and times the
+ * recovery after the first rejected window. Pure: times come from the samples, and the number
+ * of the scenario's requests in flight from `inFlight`. One analyser judges one token: a run of
+ * several tenants gives each its own, and the run's total only adds their verdicts up.
  *
  * Windows. A response with a Reset header belongs to the window that Reset names: for an epoch
  * value the value itself; for a delta, the instant it points at (arrival + delta), matched
  * within 1.5 s because deltas are whole seconds. Keying by Reset rather than by arrival order
  * keeps late responses (a long stream observed seconds after it was admitted) in the window
  * that admitted them. Without a Reset header, a response joins the newest window unless its
- * Remaining jumps back up (by more than half the limit), which starts a new one.
+ * Remaining jumps back up (by more than half the limit), which starts a new one. A window that
+ * opens while the previous one's reset is still ahead is not a fixed window: the limiter rolls
+ * (sliding log, token bucket), and only the Remaining evidence below applies to it.
  *
- * Expected or premature. A 429 is expected when the client had used up the advertised limit
- * in that window, seen from any of: accepted responses in the window ≥ limit − slack; the
- * lowest Remaining of an accepted response in the window ≤ slack; or the most recently sent
- * accepted request (sent before this one) saw Remaining ≤ slack. `slack` (default 5 % of the
- * limit, at least 1) absorbs admitted requests still in flight when the 429 arrived — their
- * Remaining is not known yet. Otherwise, and always when no limit was ever advertised (the
- * client cannot have been over a limit nobody stated), the 429 is premature.
+ * The verdict on a 429 (docs/measuring.md has worked examples). Each request is an interval
+ * from send (s) to answer (a): the server counted it somewhere in between. For a 429 x:
+ * - count evidence (fixed windows, a known limit L): the requests of x's window that may have
+ *   been counted before x are those sent before a(x) plus every request still in flight;
+ *   fewer than L of them ⇒ premature. Those surely counted before x are those answered
+ *   before s(x); L or more ⇒ expected.
+ * - Remaining evidence: j is the newest accepted answer that arrived before x was sent; its
+ *   Remaining r(j) is the service's own statement. If r(j) exceeds every request that may have
+ *   been counted between j and x ⇒ premature. If the accepted requests surely counted between
+ *   them (in j's window) used r(j) up ⇒ expected. A 429's own Remaining is not evidence: a
+ *   limiter that refuses early says 0 there.
+ * - premature if either says so; else expected if either says so; else uncertain. With no
+ *   limit and no Remaining ever advertised the 429 is premature: the client cannot have been
+ *   over a limit nobody stated.
  */
 import type { RateLimitInfo, RequestSample, ThrottleClass } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { checkHeaders, countViolation, usable } from './rate-limit-headers.js';
-import type { HeaderViolationCounts } from './rate-limit-headers.js';
+import type { HeaderViolationCounts, HeaderViolationKind } from './rate-limit-headers.js';
 import { EPOCH_MS_MIN, EPOCH_SECONDS_MIN, createResetSemanticsTracker } from './reset-semantics.js';
 import type { ResetSemantics } from './reset-semantics.js';
+import { createSortedTimes, type SortedTimes } from './sorted-times.js';
 
 /** Options of `createRateLimitAnalyser`. */
 export interface RateLimitAnalyserOptions {
@@ -32,8 +44,19 @@ export interface RateLimitAnalyserOptions {
   readonly runStartNs: number;
   /** Wall-clock ms at `runStartNs`: places epoch Reset values on the monotonic clock (recovery time). */
   readonly runStartWallMs?: number;
-  /** Share of the limit a 429 may leave unused and still count as expected (default 0.05). */
-  readonly prematureSlack?: number;
+  /**
+   * The token's requests in flight right now, not counting the one being observed. They may have
+   * reached the service before a 429 was answered, so they widen what is uncertain. Without it,
+   * nothing is taken to be in flight (right for samples replayed after the fact).
+   */
+  readonly inFlight?: () => number;
+  /**
+   * Processes sending with the same token, this one included (`--workers`, `--shard`), each with
+   * an even share of the schedule (default 1). The others' requests are not seen here, so the
+   * evidence that a 429 came early must hold with theirs added at the same rate; evidence that it
+   * was expected needs this process's own requests alone.
+   */
+  readonly sharers?: number;
   /** Windows kept for the report, newest last (default 1000). */
   readonly maxWindows?: number;
 }
@@ -60,6 +83,10 @@ export interface RateLimitSnapshot {
   readonly responses429: number;
   readonly expected429: number;
   readonly premature429: number;
+  /** 429s whose order against the limit requests in flight made unknowable (optional in older reports). */
+  readonly uncertain429?: number;
+  /** True when the limiter's windows overlap (sliding log, token bucket): only Remaining judged. */
+  readonly rolling?: boolean;
   /**
    * 429s that carried none of the `X-RateLimit-*` headers, which the service sends on every
    * answer: something in front of it (a gateway's `limit_req`, a proxy) refused them. Optional
@@ -85,14 +112,23 @@ export interface RateLimitSnapshot {
 
 /** The analyser. */
 export interface RateLimitAnalyser {
-  /** Analyses one sample (copies what it keeps) and judges it if it is a 429. */
   /**
-   * Records a response and judges a 429. `judged` takes a judgement made elsewhere (a run of
-   * several tenants judges each against its own limit; the whole run only adds them up).
+   * Records a response and judges a 429. With `judged`, the judgement was made elsewhere (a run
+   * of several tenants judges each against its own limit): the sample is only counted, and its
+   * headers are left to the tenant's own analyser, so two tokens' headers are never mixed.
    */
   observe(sample: RequestSample, judged?: ThrottleClass): ThrottleClass;
+  /**
+   * Places an answer the client got before the measurement (its own setup requests) in the
+   * service's window: the service counted it, so the count evidence must too. Nothing else of it
+   * is reported.
+   */
+  observeSetup(answer: SetupAnswer): void;
   snapshot(): RateLimitSnapshot;
 }
+
+/** What `observeSetup` needs of an answer. */
+export type SetupAnswer = Pick<RequestSample, 'startNs' | 'headersNs' | 'endNs' | 'status' | 'rateLimit'>;
 
 interface Win {
   readonly seq: number;
@@ -106,6 +142,17 @@ interface Win {
   minAccRemaining: number | undefined;
   lastStartNs: number;
   lastStartRemaining: number | undefined;
+  /** Send and answer times of every response in the window, and answer times of the accepted ones. */
+  detail: { readonly sent: SortedTimes; readonly answered: SortedTimes; readonly accAnswered: SortedTimes } | undefined;
+  /** Findings that hold only for a fixed window: reported unless the limiter turns out to roll. */
+  readonly fixedFindings: Map<HeaderViolationKind, number>;
+}
+
+interface Accepted {
+  readonly startNs: number;
+  readonly answerNs: number;
+  readonly remaining: number;
+  readonly win: Win;
 }
 
 /** How many recent windows a response may belong to (late responses are seconds late, not minutes). */
@@ -114,18 +161,24 @@ const MATCH_DEPTH = 16;
 const START_RING = 4096;
 /** Distinct Limit values tallied (beyond that, new values are ignored for the mode). */
 const MAX_LIMIT_VALUES = 32;
+/** Recent accepted answers with a Remaining, searched newest first for the evidence of a 429. */
+const ACCEPTED_RING = 1024;
+/** Times kept per window (a window of more answers than this counts its oldest as dropped). */
+const WINDOW_TIMES = 16_384;
 
 /** Creates an analyser. */
 export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): RateLimitAnalyser {
-  const slackShare = options.prematureSlack ?? 0.05;
   const maxWindows = options.maxWindows ?? 1000;
-  if (!(slackShare >= 0 && slackShare < 1)) throw new InvalidArgumentError('prematureSlack must be in [0, 1)');
   if (!(Number.isInteger(maxWindows) && maxWindows > 0)) throw new InvalidArgumentError('maxWindows must be a positive integer');
   const { runStartNs, runStartWallMs } = options;
+  const inFlight = options.inFlight ?? (() => 0);
+  const sharers = options.sharers ?? 1;
+  if (!(Number.isInteger(sharers) && sharers >= 1)) throw new InvalidArgumentError('sharers must be a positive integer');
 
   const windows: Win[] = [];
   let windowsDropped = 0;
   let seq = 0;
+  let rolling = false;
   const violations: HeaderViolationCounts = new Map();
   const limits = new Map<number, number>();
   const semantics = createResetSemanticsTracker();
@@ -133,8 +186,16 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   let responses429 = 0;
   let expected429 = 0;
   let premature429 = 0;
+  let uncertain429 = 0;
   let headerless429 = 0;
-  let lastAccepted: { startNs: number; remaining: number | undefined } | undefined;
+
+  // Every response's send and answer times, and the accepted ones', across windows.
+  const sent = createSortedTimes();
+  const answered = createSortedTimes();
+  const accSent = createSortedTimes();
+  const accAnswered = createSortedTimes();
+  const accRing: (Accepted | undefined)[] = new Array<Accepted | undefined>(ACCEPTED_RING);
+  let accCount = 0;
 
   // Placing the first 429 by send order: send times of recent samples until it arrives.
   const ring = new Float64Array(START_RING);
@@ -145,12 +206,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   let rejectedWin: Win | undefined;
   let recoveryObsNs: number | undefined;
 
-  const newWindow = (
-    key: number | undefined,
-    epoch: boolean,
-    info: RateLimitInfo | undefined,
-    resetAtNs: number | undefined,
-  ): Win => {
+  const newWindow = (key: number | undefined, epoch: boolean, info: RateLimitInfo | undefined, resetAtNs: number | undefined): Win => {
     const w: Win = {
       seq: seq++,
       key,
@@ -163,10 +219,16 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       minAccRemaining: undefined,
       lastStartNs: -Infinity,
       lastStartRemaining: undefined,
+      detail: { sent: createSortedTimes(WINDOW_TIMES), answered: createSortedTimes(WINDOW_TIMES), accAnswered: createSortedTimes(WINDOW_TIMES) },
+      fixedFindings: new Map(),
     };
     windows.push(w);
+    // Only the windows a response may still join keep their times.
+    const old = windows[windows.length - 1 - MATCH_DEPTH];
+    if (old !== undefined) old.detail = undefined;
     if (windows.length > maxWindows) {
-      windows.shift();
+      const gone = windows.shift() as Win;
+      if (!rolling) for (const [k, n] of gone.fixedFindings) violations.set(k, (violations.get(k) ?? 0) + n);
       windowsDropped++;
     }
     return w;
@@ -175,30 +237,36 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const wallToNs = (wallMs: number): number | undefined =>
     runStartWallMs === undefined ? undefined : runStartNs + (wallMs - runStartWallMs) * 1e6;
 
-  const windowOf = (
-    info: RateLimitInfo | undefined,
-    reset: number | undefined,
-    remaining: number | undefined,
-    arrivalNs: number,
-  ): Win => {
+  /** Remaining back up by more than half the limit: the service opened a new window. */
+  const jumpedUp = (w: Win, remaining: number | undefined): boolean => {
+    if (remaining === undefined || w.minAccRemaining === undefined) return false;
+    const limit = w.limit ?? advertised();
+    return remaining - w.minAccRemaining > (limit === undefined ? 0 : Math.max(1, Math.floor(limit / 2)));
+  };
+
+  const windowOf = (info: RateLimitInfo | undefined, reset: number | undefined, remaining: number | undefined, arrivalNs: number, accepted: boolean): Win => {
     if (reset !== undefined) {
       const epoch = reset > EPOCH_SECONDS_MIN;
       const key = reset >= EPOCH_MS_MIN ? reset / 1000 : epoch ? reset : arrivalNs / 1e9 + reset;
-      const tolerance = epoch ? 0.5 : 1.5;
+      // A delta is whole seconds counted when the service answered: one window's keys spread
+      // over a second and the answer's travel. Windows of a second or two can still share keys;
+      // Remaining jumping back up tells them apart.
+      const tolerance = epoch ? 0.5 : 1.25;
       for (let i = windows.length - 1; i >= Math.max(0, windows.length - MATCH_DEPTH); i--) {
         const w = windows[i] as Win;
-        if (w.key !== undefined && w.epoch === epoch && Math.abs(w.key - key) <= tolerance) return w;
+        if (w.key !== undefined && w.epoch === epoch && Math.abs(w.key - key) <= tolerance) {
+          if (accepted && i === windows.length - 1 && jumpedUp(w, remaining)) break;
+          return w;
+        }
       }
       const resetAtNs = epoch ? wallToNs(key * 1000) : arrivalNs + reset * 1e9;
+      // A fixed window opens after the previous one's reset; one that opens well before it rolls.
+      const newest = windows[windows.length - 1];
+      if (newest?.resetAtNs !== undefined && newest.key !== undefined && newest.resetAtNs - arrivalNs > tolerance * 1e9) rolling = true;
       return newWindow(key, epoch, info, resetAtNs);
     }
     const current = windows[windows.length - 1];
-    if (current === undefined) return newWindow(undefined, false, info, undefined);
-    const limit = current.limit ?? advertised();
-    const jump = limit === undefined ? 0 : Math.max(1, Math.floor(limit / 2));
-    if (remaining !== undefined && current.minAccRemaining !== undefined && remaining - current.minAccRemaining > jump) {
-      return newWindow(undefined, false, info, undefined);
-    }
+    if (current === undefined || jumpedUp(current, remaining)) return newWindow(undefined, false, info, undefined);
     return current;
   };
 
@@ -214,15 +282,53 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     return best;
   }
 
-  const judge429 = (w: Win, startNs: number): ThrottleClass => {
+  /** The newest accepted answer with a Remaining that arrived before `startNs`. */
+  const evidenceBefore = (startNs: number): Accepted | undefined => {
+    for (let k = accCount - 1; k >= Math.max(0, accCount - ACCEPTED_RING); k--) {
+      const e = accRing[k % ACCEPTED_RING] as Accepted;
+      if (e.answerNs < startNs) return e;
+    }
+    return undefined;
+  };
+
+  const judge429 = (w: Win, startNs: number, answerNs: number): ThrottleClass => {
+    const flying = inFlight();
     const limit = w.limit ?? advertised();
-    if (limit === undefined) return 'premature';
-    const slack = Math.max(1, Math.ceil(limit * slackShare));
-    if (w.accepted >= limit - slack) return 'expected';
-    if (w.minAccRemaining !== undefined && w.minAccRemaining <= slack) return 'expected';
-    const last = lastAccepted;
-    if (last !== undefined && last.startNs < startNs && last.remaining !== undefined && last.remaining <= slack) return 'expected';
-    return 'premature';
+    let premature = false;
+    let expected = false;
+    if (!rolling && limit !== undefined && w.detail !== undefined) {
+      if ((w.detail.sent.below(answerNs) + flying) * sharers < limit) premature = true;
+      else if (w.detail.answered.below(startNs) >= limit) expected = true;
+    }
+    const j = evidenceBefore(startNs);
+    if (j !== undefined) {
+      // Every request that may have been counted between j and this one: sent before this
+      // answer, answered after j was sent (j itself excluded), and any still in flight.
+      const between = sent.below(answerNs) - answered.atMost(j.startNs) - 1 + flying;
+      if (j.remaining > (between + 1) * sharers - 1) premature = true;
+      else if (j.win === w || rolling) {
+        // Accepted requests surely counted after j and before this one (a lower bound).
+        const surely = Math.max(0, accAnswered.below(startNs) - accSent.atMost(j.answerNs));
+        if (j.remaining <= surely) expected = true;
+      }
+    } else if (limit === undefined) {
+      premature = true;
+    }
+    return premature ? 'premature' : expected ? 'expected' : 'uncertain';
+  };
+
+  /** An accepted answer's Remaining against the count the client sent in a fixed window. */
+  const checkCount = (w: Win, startNs: number, answerNs: number, remaining: number, limit: number): void => {
+    const d = w.detail;
+    if (d === undefined || sharers > 1) return;
+    // Counted before this one: at most every request sent before its answer, or in flight;
+    // at least the accepted ones answered before it was sent.
+    const most = d.sent.below(answerNs) + inFlight();
+    const least = d.accAnswered.below(startNs);
+    let kind: HeaderViolationKind | undefined;
+    if (remaining < limit - 1 - most) kind = 'remaining-below-count';
+    else if (remaining > limit - 1 - least) kind = 'remaining-above-count';
+    if (kind !== undefined) w.fixedFindings.set(kind, (w.fixedFindings.get(kind) ?? 0) + 1);
   };
 
   const trackSendOrder = (startNs: number): void => {
@@ -242,10 +348,32 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     first429 = { startNs, index: before + 1 };
   };
 
+  const tally = (verdict: ThrottleClass): void => {
+    if (verdict === 'expected') expected429++;
+    else if (verdict === 'uncertain') uncertain429++;
+    else premature429++;
+  };
+
+  const isHeaderless = (info: RateLimitInfo | undefined): boolean =>
+    // `info` exists for a lone Retry-After too, which gateways send with their own 429s.
+    info === undefined || (info.raw.limit === undefined && info.raw.remaining === undefined && info.raw.reset === undefined);
+
   return {
     observe(sample, judged) {
       const { status, startNs } = sample;
       const info = sample.rateLimit;
+      if (judged !== undefined) {
+        if (status === 0) return judged;
+        responses++;
+        if (status === 429) {
+          responses429++;
+          if (isHeaderless(info)) headerless429++;
+          tally(judged);
+          if (first429 === undefined) placeFirst429(startNs);
+        }
+        trackSendOrder(startNs);
+        return judged;
+      }
       if (status === 0) {
         trackSendOrder(startNs);
         return 'none';
@@ -262,14 +390,14 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       }
       if (reset !== undefined) semantics.observe(reset, arrivalNs);
 
-      const w = windowOf(info, reset, remaining, arrivalNs);
+      const w = windowOf(info, reset, remaining, arrivalNs, status !== 429);
       if (limit !== undefined) {
         if (w.limit === undefined) w.limit = limit;
-        else if (w.limit !== limit) countViolation(violations, 'limit-changed-within-window');
+        else if (w.limit !== limit) w.fixedFindings.set('limit-changed-within-window', (w.fixedFindings.get('limit-changed-within-window') ?? 0) + 1);
       }
       if (remaining !== undefined && startNs > w.lastStartNs) {
         if (w.lastStartRemaining !== undefined && remaining > w.lastStartRemaining) {
-          countViolation(violations, 'remaining-increased-within-window');
+          w.fixedFindings.set('remaining-increased-within-window', (w.fixedFindings.get('remaining-increased-within-window') ?? 0) + 1);
         }
         w.lastStartNs = startNs;
         w.lastStartRemaining = remaining;
@@ -278,30 +406,64 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       let verdict: ThrottleClass = 'none';
       if (status === 429) {
         responses429++;
-        // `info` exists for a lone Retry-After too, which gateways send with their own 429s.
-        if (info === undefined || (info.raw.limit === undefined && info.raw.remaining === undefined && info.raw.reset === undefined)) headerless429++;
-        verdict = judged ?? judge429(w, startNs);
+        if (isHeaderless(info)) headerless429++;
+        verdict = judge429(w, startNs, arrivalNs);
+        tally(verdict);
         w.rejected++;
-        if (verdict === 'expected') expected429++;
-        else premature429++;
         if (rejectedWin === undefined) rejectedWin = w;
         if (first429 === undefined) placeFirst429(startNs);
       } else {
         w.accepted++;
+        const wl = w.limit ?? advertised();
+        if (remaining !== undefined && wl !== undefined && !rolling) checkCount(w, startNs, arrivalNs, remaining, wl);
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) {
           w.minAccRemaining = remaining;
         }
-        if (lastAccepted === undefined || startNs > lastAccepted.startNs) lastAccepted = { startNs, remaining };
+        accSent.insert(startNs);
+        accAnswered.insert(arrivalNs);
+        w.detail?.accAnswered.insert(arrivalNs);
+        if (remaining !== undefined) accRing[accCount++ % ACCEPTED_RING] = { startNs, answerNs: arrivalNs, remaining, win: w };
         if (rejectedWin !== undefined && w.seq > rejectedWin.seq && (recoveryObsNs === undefined || arrivalNs < recoveryObsNs)) {
           recoveryObsNs = arrivalNs;
         }
       }
+      sent.insert(startNs);
+      answered.insert(arrivalNs);
+      w.detail?.sent.insert(startNs);
+      w.detail?.answered.insert(arrivalNs);
       trackSendOrder(startNs);
       return verdict;
     },
 
+    observeSetup(answer) {
+      if (answer.status === 0) return;
+      const info = answer.rateLimit;
+      const arrivalNs = answer.headersNs ?? answer.endNs;
+      const remaining = usable(info?.remaining);
+      const accepted = answer.status !== 429;
+      const w = windowOf(info, usable(info?.reset), remaining, arrivalNs, accepted);
+      const limit = usable(info?.limit);
+      if (limit !== undefined && w.limit === undefined) w.limit = limit;
+      if (accepted) {
+        if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) w.minAccRemaining = remaining;
+        accSent.insert(answer.startNs);
+        accAnswered.insert(arrivalNs);
+        w.detail?.accAnswered.insert(arrivalNs);
+        if (remaining !== undefined) accRing[accCount++ % ACCEPTED_RING] = { startNs: answer.startNs, answerNs: arrivalNs, remaining, win: w };
+      }
+      sent.insert(answer.startNs);
+      answered.insert(arrivalNs);
+      w.detail?.sent.insert(answer.startNs);
+      w.detail?.answered.insert(arrivalNs);
+    },
+
     snapshot() {
       const resetAtNs = rejectedWin?.resetAtNs;
+      const headerViolations: Record<string, number> = Object.fromEntries(violations);
+      // Window findings describe a fixed window: a rolling limiter's Remaining rises by design.
+      if (!rolling) {
+        for (const w of windows) for (const [k, n] of w.fixedFindings) headerViolations[k] = (headerViolations[k] ?? 0) + n;
+      }
       return {
         advertisedLimit: advertised() ?? null,
         resetSemantics: semantics.result(),
@@ -309,8 +471,10 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         responses429,
         expected429,
         premature429,
+        uncertain429,
+        ...(rolling ? { rolling } : {}),
         headerless429,
-        headerViolations: Object.fromEntries(violations),
+        headerViolations,
         windows: windows.map((w) => ({
           reset: w.resetRaw ?? null,
           accepted: w.accepted,

@@ -12,14 +12,21 @@ import type { RateLimitInfo } from '../core/types.js';
  * - `remaining-above-limit`: Remaining greater than Limit;
  * - `remaining-nonzero-on-429`: a 429 that says requests remain;
  * - `limit-changed-within-window`: two Limits in one window;
- * - `remaining-increased-within-window`: a later-sent request saw more remaining than an earlier one.
+ * - `remaining-increased-within-window`: a later-sent request saw more remaining than an earlier one;
+ * - `remaining-below-count`: an accepted answer said fewer remained than the limit less every
+ *   request the client could have had counted by then (used up before it could have been);
+ * - `remaining-above-count`: it said more remained than the limit less the accepted requests
+ *   surely counted before it.
+ * The last four are judged only for fixed windows.
  */
 export type HeaderViolationKind =
   | `${'missing' | 'non-integer' | 'negative'}-${'limit' | 'remaining' | 'reset'}`
   | 'remaining-above-limit'
   | 'remaining-nonzero-on-429'
   | 'limit-changed-within-window'
-  | 'remaining-increased-within-window';
+  | 'remaining-increased-within-window'
+  | 'remaining-below-count'
+  | 'remaining-above-count';
 
 /** Counts findings by kind. */
 export type HeaderViolationCounts = Map<HeaderViolationKind, number>;

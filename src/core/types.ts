@@ -113,8 +113,12 @@ export interface RequestSample {
 /** How a request counts against the 99.9 % objective (DESIGN "SLI definitions"). */
 export type SliClass = 'good' | 'bad' | 'excluded';
 
-/** What a 429 meant: none, expected (client over the advertised limit), or premature. */
-export type ThrottleClass = 'none' | 'expected' | 'premature';
+/**
+ * What a 429 meant: none (not a 429); expected (the client had used the advertised limit);
+ * premature (it had not, or the service's own Remaining said requests were left); uncertain
+ * (requests in flight at the same time make the order unknowable). See docs/measuring.md.
+ */
+export type ThrottleClass = 'none' | 'expected' | 'premature' | 'uncertain';
 
 /** The collectors' judgement of one sample, passed on to exporters. */
 export interface Verdict {

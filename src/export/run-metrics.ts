@@ -101,6 +101,7 @@ interface OpChildren {
   readonly sli: Readonly<Record<SliClass, CounterCell>>;
   readonly expected429: CounterCell;
   readonly premature429: CounterCell;
+  readonly uncertain429: CounterCell;
   readonly violations: CounterCell;
 }
 
@@ -210,6 +211,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
             sli,
             expected429: rateLimited.cell(name, tierLabel, op, 'expected'),
             premature429: rateLimited.cell(name, tierLabel, op, 'premature'),
+            uncertain429: rateLimited.cell(name, tierLabel, op, 'uncertain'),
             violations: violations.cell(name, tierLabel, op),
           };
           ops.set(op, c);
@@ -272,6 +274,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
       }
       if (verdict.throttle === 'expected') c.expected429.inc();
       else if (verdict.throttle === 'premature') c.premature429.inc();
+      else if (verdict.throttle === 'uncertain') c.uncertain429.inc();
       if (s.violations.length > 0) c.violations.inc(s.violations.length);
       const rl = s.rateLimit;
       if (rl !== undefined) {

@@ -7,6 +7,7 @@ import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } 
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
+import { limitText, tenantSummaryLines, throttleCounts } from './rate-limit-view.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -73,10 +74,10 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     );
   }
   const rl = report.rateLimit;
-  const premature = rl.premature429 > 0 ? paint('red', `${rl.premature429} premature`) : `${rl.premature429} premature`;
-  lines.push(
-    `429s    ${rl.responses429} (${rl.expected429} expected, ${premature}); limit ${rl.advertisedLimit ?? '—'}, reset ${rl.resetSemantics}`,
-  );
+  const counts = throttleCounts(rl);
+  const shown = rl.premature429 > 0 ? counts.replace(`${rl.premature429} premature`, paint('red', `${rl.premature429} premature`)) : counts;
+  lines.push(`429s    ${shown}; limit ${limitText(report)}, reset ${rl.resetSemantics}`);
+  lines.push(...tenantSummaryLines(report));
   const slo = report.slo;
   const met = slo.availability !== null && slo.availability >= slo.objective;
   const avail = slo.availability === null ? '—' : paint(met ? 'green' : 'red', fmtRatio(slo.availability));
@@ -166,23 +167,32 @@ function extrasLines(report: Report, paint: (c: 'red' | 'green' | 'dim', t: stri
         `; delivery p50 ${fmtDuration(n.deliveryLatencyMs.p50)}`,
     );
   }
-  const u = report.audit?.usage;
-  if (u !== undefined) {
-    const d = u.diff;
-    out.push(
-      u.exact
-        ? `audit   usage analytics agree: ${u.client.totalRuns} runs, ${u.client.totalTokens} tokens`
-        : d === null
-          ? paint('red', `audit   usage analytics could not be read (${u.errors.join('; ') || 'no answer'})`)
-          : paint('red', `audit   usage analytics differ (service − client): runs ${signed(d.totalRuns)}, tokens ${signed(d.totalTokens)}`),
-    );
+  const audit = report.audit;
+  // A run of several tenants has one audit per token: one line each, named by the tenant.
+  const audits = audit?.tenants?.map((t) => ({ ...t, who: `${t.scenarios.join(', ')}: ` })) ?? (audit === undefined ? [] : [{ ...audit, who: '' }]);
+  for (const a of audits) {
+    const u = a.usage;
+    if (u !== undefined) out.push(`audit   ${a.who}${usageAuditText(u, paint)}`);
+    else if (a.who !== '' && a.sessions === undefined) out.push(paint('dim', `audit   ${a.who}no runs finished, nothing to compare`));
   }
-  if (report.audit?.incomplete === true) out.push(paint('red', 'audit   incomplete: cut by its deadline or a stop before it had read everything'));
-  const sa = report.audit?.sessions;
-  if (sa !== undefined && sa.sessions > 0) {
-    out.push(`audit   sessions: ${sa.checked} read, ${sa.inOrder} in order, ${sa.countMatches} with the right count, ${sa.problems.length} problems`);
+  if (audit?.incomplete === true) out.push(paint('red', 'audit   incomplete: cut by its deadline or a stop before it had read everything'));
+  for (const a of audits) {
+    const sa = a.sessions;
+    if (sa !== undefined && sa.sessions > 0) {
+      out.push(`audit   ${a.who}sessions: ${sa.checked} read, ${sa.inOrder} in order, ${sa.countMatches} with the right count, ${sa.problems.length} problems`);
+    }
   }
   return out;
+}
+
+/** The usage audit in words: agreement, a refused token, a service that ignores `flow_id`, or a difference. */
+function usageAuditText(u: NonNullable<NonNullable<Report['audit']>['usage']>, paint: (c: 'red' | 'green' | 'dim', t: string) => string): string {
+  const d = u.diff;
+  const scope = u.filterIgnored === true ? ' (the service ignores flow_id: its whole account read once)' : '';
+  if (u.forbidden === true) return paint('dim', `usage analytics not compared: this token may not read usage (${u.errors.join('; ') || 'refused'})`);
+  if (u.exact) return `usage analytics agree: ${u.client.totalRuns} runs, ${u.client.totalTokens} tokens${scope}`;
+  if (d === null) return paint('red', `usage analytics could not be read (${u.errors.join('; ') || 'no answer'})`);
+  return paint('red', `usage analytics differ (service − client): runs ${signed(d.totalRuns)}, tokens ${signed(d.totalTokens)}${scope}`);
 }
 
 function signed(n: number): string {

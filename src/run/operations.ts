@@ -3,7 +3,7 @@
  * a mix entry leaves out come from the run's preparation (first published flow, a session)
  * or from what the run itself created (recent run ids).
  */
-import type { ApiResult, CallOptions, Client, StreamResult } from '../api/index.js';
+import type { ApiResult, CallOptions, Client, ResponseMeta, StreamResult } from '../api/index.js';
 import type { ResolvedMixEntry } from '../scenario/index.js';
 import type { RecentIds } from './recent-ids.js';
 
@@ -12,6 +12,11 @@ export interface OperationTargets {
   readonly defaultFlowId: string;
   readonly sessionId: string | undefined;
   readonly runIds: RecentIds;
+  /**
+   * The answers to the requests the preparation sent with the scenario's token: the service
+   * counted them in its rate-limit window, so the analyser places them there too.
+   */
+  readonly setup?: readonly ResponseMeta[];
 }
 
 /** The flow a mix entry addresses (a bounded metric label), if any. */

@@ -3,7 +3,7 @@
  * published flow, a session, a run id) and prove the target answers at all. These few
  * requests are not part of the measurement.
  */
-import { ApiError, type Client } from '../api/index.js';
+import { ApiError, type Client, type ResponseMeta } from '../api/index.js';
 import { FlowgaugeError } from '../core/errors.js';
 import type { ResolvedScenario } from '../scenario/index.js';
 import type { OperationTargets } from './operations.js';
@@ -25,6 +25,7 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
   const late = (what: string): FlowgaugeError =>
     new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} did not answer ${what} within the preparation deadline (${deadlineMs / 1000} s)`);
   const listed = await client.listFlows({ status: 'published', limit: 1 }, opts);
+  const setup: ResponseMeta[] = [listed.meta];
   if (aborted()) throw interruptedBeforeStart();
   if (deadline.aborted) throw late('GET /flows');
   if (!listed.ok) {
@@ -71,17 +72,19 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
   let sessionId: string | undefined;
   if (scenario.mix.some((m) => m.op === 'getHistory' && m.sessionId === undefined)) {
     const s = await client.createSession({ flow_id: defaultFlowId, user_id: 'flowgauge', metadata: { source: 'flowgauge' } }, opts);
+    setup.push(s.meta);
     const id: unknown = s.ok ? (s.value as { id?: unknown } | null)?.id : undefined;
     if (typeof id === 'string') sessionId = id;
   }
   if (scenario.mix.some((m) => m.op === 'getRun')) {
     const r = await client.run(defaultFlowId, { input: 'flowgauge warm-up', ...(sessionId ? { session_id: sessionId } : {}) }, opts);
+    setup.push(r.meta);
     const id: unknown = r.ok ? (r.value as { id?: unknown } | null)?.id : undefined;
     if (typeof id === 'string') runIds.add(id);
   }
   if (aborted()) throw interruptedBeforeStart();
   if (deadline.aborted) throw late('the session and run it needed');
-  return { defaultFlowId, sessionId, runIds };
+  return { defaultFlowId, sessionId, runIds, setup };
 }
 
 /** A value for a message: its kind, and a short form of it. */

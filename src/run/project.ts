@@ -3,6 +3,7 @@
  * snapshots, the executors' counts, and the sections observers add, judged by the thresholds.
  * Called for the schedule's report (before anything can wait on the target) and the final one.
  */
+import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
 import { meanTargetRatePerS } from '../load/index.js';
 import type { Executor } from '../load/index.js';
 import { buildReport, buildScenarioSection, evaluateReportThresholds, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
@@ -121,13 +122,17 @@ export function projectRunReport(p: ProjectInput): Report {
           cancelled,
         };
   let scenarios: Record<string, ScenarioReport> | undefined;
+  let snapshot = total.collectors.snapshot(p.nowNs);
   if (p.units.length > 1) {
     scenarios = {};
+    const snaps = p.units.map((u) => u.unit.collectors.snapshot(p.nowNs));
+    // Each tenant judged its own headers and windows; the run's line only adds them up.
+    snapshot = { ...snapshot, rateLimit: combineTenantRateLimits(snapshot.rateLimit, snaps.map((s) => s.rateLimit)) };
     p.units.forEach((u, i) => {
       (scenarios as Record<string, ScenarioReport>)[u.unit.name] = buildScenarioSection({
         load: loads[i] as BuildReportInput['load'],
         durationS,
-        snapshot: u.unit.collectors.snapshot(p.nowNs),
+        snapshot: snaps[i] as CollectorSnapshot,
         iterations: u.unit.iterations.active ? u.unit.iterations.snapshot() : undefined,
         objective: p.plan.objective,
       });
@@ -140,7 +145,7 @@ export function projectRunReport(p: ProjectInput): Report {
     startedAtMs: p.startedAtMs,
     endedAtMs: p.endedAtMs,
     load,
-    snapshot: total.collectors.snapshot(p.nowNs),
+    snapshot,
     iterations: total.iterations.active ? total.iterations.snapshot() : undefined,
     thresholds: [],
     objective: p.plan.objective,

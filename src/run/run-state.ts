@@ -14,6 +14,8 @@ export interface ScenarioState {
   readonly name: string;
   readonly collectors: Collectors;
   readonly iterations: IterationStats;
+  /** Requests sent and not yet recorded: the rate-limit analyser's uncertainty about order. */
+  readonly flight: { n: number };
 }
 
 /** What the engine records into. */
@@ -51,16 +53,29 @@ export interface RunStateOptions {
    * grace period ends was cut by its deadline: a failure (`TIMEOUT`, or an incomplete stream).
    */
   readonly stoppedByUser?: () => boolean;
+  /** Processes sending with the same tokens (workers × shards), this one included (default 1). */
+  readonly sharers?: number;
 }
 
 /** Creates the state of a run and its dispatch to observers. */
 export function createRunState(o: RunStateOptions): RunState {
-  const make = (name: string): ScenarioState => ({
-    name,
-    collectors: createCollectors({ runStartNs: o.runStartNs, runStartWallMs: o.runStartWallMs, objective: o.objective }),
-    iterations: createIterationStats(),
-  });
+  const make = (name: string): ScenarioState => {
+    const flight = { n: 0 };
+    return {
+      name,
+      collectors: createCollectors({
+        runStartNs: o.runStartNs,
+        runStartWallMs: o.runStartWallMs,
+        objective: o.objective,
+        inFlight: () => flight.n,
+        sharers: o.sharers ?? 1,
+      }),
+      iterations: createIterationStats(),
+      flight,
+    };
+  };
   const scenarios = o.scenarios.map(make);
+  const byName = new Map(scenarios.map((s) => [s.name, s]));
   const total = scenarios.length === 1 ? (scenarios[0] as ScenarioState) : make('(all)');
   const shared = scenarios.length !== 1;
 
@@ -74,8 +89,17 @@ export function createRunState(o: RunStateOptions): RunState {
   const valuesAsync = valuesAll || o.observers.some((x) => x.values === 'async');
   let cancelled = 0;
 
-  const hookOne = (r: RequestStart): RequestHook | undefined => onRequest[0]?.request?.(r);
+  const hookNone = (r: RequestStart): undefined => {
+    const s = byName.get(r.scenario);
+    if (s !== undefined) s.flight.n++;
+    return undefined;
+  };
+  const hookOne = (r: RequestStart): RequestHook | undefined => {
+    hookNone(r);
+    return onRequest[0]?.request?.(r);
+  };
   const hookMany = (r: RequestStart): RequestHook | undefined => {
+    hookNone(r);
     const hooks = onRequest.flatMap((x) => x.request?.(r) ?? []);
     if (hooks.length === 0) return undefined;
     const headers = Object.assign({}, ...hooks.map((h) => h.headers ?? {})) as Record<string, string>;
@@ -86,9 +110,10 @@ export function createRunState(o: RunStateOptions): RunState {
     scenarios,
     total,
     cancelled: () => cancelled,
-    hook: onRequest.length === 0 ? () => undefined : onRequest.length === 1 ? hookOne : hookMany,
+    hook: onRequest.length === 0 ? hookNone : onRequest.length === 1 ? hookOne : hookMany,
 
     record(scenario, ctx, given, hook, cutByStop) {
+      if (scenario.flight.n > 0) scenario.flight.n--;
       let result = given;
       let code = errorCodeOf(result);
       if (cutByStop && code === 'ABORTED') {

@@ -40,7 +40,8 @@ export function classifySli(sample: RequestSample, throttle: ThrottleClass): Sli
   const { status } = sample;
   if (status === 0) return 'bad';
   if (status >= 500) return 'bad';
-  if (status === STATUS_TOO_MANY) return throttle === 'expected' ? 'excluded' : 'bad';
+  // An uncertain 429 is neither charged nor excused in silence: excluded here, counted apart by the analyser.
+  if (status === STATUS_TOO_MANY) return throttle === 'expected' || throttle === 'uncertain' ? 'excluded' : 'bad';
   if (sample.negative) return 'excluded';
   if (status >= 400) return 'bad';
   if (status < 200 || status >= 300) return 'bad';

@@ -47,7 +47,8 @@ describe('collectors', () => {
     expect(c.observe(sample({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' }))).toEqual({ sli: 'bad', throttle: 'none' });
     expect(c.observe(sample({ status: 429, errorCode: 'RATE_LIMITED', rateLimit: rl(100, 0, 30) }))).toEqual({ sli: 'bad', throttle: 'premature' });
     for (let i = 0; i < 100; i++) c.observe(sample({ startNs: i, rateLimit: rl(100, 99 - i, 30) }));
-    expect(c.observe(sample({ startNs: 200, status: 429, errorCode: 'RATE_LIMITED', rateLimit: rl(100, 0, 30) }))).toEqual({ sli: 'excluded', throttle: 'expected' });
+    // Sent after all hundred were answered (5 ms): the limit was surely used.
+    expect(c.observe(sample({ startNs: 6 * MS, headersNs: 7 * MS, status: 429, errorCode: 'RATE_LIMITED', rateLimit: rl(100, 0, 30) }))).toEqual({ sli: 'excluded', throttle: 'expected' });
   });
 
   it('slices by intended start second, with per-op serialised histograms', () => {

@@ -61,9 +61,21 @@ function drive(server: ReturnType<typeof fixedWindowServer>, ratePerS: number, d
   return out;
 }
 
+/**
+ * Feeds samples in the order given (the order they were observed), telling the analyser how many
+ * others were in flight: sent before this one ended and not yet observed.
+ */
 function feed(samples: readonly RequestSample[], options: Partial<Parameters<typeof createRateLimitAnalyser>[0]> = {}) {
-  const a = createRateLimitAnalyser({ runStartNs: 0, ...options });
-  const verdicts: ThrottleClass[] = samples.map((s) => a.observe(s));
+  let k = 0;
+  const inFlight = (): number => {
+    const now = (samples[k] as RequestSample).endNs;
+    let n = 0;
+    for (let i = k + 1; i < samples.length; i++) if ((samples[i] as RequestSample).startNs < now) n++;
+    return n;
+  };
+  const a = createRateLimitAnalyser({ runStartNs: 0, inFlight, ...options });
+  const verdicts: ThrottleClass[] = [];
+  for (k = 0; k < samples.length; k++) verdicts.push(a.observe(samples[k] as RequestSample));
   return { verdicts, snap: a.snapshot() };
 }
 
@@ -155,7 +167,7 @@ describe('rate-limit analyser', () => {
     expect(snap.headerViolations['remaining-nonzero-on-429']).toBeUndefined();
   });
 
-  it('keeps 429s expected when the response that took the last slot arrives after them (slack)', () => {
+  it('calls 429s uncertain, never premature, while the requests that took the last slots are still in flight', () => {
     const samples = drive(fixedWindowServer({ limit: 100, windowS: 60, reset: 'delta' }), 2, 60);
     // The last three admitted requests were long streams: they complete after the 429s.
     for (const s of samples.slice(97, 100)) {
@@ -165,17 +177,12 @@ describe('rate-limit analyser', () => {
     samples.sort((a, b) => a.endNs - b.endNs);
     const { snap } = feed(samples);
     expect(snap.responses429).toBe(20);
-    expect(snap.expected429).toBe(20);
+    expect(snap.premature429).toBe(0);
+    expect(snap.expected429 + (snap.uncertain429 ?? 0)).toBe(20);
     expect(snap.first429?.index).toBe(101);
     expect(snap.windows.map((w) => [w.accepted, w.rejected])).toEqual([[100, 20]]);
-  });
-
-  it('with no slack, those same 429s would count as premature', () => {
-    const samples = drive(fixedWindowServer({ limit: 100, windowS: 60, reset: 'delta' }), 2, 60);
-    for (const s of samples.slice(97, 100)) s.endNs += 30 * S;
-    samples.sort((a, b) => a.endNs - b.endNs);
-    const { snap } = feed(samples, { prematureSlack: 0 });
-    expect(snap.premature429).toBeGreaterThan(0);
+    // Told nothing was in flight, the first three 429s would come before the 100th request sent.
+    expect(feed(samples, { inFlight: () => 0 }).snap.premature429).toBe(3);
   });
 
   it('counts missing headers, and judges a 429 without any advertised limit premature', () => {
@@ -208,11 +215,15 @@ describe('rate-limit analyser', () => {
       'non-integer-reset': 1,
       'remaining-above-limit': 1,
       'limit-changed-within-window': 1,
+      // Against the window's limit of 10: 11 left after the first request is more than it allows,
+      // 5 left after the third is fewer than three requests can have used.
+      'remaining-above-count': 1,
+      'remaining-below-count': 1,
     });
   });
 
   it('counts Remaining going up within a window, by send order', () => {
-    const samples = [10, 9, 8, 9, 7].map((rem, i) => sample({ startNs: i * MS, headersNs: i * MS + 1, endNs: i * MS + 2, rateLimit: rl(10, rem, 30) }));
+    const samples = [9, 8, 7, 8, 6].map((rem, i) => sample({ startNs: i * MS, headersNs: i * MS + 1, endNs: i * MS + 2, rateLimit: rl(10, rem, 30) }));
     const { snap } = feed(samples);
     expect(snap.headerViolations['remaining-increased-within-window']).toBe(1);
     // Arriving out of order is not a violation: send order decides.
@@ -280,7 +291,7 @@ describe('rate-limit analyser', () => {
   });
 
   it('rejects nonsense options', () => {
-    expect(() => createRateLimitAnalyser({ runStartNs: 0, prematureSlack: 1 })).toThrow(/prematureSlack/);
+    expect(() => createRateLimitAnalyser({ runStartNs: 0, sharers: 0 })).toThrow(/sharers/);
     expect(() => createRateLimitAnalyser({ runStartNs: 0, maxWindows: 0 })).toThrow(/maxWindows/);
   });
 });

@@ -41,7 +41,7 @@ describe('renderMarkdown', () => {
     expect(md).toMatch(/\| time to first token \(TTFT\) \| 250 \| 100ms \|/);
     expect(md).toMatch(/\| inter-token latency \(ITL\) \| 750 \| 50.0ms \|/);
     expect(md).toContain('- Advertised limit: 1000; Reset semantics: `delta-seconds`');
-    expect(md).toContain('- 429 responses: 200 (200 expected, 0 premature)');
+    expect(md).toContain('- 429 responses: 200 (199 expected, 0 premature, 1 uncertain: 0.5 %)');
     expect(md).toContain('- First 429: request #1001');
     expect(md).toContain('| `run` | `SERVICE_UNAVAILABLE` | 1 |');
     expect(md).toContain('| `run` | `usage.total_tokens` | integer | string | 1 |');
@@ -76,7 +76,7 @@ describe('renderSummary', () => {
     expect(out).toMatch(/^run\s+950\s+99.733%\s+200 \(21\.1%\)\s+200\s+[\d.]+ms/m);
     expect(out).toMatch(/^stream\s+250\s+100%\s+0\s+0\s+300ms/m);
     expect(out).toContain('TTFT p50 100ms p99 100ms; ITL p50 50.0ms p99 50.0ms');
-    expect(out).toContain('429s    200 (200 expected, 0 premature); limit 1000, reset delta-seconds');
+    expect(out).toContain('429s    200 (199 expected, 0 premature, 1 uncertain: 0.5 %); limit 1000, reset delta-seconds');
     // Why `ok` is below 100 %: the codes and statuses (429s are on their own line, not here).
     expect(out).toContain('errors  1 SERVICE_UNAVAILABLE; HTTP 503 ×1');
     expect(out).toContain('availability 99.8% (objective 99.9%), budget consumed 200.0%');
