@@ -194,8 +194,19 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const answered = createSortedTimes();
   const accSent = createSortedTimes();
   const accAnswered = createSortedTimes();
-  const accRing: (Accepted | undefined)[] = new Array<Accepted | undefined>(ACCEPTED_RING);
+  // Recent accepted answers with a Remaining, in parallel arrays (no object per answer).
+  const accStart = new Float64Array(ACCEPTED_RING);
+  const accAnswer = new Float64Array(ACCEPTED_RING);
+  const accRemaining = new Float64Array(ACCEPTED_RING);
+  const accWin: (Win | undefined)[] = new Array<Win | undefined>(ACCEPTED_RING);
   let accCount = 0;
+  const keepAccepted = (startNs: number, answerNs: number, remaining: number, w: Win): void => {
+    const i = accCount++ % ACCEPTED_RING;
+    accStart[i] = startNs;
+    accAnswer[i] = answerNs;
+    accRemaining[i] = remaining;
+    accWin[i] = w;
+  };
 
   // Placing the first 429 by send order: send times of recent samples until it arrives.
   const ring = new Float64Array(START_RING);
@@ -285,8 +296,10 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   /** The newest accepted answer with a Remaining that arrived before `startNs`. */
   const evidenceBefore = (startNs: number): Accepted | undefined => {
     for (let k = accCount - 1; k >= Math.max(0, accCount - ACCEPTED_RING); k--) {
-      const e = accRing[k % ACCEPTED_RING] as Accepted;
-      if (e.answerNs < startNs) return e;
+      const i = k % ACCEPTED_RING;
+      if ((accAnswer[i] as number) < startNs) {
+        return { startNs: accStart[i] as number, answerNs: accAnswer[i] as number, remaining: accRemaining[i] as number, win: accWin[i] as Win };
+      }
     }
     return undefined;
   };
@@ -422,7 +435,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         accSent.insert(startNs);
         accAnswered.insert(arrivalNs);
         w.detail?.accAnswered.insert(arrivalNs);
-        if (remaining !== undefined) accRing[accCount++ % ACCEPTED_RING] = { startNs, answerNs: arrivalNs, remaining, win: w };
+        if (remaining !== undefined) keepAccepted(startNs, arrivalNs, remaining, w);
         if (rejectedWin !== undefined && w.seq > rejectedWin.seq && (recoveryObsNs === undefined || arrivalNs < recoveryObsNs)) {
           recoveryObsNs = arrivalNs;
         }
@@ -449,7 +462,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         accSent.insert(answer.startNs);
         accAnswered.insert(arrivalNs);
         w.detail?.accAnswered.insert(arrivalNs);
-        if (remaining !== undefined) accRing[accCount++ % ACCEPTED_RING] = { startNs: answer.startNs, answerNs: arrivalNs, remaining, win: w };
+        if (remaining !== undefined) keepAccepted(answer.startNs, arrivalNs, remaining, w);
       }
       sent.insert(answer.startNs);
       answered.insert(arrivalNs);

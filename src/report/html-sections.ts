@@ -10,6 +10,7 @@ import type { HtmlChartData } from './html-data.js';
 import { badge, bar, chart, code, facts, p, section, table } from './html-parts.js';
 import type { Cell } from './html-parts.js';
 import type { Report, StreamReport } from './model.js';
+import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 
 /** Verdict, thresholds passed, availability against the objective. */
 export function verdictSection(r: Report): string {
@@ -160,9 +161,9 @@ export function rateLimitSection(r: Report, data: HtmlChartData): string {
     body.push(`<div class="charts wide">${chart('chart-rate', 'Request rate vs 429s', `Requests and 429 responses per second by intended start; ${data.rate.limitLabel}.`)}</div>`);
   }
   const rows: [string, Cell][] = [
-    ['advertised limit', rl.advertisedLimit === null ? 'none seen' : `${rl.advertisedLimit} per window`],
-    ['reset semantics', code(rl.resetSemantics)],
-    ['429 responses', `${rl.responses429} (${rl.expected429} expected, ${rl.premature429} premature)`],
+    ['advertised limit', r.scenarios !== undefined ? limitText(r) : rl.advertisedLimit === null ? 'none seen' : `${rl.advertisedLimit} per window`],
+    ['reset semantics', rl.rolling === true ? `${rl.resetSemantics} (rolling: windows overlap, only Remaining judged)` : code(rl.resetSemantics)],
+    ['429 responses', throttleCounts(rl)],
   ];
   if (rl.premature429 > 0) rows.push(['premature 429s', badge(false, `${rl.premature429} while under the advertised limit`)]);
   if (rl.first429 !== null && rl.first429 !== undefined) {
@@ -170,6 +171,14 @@ export function rateLimitSection(r: Report, data: HtmlChartData): string {
   }
   if (rl.recoveryMs !== null && rl.recoveryMs !== undefined) rows.push(['recovery after reset', fmtDuration(rl.recoveryMs)]);
   body.push('<h3>Findings</h3>', facts(rows));
+  const tenants = tenantRateLimitRows(r);
+  if (tenants.length > 0) {
+    body.push(
+      '<h3>By tenant</h3>',
+      p('Each tenant judged against its own limit, windows and headers.'),
+      table(['tenant', 'limit', 'reset', 'windows', '429s', 'header findings', 'latency (served answers)'], tenants.map((t) => [t.name, t.limit, t.reset, t.windows, t.responses429, t.findings, t.latency]), [3]),
+    );
+  }
   const hv = Object.entries(rl.headerViolations).sort((a, b) => b[1] - a[1]);
   if (hv.length > 0) body.push('<h3>Header findings</h3>', table(['finding', 'responses'], hv.map(([k, n]) => [code(k), String(n)]), [1]));
   const shown = rl.windows.slice(-10);

@@ -48,7 +48,7 @@ export function tenantRateLimitRows(r: Report): TenantRateLimitRow[] {
     name,
     limit: s.rateLimit.advertisedLimit === null ? 'none advertised' : String(s.rateLimit.advertisedLimit),
     reset: s.rateLimit.rolling === true ? `${s.rateLimit.resetSemantics}, rolling` : s.rateLimit.resetSemantics,
-    windows: String(s.rateLimit.windows.length + (s.rateLimit.windowsDropped ?? 0)),
+    windows: ((n) => `${n} window${n === 1 ? '' : 's'}`)(s.rateLimit.windows.length + (s.rateLimit.windowsDropped ?? 0)),
     responses429: throttleCounts(s.rateLimit),
     findings: findingsText(s.rateLimit),
     latency: Object.entries(s.ops)
@@ -65,7 +65,7 @@ export function tenantSummaryLines(r: Report): string[] {
   return [
     'rate limits by tenant:',
     ...rows.flatMap((t) => [
-      `  ${t.name}: limit ${t.limit} (${t.reset}, ${t.windows} windows); 429s ${t.responses429}; header findings ${t.findings}`,
+      `  ${t.name}: limit ${t.limit} (${t.reset}, ${t.windows}); 429s ${t.responses429}; header findings ${t.findings}`,
       ...(t.latency === '' ? [] : [`    latency ${t.latency}`]),
     ]),
   ];

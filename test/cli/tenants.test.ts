@@ -54,6 +54,26 @@ describe('flowgauge run with several scenarios', () => {
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<section id="scenarios"');
   });
 
+  it('judges each tenant\'s headers on their own: no mixed findings, each limit on the run line, a block per tenant', async () => {
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'tenants-headers');
+    await main(['run', file('tenants-headers', tenants()), '--out', out, '--quiet'], io);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    // The free token says Limit 100 and the pro token 1000 in the same window: one analyser per
+    // token sees no limit change and no Remaining going up.
+    expect(report.scenarios?.free?.rateLimit.headerViolations).toEqual({});
+    expect(report.scenarios?.pro?.rateLimit.headerViolations).toEqual({});
+    expect(report.rateLimit.headerViolations).toEqual({});
+    expect(report.rateLimit.advertisedLimit).toBeNull();
+    expect(report.scenarios?.free?.rateLimit.advertisedLimit).toBe(100);
+    expect(report.scenarios?.pro?.rateLimit.advertisedLimit).toBe(1000);
+    expect(report.rateLimit.windows).toEqual([]);
+    expect(io.out()).toMatch(/^429s {4}\d+ \(\d+ expected, 0 premature\); limit free 100, pro 1000, reset [\w-]+$/m);
+    expect(io.out()).toMatch(/^ {2}free: limit 100 \([\w-]+, 1 window\); 429s \d+ \(\d+ expected, 0 premature\); header findings none$/m);
+    expect(io.out()).toMatch(/^ {2}pro: limit 1000 .*; 429s 0 \(0 expected, 0 premature\); header findings none$/m);
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('Each tenant judged against its own limit, windows and headers:');
+  });
+
   it('refuses a literal token, an unknown scope and a bad tokenEnv before any request, by path', async () => {
     const io = memoryIo({ cwd: dir });
     const bad = tenants({ thresholds: { 'nobody:availability': '>=99%' } });
