@@ -82,18 +82,39 @@ function usageCells(c: UsageCounts | null): string[] {
   return c === null ? ['—', '—', '—', '—'] : [String(c.totalRuns), String(c.successfulRuns), String(c.failedRuns), String(c.totalTokens)];
 }
 
-/** The service's usage analytics and session histories against what the client saw. */
+/** The service's usage analytics and session histories against what the client saw (one audit per tenant when several). */
 export function auditHtml(r: Report): string {
+  const tenants = r.audit?.tenants;
+  if (tenants !== undefined) {
+    const body = [p('One audit per tenant (token), each read with its own token: the figures of different accounts are not one comparison.')];
+    for (const t of tenants) {
+      const part = auditHtmlBody(t.usage, t.sessions, 'h4');
+      body.push(`<h3>${esc(t.scenarios.join(', '))}</h3>`, ...(part.length > 0 ? part : [p('No runs finished: nothing to compare.')]));
+    }
+    return section('audit', 'Audit', body);
+  }
   const u = r.audit?.usage;
   const s = r.audit?.sessions;
   if (u === undefined && s === undefined) return '';
+  return section('audit', 'Audit', auditHtmlBody(u, s, 'h3'));
+}
+
+/** One account's audit: usage against what the client saw, and session histories. */
+function auditHtmlBody(u: NonNullable<Report['audit']>['usage'], s: NonNullable<Report['audit']>['sessions'], h: 'h3' | 'h4'): string[] {
   const body: string[] = [];
   if (u !== undefined) {
+    const scope = u.filterIgnored === true ? 'account: the service ignores flow_id (each per-flow answer was its whole account), so the account was read once' : u.scope;
+    const verdict: Cell =
+      u.forbidden === true
+        ? `not compared: this token may not read usage (${u.errors.join('; ') || 'refused'}); this is not a disagreement`
+        : u.exact
+          ? badge(true, 'the service agrees with the client exactly')
+          : badge(false, u.diff === null ? 'the service could not be read' : 'the service and the client differ');
     body.push(
-      '<h3>Usage analytics</h3>',
+      `<${h}>Usage analytics</${h}>`,
       facts([
-        ['window', `${u.window.start} to ${u.window.end} (${u.scope})`],
-        ['verdict', u.exact ? badge(true, 'the service agrees with the client exactly') : badge(false, 'the service and the client differ')],
+        ['window', `${u.window.start} to ${u.window.end} (${scope})`],
+        ['verdict', verdict],
       ]),
       table(
         ['', 'total_runs', 'successful_runs', 'failed_runs', 'total_tokens'],
@@ -106,11 +127,11 @@ export function auditHtml(r: Report): string {
     if (unknown.runsWithoutTokens + unknown.unresolved > 0) {
       body.push(p(`The client could not count everything: ${unknown.runsWithoutTokens} finished runs without a token count, ${unknown.unresolved} runs whose end it never learnt.`));
     }
-    if (u.errors.length > 0) body.push(p(`Queries that failed: ${u.errors.join('; ')}`));
+    if (u.errors.length > 0 && u.forbidden !== true) body.push(p(`Queries that failed: ${u.errors.join('; ')}`));
   }
   if (s !== undefined) {
     body.push(
-      '<h3>Sessions</h3>',
+      `<${h}>Sessions</${h}>`,
       facts([
         ['sessions / runs / histories read', `${s.sessions} / ${s.runs} / ${s.checked}`],
         ['in the order sent', String(s.inOrder)],
@@ -121,5 +142,5 @@ export function auditHtml(r: Report): string {
     );
     if (s.problems.length > 0) body.push(table(['session', 'check', 'expected', 'got'], s.problems.map((x) => [code(x.sessionId), x.check, x.expected, x.got])));
   }
-  return section('audit', 'Audit', body);
+  return body;
 }

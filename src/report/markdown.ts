@@ -8,6 +8,7 @@ import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } 
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report, StreamReport } from './model.js';
+import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 
 /** Escapes text for a Markdown table cell inside a code span (user data: paths, names). */
 function cell(s: string): string {
@@ -154,9 +155,18 @@ function rateLimitSection(r: Report): string[] {
   const out = [
     '## Rate limits',
     '',
-    `- Advertised limit: ${rl.advertisedLimit ?? 'none seen'}; Reset semantics: \`${rl.resetSemantics}\``,
-    `- 429 responses: ${rl.responses429} (${rl.expected429} expected, ${rl.premature429} premature)`,
+    `- Advertised limit: ${r.scenarios === undefined ? (rl.advertisedLimit ?? 'none seen') : limitText(r)}; Reset semantics: \`${rl.resetSemantics}\`${rl.rolling === true ? ' (rolling: windows overlap, only Remaining judged)' : ''}`,
+    `- 429 responses: ${throttleCounts(rl)}`,
   ];
+  const tenants = tenantRateLimitRows(r);
+  if (tenants.length > 0) {
+    out.push(
+      '',
+      'Each tenant judged against its own limit, windows and headers:',
+      '',
+      table(['tenant', 'limit', 'reset', 'windows', '429s', 'header findings', 'latency (served answers)'], tenants.map((t) => [plain(t.name), t.limit, plain(t.reset), t.windows, t.responses429, plain(t.findings), t.latency]), [3]),
+    );
+  }
   if (rl.first429 !== null) out.push(`- First 429: request #${rl.first429.index}, sent ${fmtDuration(rl.first429.atMs)} after the start`);
   if (rl.recoveryMs !== null) out.push(`- Recovery after the first rejected window reset: ${fmtDuration(rl.recoveryMs)}`);
   const hv = Object.entries(rl.headerViolations).sort((a, b) => b[1] - a[1]);
@@ -254,17 +264,40 @@ function asyncRunsSection(r: Report): string[] {
 }
 
 function auditSection(r: Report): string[] {
+  const tenants = r.audit?.tenants;
+  if (tenants !== undefined) {
+    const out = ['## Audit', '', 'One audit per tenant (token), each read with its own token: the figures of different accounts are not one comparison.'];
+    for (const t of tenants) {
+      out.push('', `### ${t.scenarios.map(plain).join(', ')}`);
+      const body = auditBody(t.usage, t.sessions);
+      out.push(...(body.length > 0 ? body : ['', 'No runs finished: nothing to compare.']));
+    }
+    return out;
+  }
   const u = r.audit?.usage;
   const s = r.audit?.sessions;
   if (u === undefined && s === undefined) return [];
-  const out = ['## Audit'];
+  return ['## Audit', ...auditBody(u, s)];
+}
+
+/** One account's audit: usage against what the client saw, and session histories. */
+function auditBody(u: NonNullable<Report['audit']>['usage'], s: NonNullable<Report['audit']>['sessions']): string[] {
+  const out: string[] = [];
   if (u !== undefined) {
     const fig = (c: { totalRuns: number; successfulRuns: number; failedRuns: number; totalTokens: number } | null): string[] =>
       c === null ? ['—', '—', '—', '—'] : [String(c.totalRuns), String(c.successfulRuns), String(c.failedRuns), String(c.totalTokens)];
+    const scope = u.filterIgnored === true ? 'account: the service ignores `flow_id` (each per-flow answer was its whole account), so the account was read once' : u.scope;
+    const verdict =
+      u.forbidden === true
+        ? `this token may not read usage (the service refused it: ${u.errors.map(plain).join('; ') || 'refused'}); nothing was compared, which is not a disagreement`
+        : u.exact
+          ? 'the service agrees with the client exactly'
+          : u.diff === null
+            ? 'the service could not be read'
+            : 'the service and the client differ';
     out.push(
       '',
-      `Usage analytics from ${u.window.start} to ${u.window.end} (${u.scope}): ${u.exact ? 'the service agrees with the client exactly' : 'the service and the client differ'}. ` +
-        'The service may count other traffic of the account.',
+      `Usage analytics from ${u.window.start} to ${u.window.end} (${scope}): ${verdict}. ` + 'The service may count other traffic of the account.',
       '',
       table(
         ['', 'total_runs', 'successful_runs', 'failed_runs', 'total_tokens'],
@@ -276,7 +309,7 @@ function auditSection(r: Report): string[] {
     if (unknown.runsWithoutTokens + unknown.unresolved > 0) {
       out.push('', `The client could not count everything: ${unknown.runsWithoutTokens} finished runs without a token count, ${unknown.unresolved} runs whose end it never learnt.`);
     }
-    if (u.errors.length > 0) out.push('', `Queries that failed: ${u.errors.map(plain).join('; ')}`);
+    if (u.errors.length > 0 && u.forbidden !== true) out.push('', `Queries that failed: ${u.errors.map(plain).join('; ')}`);
   }
   if (s !== undefined) {
     out.push(

@@ -167,6 +167,8 @@ function mergeRateLimit(shards: readonly Named[], startMs: number): RateLimitRep
     expected429: rls.reduce((n, r) => n + r.expected429, 0),
     premature429: rls.reduce((n, r) => n + r.premature429, 0),
     headerless429: rls.reduce((n, r) => n + (r.headerless429 ?? 0), 0),
+    uncertain429: rls.reduce((n, r) => n + (r.uncertain429 ?? 0), 0),
+    ...(rls.some((r) => r.rolling === true) ? { rolling: true } : {}),
     headerViolations,
     windows: windows.slice(overflow),
     windowsDropped: rls.reduce((n, r) => n + (r.windowsDropped ?? 0), 0) + overflow,

@@ -26,8 +26,11 @@ export type OpReport = OpSnapshot;
 /** `stream`: stream timings (the serialised histograms are under `histograms`). */
 export type StreamReport = Omit<StreamSnapshot, 'histograms'> & PromptLengthSection;
 
-/** `rateLimit`: what the rate-limit analyser found. */
-export type RateLimitReport = RateLimitSnapshot;
+/**
+ * `rateLimit`: what the rate-limit analyser found, and the latency of the refused answers (429s
+ * are not latency samples of the service's work: `ops.*.latencyMs` leaves them out).
+ */
+export type RateLimitReport = RateLimitSnapshot & { readonly latencyMs?: Pct };
 
 /** `slo`: events against the objective. */
 export interface SloReport {
@@ -95,6 +98,18 @@ export interface UsageAuditReport {
   readonly clientUnknown: { readonly runsWithoutTokens: number; readonly unresolved: number };
   /** Queries that failed (`<flow>: <code>`). */
   readonly errors: readonly string[];
+  /**
+   * True when the service answered the per-flow queries as if `flow_id` were not there (they
+   * added up to more than its answer for the whole account, or repeated each other): the
+   * account's answer is compared instead (`scope` `account`, no `flows`). Absent otherwise.
+   */
+  readonly filterIgnored?: boolean;
+  /**
+   * True when the service refused every usage query with 401 or 403: this token may not read
+   * usage. Nothing was compared (`service` and `diff` are null); it is not a disagreement.
+   * Absent otherwise.
+   */
+  readonly forbidden?: boolean;
 }
 
 /** One problem found in a session's history. */
@@ -124,10 +139,25 @@ export interface SessionAuditReport {
   readonly problems: readonly SessionProblem[];
 }
 
-/** `audit` (added in @1). */
-export interface AuditReport {
+/** One tenant's audit (`audit.tenants[]`): the scenarios that ran with one token, read with it. */
+export interface TenantAuditReport {
+  /** The scenarios of the run that used this token (the first names the tenant). */
+  readonly scenarios: readonly string[];
   readonly usage?: UsageAuditReport;
   readonly sessions?: SessionAuditReport;
+}
+
+/** `audit` (added in @1). */
+export interface AuditReport {
+  /** The run's usage audit when it ran as one tenant (one token); absent when `tenants` is there. */
+  readonly usage?: UsageAuditReport;
+  /** The run's sessions audit when it ran as one tenant (one token); absent when `tenants` is there. */
+  readonly sessions?: SessionAuditReport;
+  /**
+   * A run of several tenants (scenarios with tokens of their own): one audit per tenant, each
+   * read with its own token, since the figures of different accounts are not one comparison.
+   */
+  readonly tenants?: readonly TenantAuditReport[];
   /** True when the audit was cut by its deadline or a stop (Ctrl-C) before it had read everything. */
   readonly incomplete?: boolean;
 }

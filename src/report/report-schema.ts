@@ -92,6 +92,9 @@ const rateLimit = obj(
   {
     responses: count,
     headerless429: count,
+    uncertain429: count,
+    rolling: bool,
+    latencyMs: pct,
     windowsDropped: count,
     first429: nullable(obj({ index: count, atMs: num })),
     recoveryMs: nullable(nonNegative),
@@ -212,6 +215,8 @@ const usageAudit = obj(
     flows: z.array(obj({ flowId: str, service: nullable(usageCounts), client: usageCounts, diff: nullable(usageDiff) })),
     clientUnknown: obj({ runsWithoutTokens: count, unresolved: count }),
     errors: z.array(str),
+    filterIgnored: bool,
+    forbidden: bool,
   },
 );
 const sessionAudit = obj(
@@ -259,7 +264,7 @@ export const reportSchema = obj(
     sliceMs: z.number().gt(0),
     notifications,
     asyncRuns,
-    audit: obj({}, { usage: usageAudit, sessions: sessionAudit, incomplete: bool }),
+    audit: obj({}, { usage: usageAudit, sessions: sessionAudit, tenants: z.array(obj({ scenarios: z.array(str) }, { usage: usageAudit, sessions: sessionAudit })), incomplete: bool }),
     verdict: z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED']),
     iterations,
     checks: z.record(z.string(), obj({ passes: count, fails: count })),

@@ -47,6 +47,8 @@ export interface FollowTarget {
   readonly kind: AsyncKind;
   /** Intended start of the request that started the run (time to completion is measured from it). */
   readonly intendedNs: number;
+  /** The scenario whose request started it: the run is polled with that scenario's client (its token). */
+  readonly scenario?: string | undefined;
 }
 
 /** How a follow ended, for the notification matcher and the usage audit. */
@@ -72,7 +74,10 @@ export interface AsyncFollower {
 
 /** What the follower needs. */
 export interface AsyncFollowerDeps {
+  /** The client of a run without a scenario, or of every run when `clientOf` is absent. */
   readonly client: Client;
+  /** The client of a scenario (tenants: each its own token); a run is polled with its scenario's. */
+  readonly clientOf?: (scenario: string) => Client;
   readonly clock: Clock;
   readonly options: ResolvedFollowOptions;
   readonly collector: AsyncRunsCollector;
@@ -81,6 +86,8 @@ export interface AsyncFollowerDeps {
 
 interface Follow {
   readonly target: FollowTarget;
+  /** Who polls it: the client of the scenario that started it. */
+  readonly client: Client;
   readonly track: AsyncRunTrack;
   readonly deadlineNs: number;
   readonly abort: AbortController;
@@ -124,7 +131,7 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
   };
 
   const poll = async (f: Follow): Promise<void> => {
-    const r = await client.getRun(f.target.runId, { signal: f.abort.signal });
+    const r = await f.client.getRun(f.target.runId, { signal: f.abort.signal });
     if (!follows.has(f)) return;
     const nowNs = clock.nowNs();
     const body = r.ok ? (r.value as unknown as Record<string, unknown>) : undefined;
@@ -155,6 +162,7 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
       const nowNs = clock.nowNs();
       const f: Follow = {
         target,
+        client: target.scenario !== undefined && deps.clientOf !== undefined ? deps.clientOf(target.scenario) : client,
         track: collector.begin(target.kind, target.intendedNs),
         deadlineNs: nowNs + options.timeoutMs * NS_PER_MS,
         abort: new AbortController(),

@@ -4,7 +4,8 @@
  * - `usage`: `/analytics/usage` over the run's window and flows, compared with the runs,
  *   streams and triggers the client saw finish and the tokens their `usage` reported. The
  *   service may count other traffic of the account, so both numbers and the difference are
- *   reported; nothing fails on it unless a threshold asks.
+ *   reported; nothing fails on it unless a threshold asks. One audit reads one account: a run
+ *   of several tenants keeps one ledger per tenant, each read with its own token.
  * - `sessions`: for sessions the mix ran in, the history is read back and checked: messages
  *   in the order sent, roles alternating user/assistant, two messages per run.
  */
@@ -138,28 +139,60 @@ async function withRetry<T>(ctx: AuditContext, call: () => Promise<ApiResult<T>>
   return call();
 }
 
+/** What one usage query gave: figures, a refusal of the token (401/403), or a failure. */
+type Answer =
+  | { readonly kind: 'counts'; readonly counts: UsageCounts }
+  | { readonly kind: 'denied'; readonly error: string }
+  | { readonly kind: 'failed'; readonly error: string };
+
+/** Statuses that say this token may not read usage (not that the figures differ). */
+const DENIED = new Set([401, 403]);
+
+const same = (a: UsageCounts, b: UsageCounts): boolean =>
+  a.totalRuns === b.totalRuns && a.successfulRuns === b.successfulRuns && a.failedRuns === b.failedRuns && a.totalTokens === b.totalTokens;
+
+const exceeds = (a: UsageCounts, b: UsageCounts): boolean =>
+  a.totalRuns > b.totalRuns || a.successfulRuns > b.successfulRuns || a.failedRuns > b.failedRuns || a.totalTokens > b.totalTokens;
+
+/**
+ * Whether per-flow answers can only come from a service that ignored `flow_id`: the parts of
+ * an account cannot add up to more than the account (asked after them, so it can only have
+ * grown). When the account's answer is unknown: the answers repeat each other exactly and each
+ * holds at least everything the client saw on all its flows.
+ */
+function filterIgnoredBy(answers: readonly UsageCounts[], account: UsageCounts | undefined, client: UsageCounts): boolean {
+  if (answers.length < 2) return false;
+  if (account !== undefined) return exceeds(answers.reduce(add, ZERO), account);
+  const first = answers[0] as UsageCounts;
+  return first.totalRuns > 0 && answers.every((a) => same(a, first)) && first.totalRuns >= client.totalRuns;
+}
+
 /**
  * Compares `/analytics/usage` over `[startMs, endMs)` with the ledger: one query per flow the
- * run used (or one for the whole account past ten flows).
+ * run used (or one for the whole account past ten flows). With two flows or more the account
+ * is asked once too: per-flow answers that add up to more than it (or repeat each other) show
+ * a service that ignores `flow_id`, and the account's answer is compared instead
+ * (`filterIgnored`). A token refused every query (401/403) may not read usage (`forbidden`):
+ * nothing is compared, which is not a disagreement.
  */
 export async function auditUsage(ctx: AuditContext, ledger: UsageLedger, window: { readonly startMs: number; readonly endMs: number }): Promise<UsageAuditReport> {
   const start = new Date(Math.floor(window.startMs)).toISOString();
   const end = new Date(Math.ceil(window.endMs) + 1).toISOString();
   const flowIds = [...ledger.flows.keys()].filter((f) => f !== '');
-  const scope = flowIds.length <= MAX_FLOW_QUERIES && !ledger.flows.has('') ? 'per-flow' : 'account';
-  const errors: string[] = [];
-  const query = async (flowId: string | undefined): Promise<UsageCounts | null> => {
+  const perFlow = flowIds.length <= MAX_FLOW_QUERIES && !ledger.flows.has('');
+  const ask = async (flowId: string | undefined): Promise<Answer> => {
     const q = { start_date: start, end_date: end, granularity: 'day' as const, ...(flowId !== undefined ? { flow_id: flowId } : {}) };
     const r = await withRetry(ctx, () => ctx.client.getUsage(q, callOpts(ctx)));
     const label = flowId ?? '(account)';
     if (!r.ok) {
-      errors.push(`${label}: ${r.error.code}${r.meta.status > 0 ? ` (HTTP ${r.meta.status})` : ''}`);
-      return null;
+      const error = `${label}: ${r.error.code}${r.meta.status > 0 ? ` (HTTP ${r.meta.status})` : ''}`;
+      return { kind: DENIED.has(r.meta.status) ? 'denied' : 'failed', error };
     }
     const c = fromStats(r.value);
-    if (c === undefined) errors.push(`${label}: metrics missing or not numbers`);
-    return c ?? null;
+    return c === undefined ? { kind: 'failed', error: `${label}: metrics missing or not numbers` } : { kind: 'counts', counts: c };
   };
+  const countsOf = (a: Answer): UsageCounts | null => (a.kind === 'counts' ? a.counts : null);
+  const errorsOf = (list: readonly Answer[]): string[] => list.flatMap((a) => (a.kind === 'counts' ? [] : [a.error]));
 
   let runsWithoutTokens = 0;
   let unresolved = 0;
@@ -169,23 +202,37 @@ export async function auditUsage(ctx: AuditContext, ledger: UsageLedger, window:
     runsWithoutTokens += c.tokensUnknown;
     unresolved += c.unresolved;
   }
+  const clientUnknown = { runsWithoutTokens, unresolved };
+  const result = (scope: 'per-flow' | 'account', service: UsageCounts | null, flows: UsageFlowAudit[], errors: string[], extra: { filterIgnored?: true; forbidden?: true } = {}): UsageAuditReport => {
+    const diff = service === null ? null : sub(service, client);
+    const exact = diff !== null && errors.length === 0 && Object.values(diff).every((v) => v === 0);
+    return { window: { start, end }, scope, service, client, diff, exact, flows, clientUnknown, errors, ...extra };
+  };
+  const forbidden = (answers: readonly Answer[]): { forbidden?: true } => (answers.length > 0 && answers.every((a) => a.kind === 'denied') ? { forbidden: true } : {});
 
-  const flows: UsageFlowAudit[] = [];
-  let service: UsageCounts | null;
-  if (scope === 'per-flow') {
-    service = ZERO;
-    for (const flowId of flowIds) {
-      const s = await query(flowId);
-      const c = counts(ledger.flows.get(flowId) ?? ZERO);
-      flows.push({ flowId, service: s, client: c, diff: s === null ? null : sub(s, c) });
-      service = s === null || service === null ? null : add(service, s);
-    }
-  } else {
-    service = await query(undefined);
+  if (!perFlow) {
+    const a = await ask(undefined);
+    return result('account', countsOf(a), [], errorsOf([a]), forbidden([a]));
   }
-  const diff = service === null ? null : sub(service, client);
-  const exact = diff !== null && errors.length === 0 && Object.values(diff).every((v) => v === 0);
-  return { window: { start, end }, scope, service, client, diff, exact, flows, clientUnknown: { runsWithoutTokens, unresolved }, errors };
+  const answers: Answer[] = [];
+  for (const flowId of flowIds) answers.push(await ask(flowId));
+  const read = answers.flatMap((a) => (a.kind === 'counts' ? [a.counts] : []));
+  if (read.length >= 2) {
+    const account = await ask(undefined);
+    if (filterIgnoredBy(read, countsOf(account) ?? undefined, client)) {
+      // The service answers for the whole account whatever the filter: its answer, once.
+      return result('account', countsOf(account) ?? (read[0] as UsageCounts), [], [], { filterIgnored: true });
+    }
+  }
+  const flows: UsageFlowAudit[] = [];
+  let service: UsageCounts | null = ZERO;
+  flowIds.forEach((flowId, i) => {
+    const s = countsOf(answers[i] as Answer);
+    const c = counts(ledger.flows.get(flowId) ?? ZERO);
+    flows.push({ flowId, service: s, client: c, diff: s === null ? null : sub(s, c) });
+    service = s === null || service === null ? null : add(service, s);
+  });
+  return result('per-flow', service, flows, errorsOf(answers), forbidden(answers));
 }
 
 /**

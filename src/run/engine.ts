@@ -91,14 +91,25 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     objective: plan.objective,
     observers,
     stoppedByUser: () => interrupted || abortedBy !== undefined,
+    sharers: options.shard?.count ?? 1,
   });
+  const byName = new Map(plan.scenarios.map((s) => [s.name, s]));
+  const sessionIdsOf = Object.fromEntries(
+    plan.scenarios.map((s) => [s.name, [...new Set(s.mix.flatMap((m) => ((m.op === 'run' || m.op === 'stream') && m.sessionId !== undefined ? [m.sessionId] : [])))]]),
+  );
   const ctx: ObserverContext = {
     clock,
     client: clientOf(plan.scenarios[0] as ResolvedScenario),
+    clientOf: (name) => {
+      const s = byName.get(name);
+      return s === undefined ? options.client : clientOf(s);
+    },
+    tenantOf: tenantsOf(plan, clientOf),
     runStartNs,
     startedAtMs,
     scenarios: plan.scenarios.map((s) => s.name),
-    sessionIds: [...new Set(plan.scenarios.flatMap((s) => s.mix.flatMap((m) => ((m.op === 'run' || m.op === 'stream') && m.sessionId !== undefined ? [m.sessionId] : []))))],
+    sessionIds: [...new Set(Object.values(sessionIdsOf).flat())],
+    sessionIdsOf,
     sharded: (options.shard?.count ?? 1) > 1,
     emitAsyncEnd: (e) => state.asyncEnd(e),
   };
@@ -110,6 +121,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const dataExhausted: string[] = [];
   const units = prepared.map(({ scenario, targets, data }, i) => {
     const unit = state.scenarios[i] as ScenarioState;
+    // The service counted the preparation's requests in its window; so does the analyser.
+    for (const answer of targets.setup ?? []) unit.collectors.observeSetup(answer);
     const deps = { scenario, state, unit, client: clientOf(scenario), clock, targets };
     let executor!: Executor;
     const job =
@@ -204,4 +217,26 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const report = project(sections);
   for (const o of observers) await o.end?.(report);
   return { report, passed: report.passed, dataExhausted };
+}
+
+/**
+ * Which scenarios run as one tenant (one token): those given the same client object, or naming
+ * the same `tokenEnv`. A tenant is named by its first scenario; an unknown name is its own.
+ */
+function tenantsOf(plan: ResolvedRunPlan, clientOf: (s: ResolvedScenario) => Client): (scenario: string) => string {
+  const order = plan.scenarios.map((s) => s.name);
+  const tenant = new Map<string, string>();
+  const firstBy = new Map<unknown, string>();
+  for (const s of plan.scenarios) {
+    const env = plan.tokenEnv[s.name];
+    const keys: unknown[] = [clientOf(s), ...(env !== undefined ? [`tokenEnv:${env}`] : [])];
+    const found = [...new Set(keys.flatMap((k) => (firstBy.has(k) ? [firstBy.get(k) as string] : [])))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    const name = found[0] ?? s.name;
+    // A scenario that shares a client with one tenant and a tokenEnv with another joins them.
+    for (const other of found.slice(1)) for (const [n, t] of tenant) if (t === other) tenant.set(n, name);
+    for (const [k, t] of firstBy) if (found.includes(t)) firstBy.set(k, name);
+    for (const k of keys) firstBy.set(k, name);
+    tenant.set(s.name, name);
+  }
+  return (scenario) => tenant.get(scenario) ?? scenario;
 }

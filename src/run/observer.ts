@@ -62,6 +62,11 @@ export interface AsyncEnd {
   readonly sessionId: string | undefined;
   readonly input: string | undefined;
   readonly startNs: number;
+  /**
+   * The scenario whose request started it, when the emitter knows it (following does; a
+   * trigger's end told only by a notification does not).
+   */
+  readonly scenario?: string | undefined;
 }
 
 /** The start of one request, for observers that must act before it is sent (tracing). */
@@ -80,14 +85,28 @@ export interface RequestHook {
 /** What every observer is given at the start. */
 export interface ObserverContext {
   readonly clock: Clock;
-  /** The client of the run's first scenario (following and auditing use it). */
+  /**
+   * The client of the run's first scenario, kept for observers written before tenants: a run
+   * of several scenarios may hold one client (one token) per scenario, so an observer that
+   * reads back what a scenario did (following, the audit) uses `clientOf(sample.scenario)`.
+   */
   readonly client: Client;
+  /** The client (and so the token) a scenario of this run sends with; `client` for a name the run does not have. */
+  clientOf(scenario: string): Client;
+  /**
+   * The tenant a scenario runs as: the name of the first scenario of the run that uses the same
+   * token. Scenarios are taken to share a token when they name the same `tokenEnv` or are given
+   * the same client object; otherwise each is its own tenant. The audit reads one account once.
+   */
+  tenantOf(scenario: string): string;
   readonly runStartNs: number;
   readonly startedAtMs: number;
   /** Names of the scenarios in this run. */
   readonly scenarios: readonly string[];
   /** Sessions that mix entries name (the audit reads their history). */
   readonly sessionIds: readonly string[];
+  /** The same sessions by the scenario whose mix names them (read with that scenario's client). */
+  readonly sessionIdsOf: Readonly<Record<string, readonly string[]>>;
   /** True when this process runs one shard of several (it sees only its share). */
   readonly sharded: boolean;
   /** Announces an asynchronous end to every observer (following, notification matching). */

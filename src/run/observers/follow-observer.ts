@@ -25,6 +25,8 @@ export function createFollowObserver(options: ResolvedFollowOptions): RunObserve
     start(ctx) {
       follower = createAsyncFollower({
         client: ctx.client,
+        // Each run is read with the token that started it: another tenant's token may not read it.
+        clientOf: (scenario) => ctx.clientOf(scenario),
         clock: ctx.clock,
         options,
         collector,
@@ -42,6 +44,7 @@ export function createFollowObserver(options: ResolvedFollowOptions): RunObserve
             sessionId: s?.sessionId,
             input: s?.input,
             startNs: s?.startNs ?? e.intendedNs,
+            scenario: e.scenario,
           });
         },
       });
@@ -53,14 +56,14 @@ export function createFollowObserver(options: ResolvedFollowOptions): RunObserve
         const runId = (s.value as { id?: unknown }).id;
         if (typeof runId !== 'string') return;
         sessions.set(runId, { sessionId: s.sessionId, input: s.input, startNs: s.startNs });
-        if (!follower.follow({ runId, flowId: s.flowId, kind: 'run', intendedNs: s.intendedNs })) {
+        if (!follower.follow({ runId, flowId: s.flowId, kind: 'run', intendedNs: s.intendedNs, scenario: s.scenario })) {
           sessions.delete(runId);
           runningUnfollowed++;
         }
       } else if (s.op === 'trigger' && s.flowId !== undefined) {
         triggersSeen++;
         const runId = runIdOfAck(s.value as TriggerAck);
-        if (runId !== undefined && follower.follow({ runId, flowId: s.flowId, kind: 'trigger', intendedNs: s.intendedNs })) followedTriggers.add(runId);
+        if (runId !== undefined && follower.follow({ runId, flowId: s.flowId, kind: 'trigger', intendedNs: s.intendedNs, scenario: s.scenario })) followedTriggers.add(runId);
       }
     },
 
