@@ -6,6 +6,7 @@
 import { ConfigError } from '../core/errors.js';
 import type { Tier } from '../core/tiers.js';
 import { parseFaultPatch } from './faults.js';
+import { RATE_LIMIT_SHAPES } from './limiters.js';
 import type { NotificationSpec, ReferenceServiceOptions, TokenSpec } from './options.js';
 import {
   at,
@@ -166,13 +167,21 @@ function readRateLimit(v: unknown, issues: Issues): void {
     issues.push({ path: 'rateLimit', message: 'must be an object' });
     return;
   }
-  checkKeys(v, ['windowMs', 'reset', 'headers'], 'rateLimit', issues);
+  checkKeys(v, ['windowMs', 'reset', 'headers', 'shape', 'burst'], 'rateLimit', issues);
   if (v.windowMs !== undefined) {
     const ms = readDurationMs(v.windowMs, 'rateLimit.windowMs', issues);
     if (ms !== undefined && ms < 1) issues.push({ path: 'rateLimit.windowMs', message: 'must be at least 1 ms' });
   }
   if (v.reset !== undefined) readEnum(v.reset, ['delta-seconds', 'epoch-seconds'], 'rateLimit.reset', issues);
   if (v.headers !== undefined) readBoolean(v.headers, 'rateLimit.headers', issues);
+  const shape = v.shape === undefined ? 'fixed' : readEnum(v.shape, RATE_LIMIT_SHAPES, 'rateLimit.shape', issues);
+  if (v.burst !== undefined) {
+    const burst = readNumber(v.burst, 'rateLimit.burst', issues, { integer: true, min: 0 });
+    // A burst on another shape would silently do nothing: say so rather than let a test believe it.
+    if (burst !== undefined && burst > 0 && shape !== undefined && shape !== 'token-bucket') {
+      issues.push({ path: 'rateLimit.burst', message: 'only applies to shape "token-bucket"' });
+    }
+  }
 }
 
 function readFlows(v: unknown, issues: Issues): void {

@@ -45,6 +45,10 @@ export interface FaultSettings {
   readonly truncatedStreamRate?: number;
   readonly premature429?: Premature429Fault;
   readonly missingRateLimitHeadersRate?: number;
+  /** The limiter enforces min(throttleAfter, advertised limit) while the headers advertise the limit. */
+  readonly throttleAfter?: number;
+  /** `X-RateLimit-Remaining` is the true value plus this, clamped to [0, advertised limit]. */
+  readonly remainingDrift?: number;
 }
 
 /**
@@ -62,6 +66,14 @@ export interface FaultPatch {
   readonly truncatedStreamRate?: number | null;
   readonly premature429?: { readonly rate: number; readonly aboveRemaining?: number } | null;
   readonly missingRateLimitHeadersRate?: number | null;
+  /**
+   * An integer ≥ 1: the limiter admits at most this many per window (fixed, sliding) or treats
+   * the bucket's capacity as this (token-bucket), when below the advertised limit, while the
+   * headers keep advertising the limit and count Remaining against it. Its 429s say Remaining 0.
+   */
+  readonly throttleAfter?: number | null;
+  /** An integer, may be negative: added to `X-RateLimit-Remaining`, clamped to [0, advertised limit]. 0 removes it. */
+  readonly remainingDrift?: number | null;
 }
 
 /** Sets faults at run time; the same effect as `PUT/GET/DELETE /admin/faults`. */
@@ -96,6 +108,10 @@ export interface FaultEngine extends FaultController {
   latencyMs(op: OpName): number;
   malformed(): boolean;
   premature(remaining: number): boolean;
+  /** The limit the limiter enforces for an advertised `limit` (lower under `throttleAfter`). */
+  enforcedLimit(limit: number): number;
+  /** What to add to `X-RateLimit-Remaining` (0: nothing). */
+  remainingDrift(): number;
   streamPlan(): StreamFaultPlan;
 }
 
@@ -111,6 +127,8 @@ const PATCH_KEYS = [
   'truncatedStreamRate',
   'premature429',
   'missingRateLimitHeadersRate',
+  'throttleAfter',
+  'remainingDrift',
 ] as const;
 
 const RATE_KEYS = ['connectionResetRate', 'malformedJsonRate', 'truncatedStreamRate', 'missingRateLimitHeadersRate'] as const;
@@ -133,6 +151,15 @@ export function parseFaultPatch(raw: unknown, path: string, issues: Issues): Fau
   }
   if (raw.premature429 !== undefined) {
     out.premature429 = raw.premature429 === null ? null : readPremature(raw.premature429, at(path, 'premature429'), issues);
+  }
+  if (raw.throttleAfter !== undefined) {
+    // 0 would refuse every request and leave no time at which one is admitted (no Retry-After).
+    const n = raw.throttleAfter === null ? null : readNumber(raw.throttleAfter, at(path, 'throttleAfter'), issues, { integer: true, min: 1 });
+    if (n !== undefined) out.throttleAfter = n;
+  }
+  if (raw.remainingDrift !== undefined) {
+    const n = raw.remainingDrift === null ? null : readNumber(raw.remainingDrift, at(path, 'remainingDrift'), issues, { integer: true });
+    if (n !== undefined) out.remainingDrift = n;
   }
   return out;
 }
@@ -225,6 +252,8 @@ export function createFaultEngine(clock: Clock, seed: number, initial: FaultPatc
   let outageEndNs = -1; // -1 none, Infinity until cleared
   let stall: StreamStallFault | undefined;
   let premature: Premature429Fault | undefined;
+  let throttleAfter = 0; // 0: none
+  let drift = 0;
   const rates = { connectionResetRate: 0, malformedJsonRate: 0, truncatedStreamRate: 0, missingRateLimitHeadersRate: 0 };
 
   const refresh = (): void => {
@@ -234,6 +263,8 @@ export function createFaultEngine(clock: Clock, seed: number, initial: FaultPatc
       outageEndNs >= 0 ||
       stall !== undefined ||
       premature !== undefined ||
+      throttleAfter > 0 ||
+      drift !== 0 ||
       rates.connectionResetRate > 0 ||
       rates.malformedJsonRate > 0 ||
       rates.truncatedStreamRate > 0 ||
@@ -254,6 +285,8 @@ export function createFaultEngine(clock: Clock, seed: number, initial: FaultPatc
     }
     if (p.streamStall !== undefined) stall = p.streamStall === null ? undefined : (p.streamStall as StreamStallFault);
     if (p.premature429 !== undefined) premature = p.premature429 === null ? undefined : (p.premature429 as Premature429Fault);
+    if (p.throttleAfter !== undefined) throttleAfter = p.throttleAfter ?? 0;
+    if (p.remainingDrift !== undefined) drift = p.remainingDrift ?? 0;
     for (const key of RATE_KEYS) {
       const v = p[key];
       if (v !== undefined) rates[key] = v ?? 0;
@@ -271,6 +304,8 @@ export function createFaultEngine(clock: Clock, seed: number, initial: FaultPatc
       if (left >= 0) out.outage = left === Infinity ? {} : { durationMs: Math.ceil(left / NS_PER_MS) };
       if (stall !== undefined) out.streamStall = stall;
       if (premature !== undefined) out.premature429 = premature;
+      if (throttleAfter > 0) out.throttleAfter = throttleAfter;
+      if (drift !== 0) out.remainingDrift = drift;
       for (const key of RATE_KEYS) if (rates[key] > 0) out[key] = rates[key];
       return out;
     },
@@ -287,6 +322,8 @@ export function createFaultEngine(clock: Clock, seed: number, initial: FaultPatc
       outageEndNs = -1;
       stall = undefined;
       premature = undefined;
+      throttleAfter = 0;
+      drift = 0;
       for (const key of RATE_KEYS) rates[key] = 0;
       refresh();
     },
@@ -308,6 +345,8 @@ export function createFaultEngine(clock: Clock, seed: number, initial: FaultPatc
     latencyMs: (op) => latency.get(op) ?? latency.get('*') ?? 0,
     malformed: () => chance(rates.malformedJsonRate),
     premature: (remaining) => premature !== undefined && remaining > premature.aboveRemaining && chance(premature.rate),
+    enforcedLimit: (limit) => (throttleAfter > 0 && throttleAfter < limit ? throttleAfter : limit),
+    remainingDrift: () => drift,
     streamPlan() {
       const s = stall !== undefined && chance(stall.rate) ? stall : undefined;
       return {

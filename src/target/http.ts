@@ -5,6 +5,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { NS_PER_S } from '../core/clock.js';
 import { API_ERROR_STATUS, type ApiErrorCode } from '../core/codes.js';
+import { describeLimit } from './limiters.js';
 import type { Area, Routable, RouteName } from './router.js';
 import type { ServiceState, TokenState } from './state.js';
 import { countRequest } from './stats.js';
@@ -16,6 +17,8 @@ export class RequestContext implements Routable {
   param = '';
   tok: TokenState | undefined = undefined;
   dropRateLimit = false;
+  /** A 429 of the `throttleAfter` fault: its Remaining says 0 although the advertised limit has room. */
+  throttled = false;
   answered = false;
 
   constructor(
@@ -33,27 +36,49 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Largest request body read (1 MiB); bigger ones get 400. */
 export const MAX_BODY_BYTES = 1 << 20;
 
-/** Adds `X-RateLimit-*` for the request's token (or the uncounted anonymous window). */
+/**
+ * Adds `X-RateLimit-*` for the request's token (or the uncounted anonymous window). Returns the
+ * delta Reset in seconds, which is also the `Retry-After` of a fixed-window 429.
+ */
 function addRateLimit(state: ServiceState, ctx: RequestContext, h: OutgoingHttpHeaders): number {
   const now = state.clock.nowNs();
   const tok = ctx.tok;
   let limit: number;
   let remaining: number;
   let leftNs: number;
-  if (tok !== undefined && tok.windowEndNs > now) {
-    limit = tok.limit;
-    remaining = limit > tok.count ? limit - tok.count : 0;
-    leftNs = tok.windowEndNs - now;
+  let retryAfterS: number;
+  if (state.opts.limiter.shape === 'fixed') {
+    if (tok !== undefined && tok.windowEndNs > now) {
+      limit = tok.limit;
+      remaining = limit > tok.count ? limit - tok.count : 0;
+      leftNs = tok.windowEndNs - now;
+    } else {
+      limit = tok === undefined ? state.anonLimit : tok.limit;
+      remaining = limit;
+      leftNs = state.windowNs;
+    }
+    retryAfterS = Math.ceil(leftNs / NS_PER_S);
   } else {
-    limit = tok === undefined ? state.anonLimit : tok.limit;
-    remaining = limit;
-    leftNs = state.windowNs;
+    const v = describeLimit(state, tok, now);
+    limit = v.limit;
+    remaining = v.remaining;
+    leftNs = v.resetNs;
+    retryAfterS = v.resetS;
   }
-  const retryAfterS = Math.ceil(leftNs / NS_PER_S);
+  if (ctx.throttled) remaining = 0;
   if (!state.opts.rateLimit.headers) return retryAfterS;
   if (ctx.dropRateLimit) {
     state.stats.faults.missingRateLimitHeaders++;
     return retryAfterS;
+  }
+  if (tok !== undefined && state.faults.active) {
+    const drift = state.faults.remainingDrift();
+    if (drift !== 0) {
+      // The lie stays within what a header could truthfully say, so only its value gives it away.
+      const shown = Math.min(limit, Math.max(0, remaining + drift));
+      if (shown !== remaining) state.stats.faults.driftedRemaining++;
+      remaining = shown;
+    }
   }
   h['x-ratelimit-limit'] = limit;
   h['x-ratelimit-remaining'] = remaining;

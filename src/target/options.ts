@@ -8,6 +8,7 @@ import { tierLimitPerMinute, type Tier } from '../core/tiers.js';
 import { parseDurationMs } from '../core/units.js';
 import { readOptions } from './config.js';
 import { parseFaultPatch, type FaultPatch } from './faults.js';
+import type { RateLimitShape, ResolvedLimiter } from './limiters.js';
 
 /** Default demo tokens by tier: free on account A, pro and enterprise on account B. */
 export const DEFAULT_TOKENS: { readonly free: string; readonly pro: string; readonly enterprise: string } = Object.freeze({
@@ -70,8 +71,16 @@ export interface LatencyOptions {
 
 /** How requests are limited. */
 export interface RateLimitOptions {
-  /** Length of a fixed window (default 60000 ms); tier limits are per window. */
+  /** Length of a window (default 60000 ms); tier limits are per window (bucket: refill per window). */
   readonly windowMs?: number | string;
+  /**
+   * `fixed` (default): windows that open at the first request after the last closed.
+   * `sliding`: a log of the last `windowMs`. `token-bucket`: capacity `limit + burst`,
+   * refilled continuously at `limit` per `windowMs`. See `RateLimitShape`.
+   */
+  readonly shape?: RateLimitShape;
+  /** Bucket capacity beyond the limit (integer ≥ 0, default 0); `token-bucket` only. */
+  readonly burst?: number;
   /** Unit of `X-RateLimit-Reset`: seconds left (default) or Unix epoch seconds. */
   readonly reset?: 'delta-seconds' | 'epoch-seconds';
   /** Whether the `X-RateLimit-*` headers are sent at all (default true). */
@@ -185,6 +194,11 @@ export interface ResolvedReferenceOptions {
   readonly tokens: ReadonlyMap<string, ResolvedToken>;
   readonly adminToken: string | undefined;
   readonly rateLimit: { readonly windowMs: number; readonly reset: 'delta-seconds' | 'epoch-seconds'; readonly headers: boolean };
+  /**
+   * `rateLimit.shape` and `rateLimit.burst`, resolved. Kept beside `rateLimit` rather than in it
+   * so the resolved `rateLimit` object keeps the three fields callers already compare against.
+   */
+  readonly limiter: ResolvedLimiter;
   readonly flows: number | readonly FlowSpec[];
   readonly latency: ResolvedLatency;
   readonly runMode: 'sync' | 'async';
@@ -230,6 +244,7 @@ export function resolveReferenceOptions(options: ReferenceServiceOptions = {}): 
     tokens,
     adminToken: options.adminToken,
     rateLimit: { windowMs, reset: options.rateLimit?.reset ?? 'delta-seconds', headers: options.rateLimit?.headers ?? true },
+    limiter: { shape: options.rateLimit?.shape ?? 'fixed', burst: options.rateLimit?.burst ?? 0 },
     flows: options.flows ?? 12,
     latency: {
       ttftNs: (none ? 0 : (toMs(lat?.ttftMs) ?? DEFAULT_LATENCY.ttftMs)) * NS_PER_MS,

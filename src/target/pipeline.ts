@@ -1,7 +1,8 @@
 /**
  * The request pipeline, in order: route; admin bypass; connection-reset and outage faults;
- * authentication and the rate-limit window (for `/v1`); unknown routes; injected errors and
- * latency; then the handler. The hot path (`GET /v1/flows`) allocates one context and no closures.
+ * authentication and the rate limiter (for `/v1`; shapes other than fixed in `limiters.ts`);
+ * unknown routes; injected errors and latency; then the handler. The hot path (`GET /v1/flows`)
+ * allocates one context and no closures.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NS_PER_MS, NS_PER_S } from '../core/clock.js';
@@ -12,6 +13,7 @@ import { getRun, runFlow, trigger } from './handlers-runs.js';
 import { createSession, getHistory } from './handlers-sessions.js';
 import { getUsage } from './handlers-usage.js';
 import { finish, RequestContext, sendError } from './http.js';
+import { admitOrWait, advertisedLimit, refusalReason, roomNow } from './limiters.js';
 import { matchRoute } from './router.js';
 import type { ServiceState, TokenState } from './state.js';
 
@@ -95,18 +97,49 @@ function safeDispatch(state: ServiceState, ctx: RequestContext): void {
 
 /** Counts the request in its token's window; answers 429 and returns false when over. */
 function admit(state: ServiceState, ctx: RequestContext, tok: TokenState): boolean {
+  if (state.opts.limiter.shape !== 'fixed') return admitShaped(state, ctx, tok);
   if (ctx.atNs >= tok.windowEndNs) {
     tok.count = 0;
+    tok.arrived = 0;
     tok.windowEndNs = ctx.atNs + state.windowNs;
   }
-  const premature = state.faults.active && state.faults.premature(tok.limit - tok.count);
-  if (!premature && tok.count < tok.limit) {
+  const before = tok.arrived++;
+  const faults = state.faults;
+  const premature = faults.active && faults.premature(tok.limit - tok.count);
+  const enforced = faults.active ? faults.enforcedLimit(tok.limit) : tok.limit;
+  if (!premature && tok.count < enforced) {
     tok.count++;
     return true;
   }
   if (premature) state.stats.faults.premature429++;
+  else if (tok.count < tok.limit && before < tok.limit) throttled(state, ctx);
   else state.stats.rateLimited++;
   sendError(state, ctx, 'RATE_LIMITED', 'too many requests', { limit: tok.limit, reason: 'rate limit window used up' }, { retryAfter: 'window' });
+  return false;
+}
+
+/** A refusal of `throttleAfter` although the advertised limit has room: counted, and its Remaining says 0. */
+function throttled(state: ServiceState, ctx: RequestContext): void {
+  state.stats.faults.throttled429++;
+  ctx.throttled = true;
+}
+
+/** `admit` for the sliding and token-bucket shapes (see limiters.ts). */
+function admitShaped(state: ServiceState, ctx: RequestContext, tok: TokenState): boolean {
+  const faults = state.faults;
+  const room = roomNow(state, tok, ctx.atNs);
+  const limit = advertisedLimit(state, tok);
+  const premature = faults.active && faults.premature(room);
+  let retryAfter = 1; // a premature 429 has room now: the soonest whole second
+  if (!premature) {
+    retryAfter = admitOrWait(state, tok, ctx.atNs, faults.active ? faults.enforcedLimit(limit) : limit);
+    if (retryAfter === 0) return true;
+  }
+  if (premature) state.stats.faults.premature429++;
+  else if (room > 0) throttled(state, ctx);
+  else state.stats.rateLimited++;
+  const reason = refusalReason(state.opts.limiter.shape);
+  sendError(state, ctx, 'RATE_LIMITED', 'too many requests', { limit, reason }, { retryAfter });
   return false;
 }
 

@@ -11,6 +11,7 @@ import { TIER_LIMITS_PER_MINUTE } from '../core/tiers.js';
 import { createUsageLedger } from './analytics.js';
 import { createCatalogue, flowsFromSpecs, seedFlows } from './catalogue.js';
 import { createFaultEngine, type FaultController } from './faults.js';
+import { createTokenState } from './limiters.js';
 import { createNotifier } from './notifier.js';
 import { resolveReferenceOptions, type ReferenceServiceOptions, type ResolvedReferenceOptions } from './options.js';
 import { handleRequest } from './pipeline.js';
@@ -101,7 +102,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   const prng = createPrng(hash32('service', seed));
   const windowNs = opts.rateLimit.windowMs * NS_PER_MS;
   const tokens = new Map<string, TokenState>();
-  for (const [token, t] of opts.tokens) tokens.set(token, { account: t.account, limit: t.limit, count: 0, windowEndNs: -Infinity });
+  for (const [token, t] of opts.tokens) tokens.set(token, createTokenState(t.account, t.limit));
   const nowMs = clock.wallMs();
   const flows = typeof opts.flows === 'number' ? seedFlows(opts.accounts, opts.flows, seed, nowMs) : flowsFromSpecs(opts.flows, nowMs);
   const notifier = createNotifier({

@@ -10,12 +10,31 @@ import type { SessionStore } from './sessions.js';
 import type { StatsCounters } from './stats.js';
 import type { TimerSet } from './timers.js';
 
-/** A token's fixed rate-limit window. The window opens at the first request after the last one closed. */
+/**
+ * A token's rate-limiter state, for every shape (built by `createTokenState` in `limiters.ts`,
+ * so all tokens share one object layout). Each shape uses its own fields and leaves the rest.
+ */
 export interface TokenState {
   readonly account: string;
+  /** Requests per window (the tier limit scaled to `windowMs`). */
   readonly limit: number;
+  /** fixed: requests admitted in the current window. sliding: entries in `log`. */
   count: number;
+  /**
+   * fixed: requests that arrived in the current window, refused ones included: a refusal is
+   * early (`throttled429`) when fewer than the limit had arrived before it, as a client counts.
+   */
+  arrived: number;
+  /** fixed: end of the current window. The window opens at the first request after the last one closed. */
   windowEndNs: number;
+  /** sliding: admission times (ns), a ring (grown as needed, at most `limit` slots) whose oldest entry is at `head`. Empty otherwise. */
+  log: Float64Array;
+  /** sliding: index of the oldest entry of `log`. */
+  head: number;
+  /** token-bucket: tokens taken and not yet refilled, in units of 1/windowNs token. */
+  debt: number;
+  /** token-bucket: when `debt` was last brought up to date. */
+  lastNs: number;
 }
 
 /** The service's state. */

@@ -9,7 +9,7 @@ export interface ServiceStats {
   readonly requests: number;
   /** route → HTTP status → count. Routes are operation names, `admin` or `unknown`; status 0 is a reset. */
   readonly byRoute: Readonly<Record<string, Readonly<Record<string, number>>>>;
-  /** 429s sent because the window was used up. */
+  /** 429s sent because the limiter's advertised limit was used up. */
   readonly rateLimited: number;
   readonly runs: { readonly started: number; readonly completed: number; readonly failed: number };
   readonly streams: { readonly started: number; readonly ended: number; readonly truncated: number; readonly stalled: number; readonly aborted: number };
@@ -23,6 +23,10 @@ export interface ServiceStats {
     readonly outageResponses: number;
     readonly missingRateLimitHeaders: number;
     readonly premature429: number;
+    /** 429s of `throttleAfter`: refused while the advertised limit was not used up (Remaining 0 on them). */
+    readonly throttled429: number;
+    /** Responses whose `X-RateLimit-Remaining` `remainingDrift` changed (after clamping). */
+    readonly driftedRemaining: number;
     readonly delayed: number;
   };
   /** Exceptions thrown by the `onRequest` callback (swallowed). */
@@ -59,7 +63,17 @@ export function createStats(): StatsCounters {
     sessions: 0,
     triggers: 0,
     deliveries: { attempts: 0, sent: 0, failed: 0, retries: 0 },
-    faults: { connectionResets: 0, malformedBodies: 0, injectedErrors: 0, outageResponses: 0, missingRateLimitHeaders: 0, premature429: 0, delayed: 0 },
+    faults: {
+      connectionResets: 0,
+      malformedBodies: 0,
+      injectedErrors: 0,
+      outageResponses: 0,
+      missingRateLimitHeaders: 0,
+      premature429: 0,
+      throttled429: 0,
+      driftedRemaining: 0,
+      delayed: 0,
+    },
     callbackErrors: 0,
   };
 }
