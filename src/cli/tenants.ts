@@ -40,7 +40,10 @@ export function tenantTokens(plan: ResolvedRunPlan, target: ResolvedTarget, env:
   return out;
 }
 
-/** One client per scenario that needs a token of its own; the rest share `shared`. */
+/**
+ * One client per token of a run of several scenarios: scenarios with the same token share it, so
+ * the run sees them as one tenant (one rate-limit window, one audit), as the service does.
+ */
 export function tenantClients(
   plan: ResolvedRunPlan,
   target: ResolvedTarget,
@@ -48,9 +51,17 @@ export function tenantClients(
   options: Omit<ClientOptions, 'baseUrl' | 'token'>,
 ): Record<string, Client> {
   const tokens = tenantTokens(plan, target, env);
-  return Object.fromEntries(
-    plan.scenarios.filter((s) => tokens[s.name] !== undefined).map((s) => [s.name, createClient({ connections: connectionsFor([s]), ...options, baseUrl: target.baseUrl, token: tokens[s.name] as string })]),
-  );
+  const byToken = new Map<string, ResolvedScenario[]>();
+  for (const s of plan.scenarios) {
+    const token = tokens[s.name];
+    if (token !== undefined) byToken.set(token, [...(byToken.get(token) ?? []), s]);
+  }
+  const out: Record<string, Client> = {};
+  for (const [token, scenarios] of byToken) {
+    const client = createClient({ connections: connectionsFor(scenarios), ...options, baseUrl: target.baseUrl, token });
+    for (const s of scenarios) out[s.name] = client;
+  }
+  return out;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Pct } from './histogram.js';
 import { createOpStats } from './op-stats.js';
 import type { OpSnapshot, OpStats } from './op-stats.js';
 import { createRateLimitAnalyser } from './rate-limit-analyser.js';
-import type { RateLimitSnapshot, SetupAnswer } from './rate-limit-analyser.js';
+import type { RateLimitAnalyser, RateLimitSnapshot, SetupAnswer } from './rate-limit-analyser.js';
 import { createSliceTable } from './slices.js';
 import type { SliceEntry } from './slices.js';
 import { createStreamCollector } from './stream-collector.js';
@@ -38,6 +38,11 @@ export interface CollectorsOptions {
   readonly inFlight?: () => number;
   /** See `RateLimitAnalyserOptions.sharers` (default 1). */
   readonly sharers?: number;
+  /**
+   * The token's analyser, when other collectors send with the same token (scenarios of one
+   * tenant): the service keeps one window for them all. Otherwise these collectors make their own.
+   */
+  readonly rateLimit?: RateLimitAnalyser;
   /** Distinct contract violations kept (default 200). */
   readonly maxContractViolations?: number;
 }
@@ -153,7 +158,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   const all = createLatencyHistogram();
   const stream = createStreamCollector();
   const prompts = createPromptLengthStats();
-  const rateLimit = createRateLimitAnalyser({
+  const rateLimit = options.rateLimit ?? createRateLimitAnalyser({
     runStartNs: o.runStartNs,
     sharers: o.sharers,
     ...(o.inFlight === undefined ? {} : { inFlight: o.inFlight }),

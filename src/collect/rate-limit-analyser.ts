@@ -179,6 +179,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   let windowsDropped = 0;
   let seq = 0;
   let rolling = false;
+  // The longest a Reset has pointed ahead (s): a fixed window is about that long.
+  let longestResetS = 0;
   const violations: HeaderViolationCounts = new Map();
   const limits = new Map<number, number>();
   const semantics = createResetSemanticsTracker();
@@ -259,6 +261,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     if (reset !== undefined) {
       const epoch = reset > EPOCH_SECONDS_MIN;
       const key = reset >= EPOCH_MS_MIN ? reset / 1000 : epoch ? reset : arrivalNs / 1e9 + reset;
+      const aheadNs = epoch ? (wallToNs(key * 1000) ?? arrivalNs) - arrivalNs : reset * 1e9;
+      if (aheadNs / 1e9 > longestResetS) longestResetS = aheadNs / 1e9;
       // A delta is whole seconds counted when the service answered: one window's keys spread
       // over a second and the answer's travel. Windows of a second or two can still share keys;
       // Remaining jumping back up tells them apart.
@@ -271,9 +275,13 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         }
       }
       const resetAtNs = epoch ? wallToNs(key * 1000) : arrivalNs + reset * 1e9;
-      // A fixed window opens after the previous one's reset; one that opens well before it rolls.
+      // A fixed window opens after the previous one's reset, a window's length after the one
+      // before; one that opens well before either rolls (a sliding log, a token bucket).
       const newest = windows[windows.length - 1];
-      if (newest?.resetAtNs !== undefined && newest.key !== undefined && newest.resetAtNs - arrivalNs > tolerance * 1e9) rolling = true;
+      if (newest?.key !== undefined && newest.epoch === epoch) {
+        if (newest.resetAtNs !== undefined && newest.resetAtNs - arrivalNs > tolerance * 1e9) rolling = true;
+        if (key - newest.key < longestResetS - tolerance) rolling = true;
+      }
       return newWindow(key, epoch, info, resetAtNs);
     }
     const current = windows[windows.length - 1];

@@ -83,6 +83,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   const startedAtMs = clock.wallMs();
   const runStartNs = clock.nowNs();
+  const tenantOf = tenantsOf(plan, clientOf);
   const state = createRunState({
     scenarios: plan.scenarios.map((s) => s.name),
     clock,
@@ -92,6 +93,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     observers,
     stoppedByUser: () => interrupted || abortedBy !== undefined,
     sharers: options.shard?.count ?? 1,
+    tenantOf,
   });
   const byName = new Map(plan.scenarios.map((s) => [s.name, s]));
   const sessionIdsOf = Object.fromEntries(
@@ -104,7 +106,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       const s = byName.get(name);
       return s === undefined ? options.client : clientOf(s);
     },
-    tenantOf: tenantsOf(plan, clientOf),
+    tenantOf,
     runStartNs,
     startedAtMs,
     scenarios: plan.scenarios.map((s) => s.name),

@@ -126,8 +126,10 @@ export function projectRunReport(p: ProjectInput): Report {
   if (p.units.length > 1) {
     scenarios = {};
     const snaps = p.units.map((u) => u.unit.collectors.snapshot(p.nowNs));
-    // Each tenant judged its own headers and windows; the run's line only adds them up.
-    snapshot = { ...snapshot, rateLimit: combineTenantRateLimits(snapshot.rateLimit, snaps.map((s) => s.rateLimit)) };
+    // Each tenant judged its own headers and windows (scenarios of one token share them); the
+    // run's line only adds the tenants up.
+    const oneEach = snaps.filter((_, i) => p.units.findIndex((u) => u.unit.tenant === p.units[i]?.unit.tenant) === i);
+    snapshot = { ...snapshot, rateLimit: combineTenantRateLimits(snapshot.rateLimit, oneEach.map((s) => s.rateLimit)) };
     p.units.forEach((u, i) => {
       (scenarios as Record<string, ScenarioReport>)[u.unit.name] = buildScenarioSection({
         load: loads[i] as BuildReportInput['load'],

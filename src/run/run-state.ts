@@ -5,7 +5,7 @@
  */
 import { createTransportError, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
-import { createCollectors, createIterationStats, type Collectors, type IterationStats } from '../collect/index.js';
+import { createCollectors, createIterationStats, createRateLimitAnalyser, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
 import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
 import { requestSample, runSample, type SampleContext } from './sample.js';
 
@@ -14,7 +14,9 @@ export interface ScenarioState {
   readonly name: string;
   readonly collectors: Collectors;
   readonly iterations: IterationStats;
-  /** Requests sent and not yet recorded: the rate-limit analyser's uncertainty about order. */
+  /** The tenant (token) it sends as: the first scenario of the plan with that token. */
+  readonly tenant: string;
+  /** The tenant's requests sent and not yet recorded: the rate-limit analyser's uncertainty about order. */
   readonly flight: { n: number };
 }
 
@@ -55,28 +57,42 @@ export interface RunStateOptions {
   readonly stoppedByUser?: () => boolean;
   /** Processes sending with the same tokens (workers × shards), this one included (default 1). */
   readonly sharers?: number;
+  /** The tenant of each scenario (scenarios with one token share a rate-limit analyser); each its own by default. */
+  readonly tenantOf?: (scenario: string) => string;
 }
 
 /** Creates the state of a run and its dispatch to observers. */
 export function createRunState(o: RunStateOptions): RunState {
-  const make = (name: string): ScenarioState => {
-    const flight = { n: 0 };
+  // One rate-limit analyser and one in-flight count per tenant: the service keeps one window per token.
+  const tenants = new Map<string, { flight: { n: number }; rateLimit: RateLimitAnalyser }>();
+  const tenantState = (tenant: string): { flight: { n: number }; rateLimit: RateLimitAnalyser } => {
+    let t = tenants.get(tenant);
+    if (t === undefined) {
+      const flight = { n: 0 };
+      const rateLimit = createRateLimitAnalyser({ runStartNs: o.runStartNs, runStartWallMs: o.runStartWallMs, inFlight: () => flight.n, sharers: o.sharers ?? 1 });
+      tenants.set(tenant, (t = { flight, rateLimit }));
+    }
+    return t;
+  };
+  const make = (name: string, tenant: string | undefined): ScenarioState => {
+    const t = tenant === undefined ? undefined : tenantState(tenant);
     return {
       name,
+      tenant: tenant ?? name,
       collectors: createCollectors({
         runStartNs: o.runStartNs,
         runStartWallMs: o.runStartWallMs,
         objective: o.objective,
-        inFlight: () => flight.n,
-        sharers: o.sharers ?? 1,
+        ...(t === undefined ? {} : { rateLimit: t.rateLimit }),
       }),
       iterations: createIterationStats(),
-      flight,
+      flight: t?.flight ?? { n: 0 },
     };
   };
-  const scenarios = o.scenarios.map(make);
+  const scenarios = o.scenarios.map((name) => make(name, o.tenantOf?.(name) ?? name));
   const byName = new Map(scenarios.map((s) => [s.name, s]));
-  const total = scenarios.length === 1 ? (scenarios[0] as ScenarioState) : make('(all)');
+  // The run's total only adds up its tenants' verdicts (its analyser judges nothing itself).
+  const total = scenarios.length === 1 ? (scenarios[0] as ScenarioState) : make('(all)', undefined);
   const shared = scenarios.length !== 1;
 
   // Per-method lists, so the hot path loops only over observers that listen.

@@ -74,6 +74,27 @@ describe('flowgauge run with several scenarios', () => {
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toContain('Each tenant judged against its own limit, windows and headers:');
   });
 
+  it('scenarios with one token are one tenant: one window, so neither calls the other\'s share of the limit premature', async () => {
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'one-token');
+    const plan = {
+      name: 'one-token',
+      scenarios: {
+        // Both get the embedded service's free token: 70 + 70 in 2 s against 100 a minute.
+        a: { tier: 'free', load: { rate: '35/s', duration: '2s' }, mix: [{ op: 'listFlows' }] },
+        b: { tier: 'free', load: { rate: '35/s', duration: '2s' }, mix: [{ op: 'listFlows' }] },
+      },
+      thresholds: { 'ratelimit.premature429': '==0' },
+    };
+    const code = await main(['run', file('one-token', plan), '--out', out, '--quiet'], io);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.rateLimit.responses429).toBeGreaterThanOrEqual(38);
+    expect(report.rateLimit.premature429).toBe(0);
+    expect(report.scenarios?.a?.rateLimit.premature429).toBe(0);
+    expect(report.scenarios?.b?.rateLimit.premature429).toBe(0);
+    expect(code).toBe(0);
+  });
+
   it('refuses a literal token, an unknown scope and a bad tokenEnv before any request, by path', async () => {
     const io = memoryIo({ cwd: dir });
     const bad = tenants({ thresholds: { 'nobody:availability': '>=99%' } });

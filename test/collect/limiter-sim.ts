@@ -46,15 +46,16 @@ export function fixedWindow(o: { limit: number; windowS: number; admits?: number
 /**
  * A sliding log: at most `limit` admitted in any `windowS`; Reset = seconds until the quota is
  * whole again (the newest admitted request leaves the window), as the IETF RateLimit fields
- * define it.
+ * define it, or (`slot-frees`) until the oldest leaves and one slot frees.
  */
-export function slidingLog(o: { limit: number; windowS: number }): Limiter {
+export function slidingLog(o: { limit: number; windowS: number; reset?: 'quota-whole' | 'slot-frees' }): Limiter {
   const log: number[] = [];
   return (t) => {
     while (log.length > 0 && (log[0] as number) <= t - o.windowS * S) log.shift();
     const ok = log.length < o.limit;
     if (ok) log.push(t);
-    const reset = log.length === 0 ? 0 : Math.ceil(((log[log.length - 1] as number) + o.windowS * S - t) / S);
+    const edge = o.reset === 'slot-frees' ? log[0] : log[log.length - 1];
+    const reset = edge === undefined ? 0 : Math.ceil((edge + o.windowS * S - t) / S);
     return { status: ok ? 200 : 429, rateLimit: rl(o.limit, o.limit - log.length, reset), premature: false };
   };
 }

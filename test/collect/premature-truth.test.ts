@@ -74,6 +74,7 @@ describe('premature, expected and uncertain 429s against known truth', () => {
   const HONEST: { name: string; make: () => Limiter }[] = [
     { name: 'fixed window', make: () => fixedWindow({ limit: 40, windowS: 4 }) },
     { name: 'sliding log', make: () => slidingLog({ limit: 40, windowS: 5 }) },
+    { name: 'sliding log whose Reset says when a slot frees', make: () => slidingLog({ limit: 40, windowS: 5, reset: 'slot-frees' }) },
     { name: 'token bucket', make: () => tokenBucket({ limit: 40, windowS: 5 }) },
     { name: 'token bucket with a burst', make: () => tokenBucket({ limit: 40, windowS: 5, burst: 20 }) },
   ];

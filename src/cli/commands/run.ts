@@ -325,7 +325,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         } finally {
           // Also when the run never began (a target that is not the service): kept-alive
           // connections must not hold the process open.
-          await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
+          await Promise.all([...new Set([client, ...Object.values(clients)])].map((c) => c.close()));
         }
       }
       if (io.isTTY && args.json !== true && args.quiet !== true) io.stdout.write('\r\x1b[2K');

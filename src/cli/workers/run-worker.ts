@@ -52,8 +52,15 @@ async function runShard(): Promise<void> {
   const client = createClient({ ...input.client, baseUrl, token: input.token, connections: input.connections.total });
   const clients: Record<string, Client> = {};
   if (plan.scenarios.length > 1) {
+    // One client per token, as in one thread: scenarios with the same token are one tenant.
+    const byToken = new Map<string, Client>();
     for (const s of plan.scenarios) {
-      clients[s.name] = createClient({ ...input.client, baseUrl, token: input.tokens[s.name] ?? input.token, connections: input.connections.byScenario[s.name] ?? 1 });
+      const token = input.tokens[s.name] ?? input.token;
+      const shared = byToken.get(token);
+      const connections = plan.scenarios.filter((o) => (input.tokens[o.name] ?? input.token) === token).reduce((n, o) => n + (input.connections.byScenario[o.name] ?? 1), 0);
+      const c = shared ?? createClient({ ...input.client, baseUrl, token, connections });
+      byToken.set(token, c);
+      clients[s.name] = c;
     }
   }
   const metrics = input.exports.metrics === undefined ? undefined : createRunMetrics(input.exports.metrics);
@@ -84,7 +91,7 @@ async function runShard(): Promise<void> {
     send({ type: 'done', report: outcome.report, dataExhausted: outcome.dataExhausted, snapshot: await exported.snapshot() });
   } finally {
     await otlp?.shutdown();
-    await Promise.all([client, ...Object.values(clients)].map((c) => c.close()));
+    await Promise.all([...new Set([client, ...Object.values(clients)])].map((c) => c.close()));
   }
 }
 
