@@ -466,6 +466,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       const limit = usable(info?.limit);
       if (limit !== undefined && w.limit === undefined) w.limit = limit;
       if (accepted) {
+        const wl = w.limit ?? advertised() ?? limit;
+        if (remaining !== undefined && wl !== undefined && !rolling) checkCount(w, answer.startNs, arrivalNs, remaining, wl);
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) w.minAccRemaining = remaining;
         accSent.insert(answer.startNs);
         accAnswered.insert(arrivalNs);
