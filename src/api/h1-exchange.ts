@@ -8,7 +8,8 @@ import { unwatchAbort, type Cancellable } from './abort-watch.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { TextCache } from './text-cache.js';
 import { bodyTooLarge } from './errors.js';
-import { decodeBody, type BodyStream, type ExchangeHandle, type ExchangeRequest, type ExchangeSink } from './transport.js';
+import type { Expiring } from './deadline-queue.js';
+import { deadlineError, decodeBody, type BodyStream, type ExchangeHandle, type ExchangeRequest, type ExchangeSink } from './transport.js';
 
 /** The pool an exchange belongs to. */
 export interface ExchangeOwner {
@@ -18,10 +19,12 @@ export interface ExchangeOwner {
   readonly texts: TextCache;
   /** Largest body buffered. */
   readonly maxBodyBytes: number;
+  /** The exchange settled: its deadline, if queued, is dropped. */
+  settled(ex: H1Exchange): void;
 }
 
 /** A request and its answer so far. */
-export class H1Exchange implements ExchangeHandle, Cancellable {
+export class H1Exchange implements ExchangeHandle, Cancellable, Expiring {
   done = false;
   /** The connection carrying it, once written. */
   connection: { drop(ex: H1Exchange): void } | undefined = undefined;
@@ -43,6 +46,8 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
   deadlineAtMs = 0;
   /** That deadline's length, for the error. */
   deadlineMs = 0;
+  /** Its place in the pool's deadline queue (`DeadlineQueue`); -1 when not queued. */
+  deadlineSlot = -1;
   private streaming = false;
   private text: string | undefined = undefined;
   private pieces: Buffer[] | undefined = undefined;
@@ -61,6 +66,11 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
     if (this.done) return;
     this.fail(reason, this.clock.nowNs());
     this.owner.cancel(this);
+  }
+
+  /** The whole-request deadline passed: fails now, queued, on a connection or streaming (the connection is closed). */
+  expire(): void {
+    this.cancel(deadlineError(this.deadlineMs));
   }
 
   /** The final head arrived at `atNs`. */
@@ -115,6 +125,7 @@ export class H1Exchange implements ExchangeHandle, Cancellable {
     this.done = true;
     this.pieces = undefined;
     if (this.signal !== undefined) unwatchAbort(this.signal, this);
+    if (this.deadlineSlot >= 0) this.owner.settled(this);
     this.sink({ status: this.status, headers: this.headers, headersNs: this.headersNs, endNs, text, error, sentNs: this.sentNs, connectNs: this.connectNs, tlsNs: 0 });
   }
 }

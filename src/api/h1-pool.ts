@@ -6,8 +6,9 @@
  * general machinery (request objects, header validation and normalisation, its parser binding,
  * per-request timers) costs about as much as everything else the client does together. This
  * transport serialises each header set once, parses only the headers the client reads, reads
- * every socket into one shared buffer, and checks timeouts in one sweep per pool instead of
- * arming timers per request. `https:` stays on undici (TLS, ALPN, certificates).
+ * every socket into one shared buffer, checks the stall timeouts in one sweep per pool, and keeps
+ * whole-request deadlines in one heap with one timer (`DeadlineQueue`), never a timer per
+ * request. `https:` stays on undici (TLS, ALPN, certificates).
  */
 import type { Clock } from '../core/clock.js';
 import { watchAbort } from './abort-watch.js';
@@ -17,7 +18,8 @@ import { H1Connection, type ConnectionOwner, type ConnectionTarget } from './h1-
 import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
 import { MAX_HEAD_BYTES } from './h1-parser.js';
 import { TextCache } from './text-cache.js';
-import { deadlineError, type BodyStream, type ExchangeRequest, type ExchangeSink, type RequestHeaders, type Transport, type TransportSettings } from './transport.js';
+import { DeadlineQueue } from './deadline-queue.js';
+import { type BodyStream, type ExchangeRequest, type ExchangeSink, type RequestHeaders, type Transport, type TransportSettings } from './transport.js';
 
 /** Idle reuse limit when the server states no `Keep-Alive: timeout` (as undici's default). */
 const DEFAULT_KEEP_ALIVE_MS = 4000;
@@ -52,7 +54,7 @@ function serialiseHeaders(headers: RequestHeaders): HeaderBlock {
   return { lines, ascii, problem: undefined };
 }
 
-/** A timeout fires within a quarter of itself (at most 1 s, at least 5 ms) of its deadline, as undici's coarse timers do. */
+/** A stall timeout fires within a quarter of itself (at most 1 s, at least 5 ms), as undici's coarse timers do; deadlines are exact (`DeadlineQueue`). */
 const tickFor = (ms: number): number => Math.min(1000, Math.max(5, ms / 4));
 
 class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
@@ -73,9 +75,9 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private closing: Promise<void> | undefined = undefined;
   private drained: (() => void) | undefined = undefined;
   private sweepTimer: NodeJS.Timeout | undefined = undefined;
-  private tickMs: number;
-  /** Exchanges given a deadline so far (the sweep skips the queue while none were). */
-  private deadlines = 0;
+  private readonly tickMs: number;
+  /** Whole-request deadlines, each fired at its instant. */
+  private readonly deadlines = new DeadlineQueue<H1Exchange>();
 
   constructor(
     url: URL,
@@ -93,17 +95,13 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     };
     this.hostHeader = url.host;
     this.maxBodyBytes = s.maxBodyBytes;
-    const enabled = [s.connectMs, s.headersMs, s.bodyMs, s.requestMs].filter((ms) => ms > 0);
+    const enabled = [s.connectMs, s.headersMs, s.bodyMs].filter((ms) => ms > 0);
     this.tickMs = tickFor(Math.min(...enabled, 4000));
   }
 
-  /** Starts the timeout sweep, or quickens it for a deadline shorter than any so far. */
-  private armSweep(deadlineMs: number): void {
-    const tick = deadlineMs > 0 ? Math.min(this.tickMs, tickFor(deadlineMs)) : this.tickMs;
-    if (this.sweepTimer !== undefined && tick >= this.tickMs) return;
-    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
-    this.tickMs = tick;
-    this.sweepTimer = setInterval(() => this.sweep(), tick).unref();
+  /** Starts the sweep of stall timeouts and idle connections with the first exchange. */
+  private armSweep(): void {
+    if (this.sweepTimer === undefined) this.sweepTimer = setInterval(() => this.sweep(), this.tickMs).unref();
   }
 
   get closed(): boolean {
@@ -132,9 +130,9 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     if (deadlineMs > 0) {
       ex.deadlineAtMs = performance.now() + deadlineMs;
       ex.deadlineMs = deadlineMs;
-      this.deadlines++;
+      this.deadlines.add(ex);
     }
-    this.armSweep(deadlineMs);
+    this.armSweep();
     this.dispatch(ex);
     return ex;
   }
@@ -175,6 +173,10 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     }
     this.idle.push(conn);
     this.checkDrained();
+  }
+
+  settled(ex: H1Exchange): void {
+    this.deadlines.remove(ex);
   }
 
   retry(ex: H1Exchange): void {
@@ -276,13 +278,10 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private sweep(): void {
     const now = performance.now();
     const { connectMs, headersMs, bodyMs } = this.s;
-    if (this.deadlines > 0 && this.waiting > 0) this.expireQueued(now);
     for (const conn of this.all) {
       const ex = conn.ex;
       if (ex === undefined) {
         if (!conn.dead && now - conn.idleSinceMs >= conn.keepAliveMs) conn.destroy();
-      } else if (ex.deadlineAtMs > 0 && now >= ex.deadlineAtMs) {
-        conn.fail(deadlineError(ex.deadlineMs));
       } else if (!conn.connected) {
         if (connectMs > 0 && now - conn.createdAtMs >= connectMs) conn.timeout('FG_H1_CONNECT_TIMEOUT', `connect timed out after ${connectMs} ms`);
       } else if (ex.headersNs === undefined) {
@@ -296,20 +295,6 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     }
   }
 
-  /** Fails queued exchanges whose deadline passed while they waited for a connection. */
-  private expireQueued(now: number): void {
-    const q = this.queue;
-    for (let i = this.queueHead; i < q.length; i++) {
-      const ex = q[i];
-      if (ex === undefined || !ex.queued || ex.deadlineAtMs === 0 || now < ex.deadlineAtMs) continue;
-      q[i] = undefined;
-      ex.queued = false;
-      this.waiting--;
-      ex.fail(deadlineError(ex.deadlineMs), ex.clock.nowNs());
-    }
-    this.checkDrained();
-  }
-
   private checkDrained(): void {
     if (this.drained === undefined) return;
     if (this.waiting > 0) return;
@@ -317,6 +302,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
     const done = this.drained;
     this.drained = undefined;
     if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    this.deadlines.close();
     for (const conn of [...this.all]) conn.destroy();
     done();
   }

@@ -13,6 +13,7 @@ import { buildConnector, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici
 import type { Clock } from '../core/clock.js';
 import { unwatchAbort, watchAbort } from './abort-watch.js';
 import { bodyTooLarge } from './errors.js';
+import { DeadlineQueue, type Expiring } from './deadline-queue.js';
 import { keptHeaders } from './kept-headers.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import {
@@ -63,7 +64,7 @@ function timedConnector(connect: buildConnector.connector, setup: SetupTimes): b
 }
 
 /** One request's handler (undici's dispatch handler protocol). */
-class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
+class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle, Expiring {
   private abortFn: ((err?: Error) => void) | undefined = undefined;
   private cancelReason: unknown = undefined;
   private cancelled = false;
@@ -77,6 +78,8 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
   /** Whole-request deadline in `performance.now()` ms; 0 for none. */
   deadlineAtMs = 0;
   deadlineMs = 0;
+  /** Its place in the transport's deadline queue; -1 when not queued. */
+  deadlineSlot = -1;
   private readonly chunks: Buffer[] = [];
   private length = 0;
   private streaming = false;
@@ -202,9 +205,6 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle {
   }
 }
 
-/** A timeout fires within a quarter of itself (at most 1 s, at least 5 ms) of its deadline. */
-const tickFor = (ms: number): number => Math.min(1000, Math.max(5, ms / 4));
-
 /**
  * A transport to `origin` on an undici `Pool`, or, with `s.proxy`, on undici's proxy agent
  * (which tunnels to `https:` origins unless `noProxy` names them, as curl reads `NO_PROXY`).
@@ -218,16 +218,10 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
     s.proxy === undefined
       ? new Pool(origin, common)
       : new EnvHttpProxyAgent({ ...common, httpProxy: '', httpsProxy: s.proxy.url, noProxy: s.proxy.noProxy, requestTls: tls });
-  // Exchanges with a deadline, swept by one timer rather than a timer each.
-  const timed = new Set<Exchange>();
-  let tickMs = Infinity;
-  let sweepTimer: NodeJS.Timeout | undefined;
-  const sweep = (): void => {
-    const now = performance.now();
-    for (const ex of timed) if (now >= ex.deadlineAtMs) ex.expire();
-  };
+  // Exchanges with a deadline, in one heap with one timer rather than a timer each; each fires at its instant.
+  const deadlines = new DeadlineQueue<Exchange>();
   const forget = (ex: Exchange): void => {
-    timed.delete(ex);
+    deadlines.remove(ex);
   };
   let closing: Promise<void> | undefined;
   return {
@@ -239,13 +233,7 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
         ex.deadlineMs = deadlineMs;
         ex.deadlineAtMs = performance.now() + deadlineMs;
         ex.onDone = forget;
-        timed.add(ex);
-        const tick = tickFor(deadlineMs);
-        if (tick < tickMs) {
-          if (sweepTimer !== undefined) clearInterval(sweepTimer);
-          tickMs = tick;
-          sweepTimer = setInterval(sweep, tick).unref();
-        }
+        deadlines.add(ex);
       }
       // undici's proxy agent writes `host` into the headers it is given: it gets a copy of the shared, frozen set.
       const headers = s.proxy === undefined ? req.headers : { ...req.headers };
@@ -253,9 +241,7 @@ export function createUndiciTransport(origin: string, s: TransportSettings): Tra
       return ex;
     },
     close() {
-      closing ??= dispatcher.close().finally(() => {
-        if (sweepTimer !== undefined) clearInterval(sweepTimer);
-      });
+      closing ??= dispatcher.close().finally(() => deadlines.close());
       return closing;
     },
     get closed() {

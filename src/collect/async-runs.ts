@@ -35,6 +35,11 @@ export interface AsyncRunTrack {
   poll(p: PollObservation): void;
   /** Ends the follow; `atNs` is when the end was seen (the completing poll's arrival). */
   end(outcome: FollowEnd, atNs: number): void;
+  /**
+   * The run was handed over to the journey that polls it itself: it counts as neither followed
+   * nor ended, while the polls already sent (and one still in flight) stay counted.
+   */
+  release(): void;
 }
 
 /** A trigger completion learnt from a notification rather than a poll. */
@@ -126,6 +131,7 @@ export function createAsyncRunsCollector(options: { readonly pollIntervalMs: num
       let last: number | undefined;
       let decreased = false;
       let ended = false;
+      let released = false;
       return {
         poll(o) {
           if (ended) return;
@@ -158,7 +164,7 @@ export function createAsyncRunsCollector(options: { readonly pollIntervalMs: num
           }
         },
         end(outcome, atNs) {
-          if (ended) return;
+          if (ended || released) return;
           ended = true;
           active--;
           final[outcome]++;
@@ -172,6 +178,12 @@ export function createAsyncRunsCollector(options: { readonly pollIntervalMs: num
               recordNs(triggerCompletion, atNs - intendedNs);
             }
           }
+        },
+        release() {
+          if (ended || released) return;
+          released = true;
+          followed[kind]--;
+          active--;
         },
       };
     },

@@ -65,8 +65,6 @@ export class ClosedExecutor extends BaseExecutor {
   }
 
   private launchNow(): void {
-    const now = this.clock.nowNs();
-    this.lag.record(0);
-    this.launch(now);
+    this.launch(this.clock.nowNs(), 0);
   }
 }

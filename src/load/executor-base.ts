@@ -9,7 +9,7 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import { NS_PER_MS } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { createLagRecorder, type LagRecorder } from './lag-recorder.js';
-import type { Executor, ExecutorPhase, ExecutorStats, Job } from './types.js';
+import { NOT_STARTED, type Executor, type ExecutorPhase, type ExecutorStats, type Job } from './types.js';
 
 type State = 'idle' | 'running' | 'ended';
 
@@ -116,17 +116,29 @@ export abstract class BaseExecutor implements Executor {
     if (this.inFlight === 0 && this.state === 'ended') this.finish();
   }
 
-  /** Hands one job its start, guarding against a job that throws or returns no promise. */
-  protected launch(intendedNs: number): void {
+  /**
+   * Hands one job its start (`lagNs` late), guarding against a job that throws or returns no
+   * promise. A job that answers `NOT_STARTED` is taken back: neither started nor lagging.
+   */
+  protected launch(intendedNs: number, lagNs: number): void {
     this.inFlight++;
     this.started++;
     let p: unknown;
     try {
       p = this.job(intendedNs, this.controller.signal);
     } catch {
+      this.lag.record(lagNs);
       this.onDone();
       return;
     }
+    if (p === NOT_STARTED) {
+      this.inFlight--;
+      this.started--;
+      // Not afterDone(): a closed-model worker whose job had nothing to start does not start another.
+      if (this.inFlight === 0 && this.state === 'ended') this.finish();
+      return;
+    }
+    this.lag.record(lagNs);
     if (p !== null && typeof p === 'object' && typeof (p as PromiseLike<unknown>).then === 'function') {
       (p as PromiseLike<unknown>).then(this.onDone, this.onDone);
     } else {

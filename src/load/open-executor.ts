@@ -50,8 +50,7 @@ export class OpenExecutor extends BaseExecutor {
       if (this.inFlight >= this.maxInFlight) {
         this.dropped++;
       } else {
-        this.lag.record(clock.nowNs() - intended);
-        this.launch(intended);
+        this.launch(intended, clock.nowNs() - intended);
       }
       offset = this.schedule.next();
     }

@@ -10,7 +10,14 @@ import type { Clock } from '../core/clock.js';
  * schedule (latency is measured from it); `signal` aborts when a drain's grace runs out.
  * Jobs are expected never to reject (failures are data), but executors guard anyway.
  */
-export type Job = (intendedNs: number, signal: AbortSignal) => Promise<unknown>;
+export type Job = (intendedNs: number, signal: AbortSignal) => Promise<unknown> | typeof NOT_STARTED;
+
+/**
+ * What a job returns, synchronously and instead of a promise, when it had nothing to start (a
+ * journey whose `unique` data ran out): the arrival is not counted as started (nor as dropped),
+ * and its schedule lag is not recorded.
+ */
+export const NOT_STARTED: unique symbol = Symbol('flowgauge.notStarted');
 
 /** One linear segment of a ramping arrival rate. */
 export interface RampStage {
