@@ -5,7 +5,7 @@
  */
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
-import { type MetricKey, type ParsedThreshold, parseThreshold } from '../slo/index.js';
+import { type MetricKey, type ParsedThreshold, parseThreshold, splitThresholdKey } from '../slo/index.js';
 import type { RunThresholds } from './thresholds.js';
 
 /**
@@ -32,14 +32,13 @@ export function parsePlanThresholds(plan: ResolvedRunPlan): RunThresholds {
   const issues: ConfigIssue[] = [];
   const names = plan.scenarios.map((s) => s.name);
   for (const t of plan.thresholds) {
-    const colon = t.key.indexOf(':');
-    const scope = colon > 0 ? t.key.slice(0, colon).trim() : undefined;
-    const metricKey = scope === undefined ? t.key : t.key.slice(colon + 1);
+    // The grammar reads the key (scope and metric) once; the parsed threshold carries both.
+    const { scope, metricKey } = splitThresholdKey(t.key);
     if (scope !== undefined && (names.length === 1 || !names.includes(scope))) {
-      issues.push({ path: `thresholds["${t.key}"]`, message: names.length === 1 ? `"${scope}:" scopes a threshold to one scenario of several; this run has one: write "${metricKey.trim()}"` : `no scenario "${scope}"; scenarios: ${names.join(', ')}` });
+      issues.push({ path: `thresholds["${t.key}"]`, message: names.length === 1 ? `"${scope}:" scopes a threshold to one scenario of several; this run has one: write "${metricKey}"` : `no scenario "${scope}"; scenarios: ${names.join(', ')}` });
       continue;
     }
-    const parsed = parseThreshold(metricKey, t.expr);
+    const parsed = parseThreshold(t.key, t.expr);
     if (!parsed.ok) {
       issues.push({ path: `thresholds["${t.key}"]`, message: parsed.error });
       continue;
@@ -49,8 +48,7 @@ export function parsePlanThresholds(plan: ResolvedRunPlan): RunThresholds {
       issues.push({ path: `thresholds["${t.key}"]`, message: absent });
       continue;
     }
-    const base = t.implicit === true ? { ...parsed.threshold, implicit: true } : parsed.threshold;
-    const threshold = scope === undefined ? base : { ...base, key: `${scope}:${base.key}` };
+    const threshold = t.implicit === true ? { ...parsed.threshold, implicit: true } : parsed.threshold;
     all.push(threshold);
     if (t.abortOnFail) abortOnFail.push(threshold);
     if (t.abortOnFail && (t.delayAbortEvalMs ?? 0) > 0) abortDelayMs.set(threshold.key, t.delayAbortEvalMs ?? 0);

@@ -4,13 +4,19 @@
  */
 import { OPS } from '../core/ops.js';
 import { suggestMetricKey } from './metric-key-suggest.js';
-import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, unitOf } from './threshold-grammar.js';
+import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, parseThresholdKey, splitThresholdKey, thresholdKeyText, unitOf } from './threshold-grammar.js';
 import type { Comparator, MetricKey, ThresholdUnit } from './threshold-grammar.js';
 
-/** A threshold ready to evaluate. `value` is in `unit` (ms, ratio 0–1, count, per second). */
+/**
+ * A threshold ready to evaluate, parsed once from its key and expression and carried as it is
+ * through evaluation (live, final) and merge. `value` is in `unit` (ms, ratio 0–1, count, per second).
+ */
 export interface ParsedThreshold {
-  /** The metric key as written (trimmed), e.g. `run.latency.p99`; it is `metric` in results. */
+  /** The key as written (trimmed), e.g. `run.latency.p99` or `pro:availability`; it is `metric` in results. */
   readonly key: string;
+  /** The scenario whose figures it is judged on (`pro` of `pro:availability`); absent for the whole run. */
+  readonly scope?: string;
+  /** The metric, without its scope. */
   readonly metric: MetricKey;
   readonly unit: ThresholdUnit;
   readonly op: Comparator;
@@ -45,10 +51,19 @@ function quote(s: string): string {
   return JSON.stringify(t);
 }
 
-/** Parses one threshold; the error says what is allowed for that key. */
+/**
+ * Parses one threshold, `[<scenario>:]<metric>` and its expression; the error says what is
+ * allowed for that key. Whether the scope names a scenario of the run is the run's to check.
+ */
 export function parseThreshold(key: string, expr: string): ParseThresholdResult {
   if (typeof key !== 'string' || typeof expr !== 'string') {
     return { ok: false, error: 'a threshold is a metric key and an expression string' };
+  }
+  const { scope, metricKey } = splitThresholdKey(key);
+  if (scope !== undefined) {
+    // Scoped: the metric key is parsed alone and messages speak of it (the path names the scope).
+    const parsed = parseThreshold(metricKey, expr);
+    return parsed.ok ? { ok: true, threshold: { ...parsed.threshold, key: thresholdKeyText({ scope, metricKey: parsed.threshold.key }), scope } } : parsed;
   }
   // k6 writes the statistic in the expression; here it is part of the key.
   const k6 = /^\s*(p\((\d+(?:\.\d+)?)\)|avg|med|min|max)\s*([<>=!]=?.*)$/.exec(expr);
@@ -72,6 +87,25 @@ export function parseThreshold(key: string, expr: string): ParseThresholdResult 
     };
   }
   return { ok: true, threshold: { key: key.trim(), metric, unit, op: parsed.op, value: parsed.value, expression: expr.trim() } };
+}
+
+/**
+ * The threshold a report's result was judged by, read back from the result (merge judges the
+ * whole again by it); `undefined` when its key is not one this version reads.
+ */
+export function thresholdOfResult(r: ThresholdResult): ParsedThreshold | undefined {
+  const key = parseThresholdKey(r.metric);
+  if (key === undefined) return undefined;
+  return {
+    key: thresholdKeyText(key),
+    ...(key.scope !== undefined ? { scope: key.scope } : {}),
+    metric: key.metric,
+    unit: unitOf(key.metric),
+    op: r.op,
+    value: r.value,
+    expression: `${r.op} ${r.value}`,
+    ...(r.implicit === true ? { implicit: true } : {}),
+  };
 }
 
 /** The key with its operation's case fixed (`listflows.latency.p99` → `listFlows.latency.p99`), when that parses. */
@@ -107,18 +141,23 @@ export function compare(observed: number, op: Comparator, value: number): boolea
 }
 
 /**
- * Evaluates thresholds against `metrics(key)`. A metric with no observation (`undefined` or
+ * Evaluates thresholds against `metrics(key, threshold)`: a lookup reads the parsed
+ * threshold's `scope` and `metric` (the key is for lookups by name). A metric with no observation (`undefined` or
  * NaN — e.g. `stream.ttft.p99` in a run without streams) fails with `observed: null`: a
  * threshold someone wrote down is a claim to check, and a claim with no evidence is not met.
+ * The one exception is the default `checks` threshold of a journey that made no check.
  */
 export function evaluateThresholds(
   parsed: readonly ParsedThreshold[],
-  metrics: (key: string) => number | undefined,
+  metrics: (key: string, threshold: ParsedThreshold) => number | undefined,
 ): ThresholdResult[] {
   return parsed.map((t) => {
-    const observed = metrics(t.key);
+    const observed = metrics(t.key, t);
     if (observed === undefined || Number.isNaN(observed)) {
-      return { metric: t.key, op: t.op, value: t.value, observed: null, passed: false, ...(t.implicit === true ? { implicit: true } : {}) };
+      // The default on checks (a journey's, in a scenario without thresholds) is no claim of its
+      // own: a journey that made no check has none that failed.
+      const vacuous = t.implicit === true && t.metric.kind === 'checks';
+      return { metric: t.key, op: t.op, value: t.value, observed: null, passed: vacuous, ...(t.implicit === true ? { implicit: true } : {}) };
     }
     return { metric: t.key, op: t.op, value: t.value, observed, passed: compare(observed, t.op, t.value), ...(t.implicit === true ? { implicit: true } : {}) };
   });

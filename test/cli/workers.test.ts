@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { parseWorkers } from '../../src/cli/workers/workers-option.js';
+import { autoWorkersNote, parseWorkers } from '../../src/cli/workers/workers-option.js';
 import type { Report } from '../../src/report/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { killIfRunning, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
@@ -71,6 +71,8 @@ describe('--workers', () => {
     expect(b.ops.listFlows?.latencyMs.count).toBe(400);
     expect(b.slo.availability).toBe(1);
     expect(b.interrupted).toBe(false);
+    expect(b.load.workers).toBe(2);
+    expect(a.load.workers).toBeUndefined();
   });
 
   it('a stop signal drains every worker into one report marked interrupted (exit 130)', async () => {
@@ -144,5 +146,85 @@ export default {
     expect(parseWorkers('auto', 1)).toBe(1);
     expect(parseWorkers(undefined, 8)).toBe(1);
     expect(parseWorkers('4', 8)).toBe(4);
+  });
+
+  it('auto says what it chose, above all when it chose 1', async () => {
+    expect(autoWorkersNote('auto', 1, 2)).toBe('--workers auto: 1 worker (2 cores, one kept for the main thread and the target); the run is in one thread: give --workers 2 to split it anyway, or run shards on more machines');
+    expect(autoWorkersNote('auto', 7, 8)).toBe('--workers auto: 7 workers (8 cores, one kept for the main thread and the target)');
+    expect(autoWorkersNote('2', 2, 8)).toBeUndefined();
+    const r = await run([scenario('auto', { rate: '2/s', duration: '1s' }), '--workers', 'auto']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`flowgauge: ${autoWorkersNote('auto', parseWorkers('auto'))}`);
+  });
+});
+
+describe('--workers: one run, whatever the threads', () => {
+  it('an abort-on-fail threshold one worker sees fail stops every worker at once: one abortedBy, far before the schedule ends', async () => {
+    const path = join(dir, 'abort-one.mjs');
+    // Only the second worker's iterations fail; each worker times its requests as its own step.
+    writeFileSync(
+      path,
+      `import { workerData } from 'node:worker_threads';
+export default {
+  name: 'abort-one', tier: { limitPerMinute: 10000000 },
+  load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '20s' },
+  thresholds: { 'iterations.failed': { expr: '==0', abortOnFail: true } },
+  journey: async (vu) => {
+    const w = workerData?.shard?.index ?? 0;
+    await vu.step('worker' + w, () => vu.listFlows());
+    if (w === 1) vu.fail('the second worker fails every iteration');
+  },
+};
+`,
+    );
+    const t0 = Date.now();
+    const r = await run([path, '--workers', '2']);
+    const tookS = (Date.now() - t0) / 1000;
+    expect(r.code, r.err).toBe(1);
+    const report = r.report as Report;
+    expect(report.abortedBy).toBe('iterations.failed');
+    expect(report.verdict).toBe('ABORTED');
+    expect(report.interrupted).toBe(false);
+    expect(report.load.workers).toBe(2);
+    // Each worker sends 10/s for 20 s if nothing stops it (200): both stopped within the first seconds.
+    const first = report.steps?.worker0?.count ?? 0;
+    const second = report.steps?.worker1?.count ?? 0;
+    expect(second).toBeGreaterThan(0);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(80);
+    expect(second).toBeLessThan(80);
+    // The merged run spans the first start to the last end: far less than the 20 s schedule.
+    expect(report.durationS).toBeLessThan(8);
+    expect(tookS).toBeLessThan(40);
+    expect(r.out.match(/aborted/gi)?.length ?? 0).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("says each warning once, not once per worker, and records the workers' count", async () => {
+    const path = join(dir, 'drops.mjs');
+    // One at a time and slower than the schedule, each worker at its own pace: both drop starts, by different counts.
+    writeFileSync(
+      path,
+      `import { workerData } from 'node:worker_threads';
+export default {
+  name: 'drops', tier: { limitPerMinute: 10000000 },
+  load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '2s', maxInFlight: 1 },
+  thresholds: {},
+  journey: async (vu) => {
+    await vu.listFlows();
+    await vu.sleep((workerData?.shard?.index ?? 0) === 0 ? 300 : 650);
+  },
+};
+`,
+    );
+    const r = await run([path, '--workers', '2']);
+    expect(r.code, r.err).toBe(0);
+    const report = r.report as Report;
+    expect(report.load.workers).toBe(2);
+    expect(report.load.dropped).toBeGreaterThan(10);
+    const codes = (report.warnings ?? []).map((w) => w.code);
+    expect(codes.filter((c) => c === 'DROPPED')).toHaveLength(1);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(report.warnings?.find((w) => w.code === 'DROPPED')?.message).toMatch(/\(figures of worker \d of 2; worker \d said the same of its share\)/);
+    expect(r.out.match(/WARNING DROPPED/g)).toHaveLength(1);
   });
 });

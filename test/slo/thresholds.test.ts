@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateThresholds, parseThreshold } from '../../src/slo/thresholds.js';
+import { fmtThresholdValue } from '../../src/report/format.js';
+import { parseThresholdKey, splitThresholdKey } from '../../src/slo/threshold-grammar.js';
+import { evaluateThresholds, parseThreshold, thresholdOfResult } from '../../src/slo/thresholds.js';
 import type { ParsedThreshold } from '../../src/slo/thresholds.js';
 
 function ok(key: string, expr: string): ParsedThreshold {
@@ -134,6 +136,47 @@ describe('evaluateThresholds', () => {
     expect(r).toEqual([
       { metric: 'stream.ttft.p99', op: '<', value: 1000, observed: null, passed: false },
       { metric: 'run.latency.p50', op: '<', value: 1000, observed: null, passed: false },
+    ]);
+  });
+});
+
+describe('a threshold scoped to one scenario (<scenario>:<metric>), parsed once', () => {
+  it('carries its scope beside the metric, the key normalised', () => {
+    expect(ok('pro:availability', '>= 99.9%')).toMatchObject({ key: 'pro:availability', scope: 'pro', metric: { kind: 'availability' }, unit: 'ratio', value: 0.999 });
+    expect(ok(' pro : run.latency.p99 ', '< 2s')).toMatchObject({ key: 'pro:run.latency.p99', scope: 'pro', metric: { kind: 'latency', op: 'run', stat: 'p99' }, unit: 'ms', value: 2000 });
+    expect(ok('availability', '>= 99%').scope).toBeUndefined();
+    // A check's name may hold a colon: text with a dot before it is no scenario's name.
+    expect(ok('checks.status: 200', '>= 99%')).toMatchObject({ key: 'checks.status: 200', metric: { kind: 'checks', name: 'status: 200' } });
+    expect(ok('free:checks.status: 200', '>= 99%')).toMatchObject({ scope: 'free', metric: { kind: 'checks', name: 'status: 200' } });
+    expect(splitThresholdKey(':availability')).toEqual({ scope: undefined, metricKey: ':availability' });
+    expect(parseThresholdKey('pro:nonsense')).toBeUndefined();
+  });
+
+  it('names the metric part in its errors', () => {
+    expect(err('pro:nonsense', '< 1')).toMatch(/unknown threshold metric "nonsense"/);
+    expect(err('pro:availability', '>= 99.9')).toMatch(/did you mean 99.9%/);
+  });
+
+  it('is read back from a report\'s result with its scope (what merge judges again), and shown in its unit', () => {
+    const t = ok('pro:run.latency.p99', '< 1.5s');
+    expect(thresholdOfResult({ metric: t.key, op: t.op, value: t.value, observed: 12, passed: true })).toMatchObject({ key: 'pro:run.latency.p99', scope: 'pro', metric: t.metric, unit: 'ms', op: '<', value: 1500 });
+    expect(thresholdOfResult({ metric: 'pro:availability', op: '>=', value: 0.99, observed: null, passed: false, implicit: true })).toMatchObject({ scope: 'pro', implicit: true });
+    expect(thresholdOfResult({ metric: 'pro:bogus', op: '>=', value: 1, observed: null, passed: false })).toBeUndefined();
+    expect(fmtThresholdValue('pro:availability', 0.999)).toBe('99.9%');
+    expect(fmtThresholdValue('pro:run.latency.p99', 1500)).toBe(fmtThresholdValue('run.latency.p99', 1500));
+    expect(fmtThresholdValue('pro:stream.tokensPerS.p50', 20)).toBe('20/s');
+  });
+
+  it('is evaluated by what it carries: the lookup gets the parsed threshold', () => {
+    const seen: (string | undefined)[] = [];
+    const r = evaluateThresholds([ok('pro:availability', '>= 99%'), ok('availability', '>= 99%')], (_k, t) => {
+      seen.push(t.scope);
+      return t.scope === 'pro' ? 1 : 0.5;
+    });
+    expect(seen).toEqual(['pro', undefined]);
+    expect(r.map((x) => [x.metric, x.passed])).toEqual([
+      ['pro:availability', true],
+      ['availability', false],
     ]);
   });
 });

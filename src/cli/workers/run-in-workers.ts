@@ -4,11 +4,14 @@
  * spaced). The workers start their clocks together once all are prepared; a stop is passed to
  * every one and each drains; their reports merge exactly (histograms, not percentiles). A worker
  * that dies is said in the report (interrupted, a WORKER_LOST warning) and the rest still count.
+ * It is one run, as `executeRun`'s: the same observers (merged progress, schedules' report, final
+ * report) and outcome; an abort-on-fail threshold one worker sees fail stops them all; each
+ * warning is said once; `load.workers` counts the threads.
  */
 import { Worker } from 'node:worker_threads';
 import { FlowgaugeError, type FlowgaugeErrorCode } from '../../core/errors.js';
-import { mergeReports, type Report } from '../../report/index.js';
-import { mergeProgress, type RunProgress } from '../../run/index.js';
+import { mergeReports, reportVerdict, type Report, type RunWarning } from '../../report/index.js';
+import { mergeProgress, type RunObserver, type RunOutcome, type RunProgress } from '../../run/index.js';
 import type { FromWorker, ToWorker, WorkerInput, WorkerSnapshot } from './worker-protocol.js';
 
 /** Options of `runInWorkers`. */
@@ -22,20 +25,28 @@ export interface WorkerRunOptions {
    * shard `index + count·w` of `count·N`, which are exactly the arrivals of shard `index`.
    */
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
-  /** Called with the merged progress about once a second. */
+  /**
+   * What watches the run in this thread, as `executeRun`'s observers (the CLI builds one list
+   * for both): `tick` gets the workers' merged progress about once a second, `scheduleEnded` the
+   * merged report of their schedules, `end` the final merged report. Samples, finishing and
+   * sections happen in the workers, each with the observers its `input` asks for.
+   */
+  readonly observers?: readonly RunObserver[] | undefined;
+  /** Called with the merged progress about once a second (as the observers' `tick`). */
   readonly onProgress?: ((p: RunProgress) => void) | undefined;
   /** Called with each worker's snapshot (metrics, dashboard window) as it arrives, before the merged progress. */
   readonly onSnapshot?: ((worker: number, s: WorkerSnapshot) => void) | undefined;
   /** The worker's entry module (default bin/flowgauge-worker.mjs): a bundle brings its own. */
   readonly entry?: URL | undefined;
+  /**
+   * Awaited once every worker is prepared, before any starts its clock (`--start-at` waits here).
+   * When it rejects, the workers are cancelled before their first request and the run rejects with its error.
+   */
+  readonly ready?: (() => Promise<void>) | undefined;
 }
 
 /** How a run over workers ended: `executeRun`'s outcome, merged. */
-export interface WorkerRunOutcome {
-  readonly report: Report;
-  readonly passed: boolean;
-  readonly dataExhausted: readonly string[];
-}
+export type WorkerRunOutcome = RunOutcome;
 
 interface WorkerSlot {
   readonly worker: Worker;
@@ -43,6 +54,8 @@ interface WorkerSlot {
   ready: boolean;
   progress: RunProgress | undefined;
   done: Extract<FromWorker, { type: 'done' }> | undefined;
+  /** The report of its schedule, before its finishing. */
+  scheduled: Report | undefined;
   failed: Extract<FromWorker, { type: 'failed' }>['error'] | undefined;
   lost: string | undefined;
 }
@@ -61,15 +74,56 @@ function rethrown(e: NonNullable<WorkerSlot['failed']>): Error {
 /** Runs the schedule on `count` worker threads and merges what they measured. */
 export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcome> {
   const slots: WorkerSlot[] = [];
-  const post = (m: ToWorker): void => {
-    for (const s of slots) if (s.done === undefined && s.lost === undefined && s.failed === undefined) s.worker.postMessage(m);
+  const observers = o.observers ?? [];
+  const post = (m: ToWorker, except?: WorkerSlot): void => {
+    for (const s of slots) if (s !== except && s.done === undefined && s.lost === undefined && s.failed === undefined) s.worker.postMessage(m);
+  };
+  /** The first abort-on-fail threshold a worker saw fail: every other worker is stopped by it. */
+  let abortedBy: string | undefined;
+  const lostSoFar = () => slots.flatMap((s, i) => (s.lost === undefined ? [] : [{ i, reason: s.lost, started: s.progress?.started ?? 0 }]));
+  // The schedules' report goes to the observers once every worker has sent its own (or is gone),
+  // before finishing can wait on the target: a run whose finishing hangs still leaves its figures.
+  let scheduleReported: Promise<void> = Promise.resolve();
+  let scheduleFailed: { readonly error: unknown } | undefined;
+  let scheduleSent = false;
+  const reportSchedules = (): void => {
+    if (scheduleSent || !slots.every((s) => s.scheduled !== undefined || s.done !== undefined || s.lost !== undefined || s.failed !== undefined)) return;
+    scheduleSent = true;
+    const parts = slots.flatMap((s, i) => (s.scheduled === undefined ? [] : [{ worker: i, report: s.scheduled }]));
+    if (parts.length === 0 || slots.some((s) => s.failed !== undefined)) return;
+    let report: Report;
+    try {
+      report = wholeReport(parts, o.count, lostSoFar(), abortedBy);
+    } catch {
+      return; // the final merge says what is wrong
+    }
+    // Awaited before the end; an observer that throws fails the run then, as in executeRun.
+    scheduleReported = (async () => {
+      for (const obs of observers) await obs.scheduleEnded?.(report);
+    })().catch((error: unknown) => {
+      scheduleFailed = { error };
+    });
   };
   let released = false;
+  /** While `o.ready` is awaited: a stop then cancels the wait, not the workers' runs. */
+  let holding = false;
+  let cancelled: unknown;
   const releaseWhenReady = (): void => {
     if (!released && slots.every((s) => s.ready || s.lost !== undefined || s.failed !== undefined)) {
       released = true;
       // A worker that failed while preparing fails the run before anyone starts.
-      post(slots.some((s) => s.failed !== undefined || s.lost !== undefined) ? { type: 'stop' } : { type: 'go' });
+      if (slots.some((s) => s.failed !== undefined || s.lost !== undefined)) post({ type: 'stop' });
+      else if (o.ready === undefined) post({ type: 'go' });
+      else {
+        holding = true;
+        o.ready().then(
+          () => post({ type: 'go' }),
+          (err: unknown) => {
+            cancelled = err;
+            post({ type: 'cancel' });
+          },
+        ).finally(() => (holding = false));
+      }
     }
   };
   const outer = o.shard ?? { index: 0, count: 1 };
@@ -86,13 +140,25 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
           // The first live worker paces the merged line, so it comes about once a second.
           if (slots.find((s) => s.done === undefined && s.lost === undefined) === slot) {
             const merged = mergeProgress(slots.flatMap((s) => (s.progress === undefined ? [] : [s.progress])));
-            if (merged !== undefined) o.onProgress?.(merged);
+            if (merged !== undefined) {
+              o.onProgress?.(merged);
+              for (const obs of observers) obs.tick?.(merged);
+            }
           }
+        } else if (m.type === 'aborted') {
+          // One worker's abort-on-fail threshold failed: the run is aborted, so every worker stops.
+          if (abortedBy === undefined) {
+            abortedBy = m.by;
+            post({ type: 'abort', by: m.by }, slot);
+          }
+        } else if (m.type === 'scheduled') {
+          slot.scheduled = m.report;
         } else if (m.type === 'done') {
           slot.done = m;
           o.onSnapshot?.(index, m.snapshot);
         }
         else slot.failed = m.error;
+        reportSchedules();
         releaseWhenReady();
       });
       worker.on('error', (err) => {
@@ -101,13 +167,16 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
       worker.on('exit', (code) => {
         if (slot.done === undefined && slot.failed === undefined) slot.lost ??= `exited with code ${code}`;
         releaseWhenReady();
+        reportSchedules();
         resolve();
       });
     });
-    slot = { worker, ended, ready: false, progress: undefined, done: undefined, failed: undefined, lost: undefined };
+    slot = { worker, ended, ready: false, progress: undefined, done: undefined, scheduled: undefined, failed: undefined, lost: undefined };
     slots.push(slot);
   }
-  const onStop = (): void => post({ type: 'stop' });
+  const onStop = (): void => {
+    if (!holding) post({ type: 'stop' });
+  };
   o.stopSignal.addEventListener('abort', onStop, { once: true });
   try {
     await Promise.all(slots.map((s) => s.ended));
@@ -115,19 +184,84 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
     o.stopSignal.removeEventListener('abort', onStop);
   }
 
+  if (cancelled !== undefined) throw cancelled;
   const failed = slots.find((s) => s.failed !== undefined)?.failed;
   if (failed !== undefined) throw rethrown(failed);
   const done = slots.flatMap((s, i) => (s.done === undefined ? [] : [{ i, report: s.done.report, dataExhausted: s.done.dataExhausted }]));
-  const lost = slots.flatMap((s, i) => (s.lost === undefined ? [] : [{ i, reason: s.lost, started: s.progress?.started ?? 0 }]));
+  const lost = lostSoFar();
   if (done.length === 0) throw new FlowgaugeError('FG_INTERNAL', `every worker ended without a report: ${lost.map((l) => `worker ${l.i + 1}: ${l.reason}`).join('; ')}`);
 
-  const merged = mergeReports(done.map((d) => d.report), { names: done.map((d) => `worker ${d.i + 1}`) });
+  const report = wholeReport(done.map((d) => ({ worker: d.i, report: d.report })), o.count, lost, abortedBy);
   const dataExhausted = [...new Set(done.flatMap((d) => d.dataExhausted))];
-  if (lost.length === 0) return { report: merged, passed: merged.passed, dataExhausted };
-  const warnings = lost.map((l) => ({
+  // As executeRun: the schedule's report first, then the final one to every observer.
+  await scheduleReported;
+  if (scheduleFailed !== undefined) throw scheduleFailed.error;
+  for (const obs of observers) await obs.end?.(report);
+  return { report, passed: report.passed, dataExhausted };
+}
+
+/**
+ * The workers' reports as one run's: merged exactly, each warning once, the workers counted
+ * (`load.workers`), the abort named by the worker that failed first, a lost worker said
+ * (WORKER_LOST; the run is then interrupted).
+ */
+function wholeReport(
+  parts: readonly { readonly worker: number; readonly report: Report }[],
+  count: number,
+  lost: readonly { readonly i: number; readonly reason: string; readonly started: number }[],
+  abortedBy: string | undefined,
+): Report {
+  const merged = mergeReports(parts.map((p) => p.report), { names: parts.map((p) => `worker ${p.worker + 1}`) });
+  const lostWarnings: RunWarning[] = lost.map((l) => ({
     code: 'WORKER_LOST',
-    message: `worker ${l.i + 1} of ${o.count} ended without its report (${l.reason}); its share of the schedule (${l.started} started by its last progress) is not in these figures: run again, or with fewer --workers`,
+    message: `worker ${l.i + 1} of ${count} ended without its report (${l.reason}); its share of the schedule (${l.started} started by its last progress) is not in these figures: run again, or with fewer --workers`,
   }));
-  const report: Report = { ...merged, interrupted: true, passed: false, warnings: [...(merged.warnings ?? []), ...warnings] };
-  return { report, passed: false, dataExhausted };
+  const warnings = [...onceEach(parts, count, merged.warnings), ...lostWarnings];
+  const interrupted = merged.interrupted || lost.length > 0;
+  const passed = merged.passed && lost.length === 0;
+  const aborted = abortedBy ?? merged.abortedBy;
+  const { warnings: _w, abortedBy: _a, ...rest } = merged;
+  return {
+    ...rest,
+    load: { ...merged.load, workers: count },
+    interrupted,
+    passed,
+    ...(aborted !== undefined ? { abortedBy: aborted } : {}),
+    verdict: reportVerdict({ interrupted, abortedBy: aborted, passed }),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/** A warning's scenario (`scenario "free": …`), so each scenario's stays its own line. */
+const scenarioOf = (w: RunWarning): string => /^scenario "[^"]*": /.exec(w.message)?.[0] ?? '';
+
+/**
+ * Each warning once: the workers' lines of one code (and scenario) are one line. Their figures
+ * are each worker's share, so when they differ the line keeps the first worker's and says which
+ * others said the same. Warnings of the merge itself (in no worker's report) are kept as they are.
+ */
+function onceEach(parts: readonly { readonly worker: number; readonly report: Report }[], count: number, merged: readonly RunWarning[] | undefined): RunWarning[] {
+  const groups = new Map<string, { code: string; said: { worker: number; message: string }[] }>();
+  const fromWorkers = new Set<string>();
+  for (const p of parts) {
+    for (const w of p.report.warnings ?? []) {
+      fromWorkers.add(`${w.code}\u0000${w.message}`);
+      const key = `${w.code}\u0000${scenarioOf(w)}`;
+      let g = groups.get(key);
+      if (g === undefined) groups.set(key, (g = { code: w.code, said: [] }));
+      g.said.push({ worker: p.worker, message: w.message });
+    }
+  }
+  const out: RunWarning[] = [];
+  for (const g of groups.values()) {
+    const first = g.said[0] as { worker: number; message: string };
+    const others = [...new Set(g.said.map((x) => x.worker))].filter((w) => w !== first.worker).map((w) => w + 1);
+    const same = g.said.every((x) => x.message === first.message);
+    out.push({
+      code: g.code,
+      message: same || others.length === 0 ? first.message : `${first.message} (figures of worker ${first.worker + 1} of ${count}; worker${others.length > 1 ? 's' : ''} ${others.join(', ')} said the same of ${others.length > 1 ? 'their shares' : 'its share'})`,
+    });
+  }
+  for (const w of merged ?? []) if (!fromWorkers.has(`${w.code}\u0000${w.message}`)) out.push(w);
+  return out;
 }

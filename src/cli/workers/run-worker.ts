@@ -6,6 +6,7 @@
  * past the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { FlowgaugeError } from '../../core/errors.js';
 import { createClient, type Client } from '../../api/index.js';
 import { createRequestTracer, createRunMetrics, enableOtlpExport, type MetricsSnapshot, type OtlpExport, type RunMetrics } from '../../export/index.js';
 import { createDashboardWindowObserver, createRunObservers, executeRun, type DashboardWindow, type RunObserver } from '../../run/index.js';
@@ -18,10 +19,20 @@ const input = workerData as WorkerInput;
 const send = (m: FromWorker): void => port?.postMessage(m);
 
 const stop = new AbortController();
+/** Aborted, with the threshold's key, when another worker's abort-on-fail threshold failed. */
+const peerAbort = new AbortController();
 let go!: () => void;
-const released = new Promise<void>((resolve) => (go = resolve));
+let cancel!: (err: Error) => void;
+const released = new Promise<void>((resolve, reject) => {
+  go = resolve;
+  cancel = reject;
+});
+// Read by the run's `ready` hook; a cancel that comes before it is not an unhandled rejection.
+released.catch(() => undefined);
 port?.on('message', (m: ToWorker) => {
+  if (m.type === 'cancel') cancel(new FlowgaugeError('FG_INTERRUPTED', 'cancelled before the first request'));
   if (m.type === 'stop') stop.abort();
+  if (m.type === 'abort') peerAbort.abort(m.by);
   go();
 });
 
@@ -42,6 +53,7 @@ function workerExports(metrics: RunMetrics | undefined): { observers: RunObserve
   observers.push({
     name: 'worker-progress',
     tick: (progress) => void snapshot().then((s) => send({ type: 'progress', progress, snapshot: s })),
+    scheduleEnded: (report) => send({ type: 'scheduled', report }),
   });
   return { observers, snapshot };
 }
@@ -75,6 +87,8 @@ async function runShard(): Promise<void> {
       target: input.target,
       shard: input.shard,
       stopSignal: stop.signal,
+      abortSignal: peerAbort.signal,
+      onAbort: (by) => send({ type: 'aborted', by }),
       // The audit belongs to the whole run, not a shard; the engine leaves it out of shards anyway.
       observers: createRunObservers({
         metrics,

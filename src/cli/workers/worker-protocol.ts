@@ -52,8 +52,16 @@ export interface WorkerSnapshot {
 export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'progress'; readonly progress: RunProgress; readonly snapshot: WorkerSnapshot }
+  /** One of its abort-on-fail thresholds failed (it is stopping): the main thread stops the others. */
+  | { readonly type: 'aborted'; readonly by: string }
+  /** The report of its schedule, before finishing (following, notifications) can wait on the target. */
+  | { readonly type: 'scheduled'; readonly report: Report }
   | { readonly type: 'done'; readonly report: Report; readonly dataExhausted: readonly string[]; readonly snapshot: WorkerSnapshot }
   | { readonly type: 'failed'; readonly error: { readonly name: string; readonly code: string | undefined; readonly message: string } };
 
-/** To a worker: start the schedule (every worker is prepared), or stop and drain. */
-export type ToWorker = { readonly type: 'go' } | { readonly type: 'stop' };
+/**
+ * To a worker: start the schedule (every worker is prepared), stop and drain, or cancel before
+ * the first request (a stop while the run waited for `--start-at`: nothing runs, no report);
+ * `abort`: end as aborted by the threshold `by` that another worker saw fail (not interrupted).
+ */
+export type ToWorker = { readonly type: 'go' } | { readonly type: 'stop' } | { readonly type: 'cancel' } | { readonly type: 'abort'; readonly by: string };

@@ -23,6 +23,17 @@ export function parseWorkers(value: string | undefined, cores: number = availabl
   return n;
 }
 
+/**
+ * What `--workers auto` chose, said once on stderr: above all when it chose 1 (a machine of two
+ * cores or fewer), so a run meant to use every core does not silently use one. Undefined otherwise.
+ */
+export function autoWorkersNote(value: string | undefined, workers: number, cores: number = availableParallelism()): string | undefined {
+  if (value !== 'auto') return undefined;
+  const kept = cores > 1 ? 'one kept for the main thread and the target' : 'none to spare';
+  const more = workers === 1 ? '; the run is in one thread: give --workers 2 to split it anyway, or run shards on more machines' : '';
+  return `--workers auto: ${workers} worker${workers === 1 ? '' : 's'} (${cores} core${cores === 1 ? '' : 's'}, ${kept})${more}`;
+}
+
 /** Throws when a flag that needs one thread is given beside more than one worker. */
 export function checkWorkerFlags(workers: number, args: Readonly<Record<string, unknown>>): void {
   if (workers <= 1) return;
