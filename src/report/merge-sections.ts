@@ -7,7 +7,7 @@
  */
 import { FlowgaugeError } from '../core/errors.js';
 import { decodeHistogram, emptyPct, toPct, type Pct } from '../collect/histogram.js';
-import { MAX_ITERATION_ERRORS } from '../collect/iteration-stats.js';
+import { MAX_ITERATION_ERRORS, mergeCheckExamples, type CheckCounts, type CheckExample } from '../collect/iteration-stats.js';
 import type { ChecksReport, IterationsReport } from './model.js';
 
 /** Fields that describe how the run was set up: they must be the same in every part. */
@@ -82,19 +82,26 @@ export function mergeIterations(parts: readonly (IterationsReport | undefined)[]
   };
 }
 
-/** `checks`: passes and fails add by name. */
+/** `checks`: passes and fails add by name; examples are the union of the parts' distinct ones, at most 3. */
 export function mergeChecks(parts: readonly (ChecksReport | undefined)[]): ChecksReport | undefined {
   const present = parts.filter((p): p is ChecksReport => p !== undefined);
   if (present.length === 0) return undefined;
   const out: Record<string, { passes: number; fails: number }> = {};
+  const examples = new Map<string, (readonly CheckExample[] | undefined)[]>();
   for (const p of present) {
     for (const [name, c] of Object.entries(p)) {
       const o = (out[name] ??= { passes: 0, fails: 0 });
       o.passes += c.passes;
       o.fails += c.fails;
+      if (c.examples !== undefined) examples.set(name, [...(examples.get(name) ?? []), c.examples]);
     }
   }
-  return out;
+  return Object.fromEntries(
+    Object.entries(out).map(([name, c]): [string, CheckCounts] => {
+      const kept = mergeCheckExamples(examples.get(name) ?? []);
+      return [name, kept === undefined ? c : { ...c, examples: kept }];
+    }),
+  );
 }
 
 /** `steps`: each step's latency re-read from its merged histogram (`step.<name>`). */

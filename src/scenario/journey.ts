@@ -5,6 +5,12 @@
  */
 import type { Client } from '../api/index.js';
 
+/** What a check compared: `vu.check(name, condition, { expected, actual })`; either may be left out. */
+export interface CheckDetail {
+  readonly expected?: unknown;
+  readonly actual?: unknown;
+}
+
 /** One row of a scenario's data (a JSON object, or a CSV row keyed by the header). Plain, frozen. */
 export type DataRow = Readonly<Record<string, unknown>>;
 
@@ -13,7 +19,8 @@ export type VuOperations = Pick<Client, 'run' | 'stream' | 'getRun' | 'listFlows
 
 /**
  * One virtual user's view of one iteration. Every operation resolves to `{ ok, value }` or
- * `{ ok: false, error }` and never rejects; each is timed and counted in the report's `ops`.
+ * `{ ok: false, error }` and never rejects; each is timed and counted in the report's `ops`,
+ * except one called after the run's stop, which is not sent and resolves `ABORTED` uncounted.
  */
 export interface Vu extends VuOperations {
   /** Global index of this iteration (0-based, across the whole scenario). */
@@ -26,10 +33,19 @@ export interface Vu extends VuOperations {
   readonly scenario: string;
   /** Aborted when the run stops (Ctrl-C, abort-on-fail, end of the grace period). */
   readonly signal: AbortSignal;
-  /** Waits `duration` (`"2s"`, or a number of ms), or less when the run stops. Never rejects. */
+  /**
+   * Waits `duration` (`"2s"`, or a number of ms). When the run's stop (the end of the grace
+   * period) cuts the wait, or came before it, it rejects and the iteration ends there as
+   * `interrupted`: nothing after it could be sent anyway.
+   */
   sleep(duration: string | number): Promise<void>;
-  /** Records a named check (`checks.<name>` in the report); returns `condition`. */
-  check(name: string, condition: boolean): boolean;
+  /**
+   * Records a named check (`checks.<name>` in the report); returns `condition`. `detail` says
+   * what was expected and what was seen: when the check fails, the report keeps up to 3
+   * distinct examples (`checks.<name>.examples`; strings as they are, other values as JSON,
+   * each cut to 200 characters).
+   */
+  check(name: string, condition: boolean, detail?: CheckDetail): boolean;
   /** Times `fn` as a named step (`steps.<name>` in the report) and returns what it returned. */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /**

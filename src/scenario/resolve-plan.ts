@@ -53,6 +53,9 @@ function thresholdsOf(raw: unknown, path: string, issues: ConfigIssue[]): Resolv
   return out;
 }
 
+/** True when a scenario's own defaults (each is resolved without thresholds) judge `key`: its traffic calls for it. */
+const implicitIn = (scenarios: readonly ResolvedScenario[], key: string): boolean => scenarios.some((s) => s.thresholds.some((t) => t.implicit === true && t.key === key));
+
 /**
  * Resolves a single scenario, or a plan of several. Throws `ConfigError` with every problem,
  * by path (`scenarios.free.load.rate: …`).
@@ -116,7 +119,7 @@ function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options:
     name: name as string,
     description: typeof input.description === 'string' ? input.description : '',
     scenarios,
-    thresholds: implicit ? defaultThresholds(objective) : thresholds,
+    thresholds: implicit ? defaultThresholds(objective, { iterations: implicitIn(scenarios, 'iterations.failed'), checks: implicitIn(scenarios, 'checks') }) : thresholds,
     objective,
     tokenEnv,
     ...(options.source !== undefined ? { source: options.source } : {}),

@@ -13,6 +13,7 @@ import { resolveLoad, type CheckedOverrides } from './resolve-load.js';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type ParsedScenario, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
 import type { ParsedData, ResolvedData } from './data-schema.js';
+import type { ParsedStep } from './steps-schema.js';
 import { compileSteps } from './steps.js';
 import type { Journey } from './journey.js';
 import type { ResolvedMixEntry, ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
@@ -88,7 +89,7 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
   const objective = s.slo?.objective ?? DEFAULT_OBJECTIVE;
   const thresholds: ResolvedThreshold[] =
     s.thresholds === undefined
-      ? defaultThresholds(objective)
+      ? defaultThresholds(objective, { iterations: journey !== undefined, checks: s.journey !== undefined || (s.steps !== undefined && stepsCheck(s.steps)) })
       : Object.entries(s.thresholds).map(([key, t]) =>
           Object.freeze({ key, expr: t.expr, abortOnFail: t.abortOnFail ?? false, ...(t.delayAbortEval !== undefined ? { delayAbortEvalMs: t.delayAbortEval } : {}) }),
         );
@@ -163,15 +164,34 @@ function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): Ch
   return { durationMs, rate, maxInFlight, tier };
 }
 
+/** What the default thresholds judge besides requests: a journey's iterations, and checks. */
+export interface DefaultThresholdsFor {
+  /** The traffic is a journey (code or steps): no iteration may fail. */
+  readonly iterations?: boolean;
+  /** It makes (or, in code, may make) checks: at least 99.9 % of them must pass. */
+  readonly checks?: boolean;
+}
+
+/** The pass rate the default `checks` threshold asks for. */
+const DEFAULT_CHECKS_EXPR = '>=99.9%';
+
 /**
  * What a scenario without `thresholds` is judged on: availability against its objective and no
- * premature throttling (a run is never a bare PASS). An explicit `thresholds: {}` has none.
+ * premature throttling (a run is never a bare PASS); with a journey, no failed iteration and
+ * checks passing at `DEFAULT_CHECKS_EXPR`. An explicit `thresholds: {}` has none.
  */
-export function defaultThresholds(objective: number): ResolvedThreshold[] {
+export function defaultThresholds(objective: number, traffic: DefaultThresholdsFor = {}): ResolvedThreshold[] {
   return [
     Object.freeze({ key: 'availability', expr: `>=${Math.round(objective * 1e6) / 1e4}%`, abortOnFail: false, implicit: true }),
     Object.freeze({ key: 'ratelimit.premature429', expr: '==0', abortOnFail: false, implicit: true }),
+    ...(traffic.iterations === true ? [Object.freeze({ key: 'iterations.failed', expr: '==0', abortOnFail: false, implicit: true })] : []),
+    ...(traffic.checks === true ? [Object.freeze({ key: 'checks', expr: DEFAULT_CHECKS_EXPR, abortOnFail: false, implicit: true })] : []),
   ];
+}
+
+/** True when a step of `steps`, at any depth, checks its answer. */
+function stepsCheck(steps: readonly ParsedStep[]): boolean {
+  return steps.some((st) => ('repeat' in st ? stepsCheck(st.steps) : 'op' in st && Object.keys(st.check ?? {}).length > 0));
 }
 
 /** A data file is relative to the scenario file that names it (to the working directory without one). */

@@ -85,22 +85,79 @@ export function readPath(value: unknown, path: string): unknown {
   return cur;
 }
 
-interface CheckRule {
-  readonly name: string;
+/** A check with its templates filled for one iteration: what it reads, and what it expects. */
+interface FilledCheck {
   readonly path: string;
   readonly test: (v: unknown) => boolean;
+  /** What it expects, as a person reads it (`"echo: hi"`, `matches /^a/`, `>= 1`). */
+  readonly expected: () => string;
 }
 
-function checkRule(name: string, c: NonNullable<ParsedOpStep['check']>[string]): CheckRule {
-  const re = c.matches !== undefined ? new RegExp(c.matches) : undefined;
+interface CheckRule {
+  readonly name: string;
+  readonly fill: (vu: Vu, vars: Vars) => FilledCheck;
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+
+/**
+ * Parses a `matches` pattern's templates: a filled value matches itself literally (its
+ * characters escaped, as one group so a quantifier after it applies to the whole value).
+ */
+function compilePattern(pattern: string, used: Set<string>): (vu: Vu, vars: Vars) => RegExp {
+  const parts: (string | { name: string })[] = [];
+  let last = 0;
+  for (const m of pattern.matchAll(TEMPLATE)) {
+    const name = m[1] as string;
+    used.add(name);
+    if (m.index > last) parts.push(pattern.slice(last, m.index));
+    parts.push({ name });
+    last = m.index + m[0].length;
+  }
+  if (last === 0) {
+    const re = new RegExp(pattern);
+    return () => re;
+  }
+  if (last < pattern.length) parts.push(pattern.slice(last));
+  // Rows repeat (and most patterns fill the same way every time): compile again only when the source changes.
+  let cached: { source: string; re: RegExp } | undefined;
+  return (vu, vars) => {
+    let source = '';
+    for (const p of parts) source += typeof p === 'string' ? p : `(?:${escapeRegExp(text(lookup(p.name, vu, vars)))})`;
+    if (cached?.source !== source) cached = { source, re: new RegExp(source) };
+    return cached.re;
+  };
+}
+
+/** What a check saw, as example text: JSON of the value, or where nothing was. */
+const seen = (v: unknown, path: string): string => (v === undefined ? `nothing at ${JSON.stringify(path === '' ? '.' : path)}` : (JSON.stringify(v) ?? String(v)));
+
+function checkRule(name: string, c: NonNullable<ParsedOpStep['check']>[string], used: Set<string>): CheckRule {
+  const path = compileString(c.path ?? '', used);
+  const equals = c.equals === undefined ? undefined : compileValue(c.equals, used);
+  const matches = c.matches === undefined ? undefined : compilePattern(c.matches, used);
+  const { min, max } = c;
   return {
     name,
-    path: c.path ?? '',
-    test: (v) =>
-      (c.equals === undefined || v === c.equals) &&
-      (re === undefined || (typeof v === 'string' && re.test(v))) &&
-      (c.min === undefined || (typeof v === 'number' && v >= c.min)) &&
-      (c.max === undefined || (typeof v === 'number' && v <= c.max)),
+    fill: (vu, vars) => {
+      const want = equals?.(vu, vars);
+      const re = matches?.(vu, vars);
+      return {
+        path: text(path(vu, vars)),
+        test: (v) =>
+          (equals === undefined || v === want) &&
+          (re === undefined || (typeof v === 'string' && re.test(v))) &&
+          (min === undefined || (typeof v === 'number' && v >= min)) &&
+          (max === undefined || (typeof v === 'number' && v <= max)),
+        expected: () =>
+          [
+            ...(equals !== undefined ? [JSON.stringify(want) ?? String(want)] : []),
+            ...(re !== undefined ? [`matches /${re.source}/`] : []),
+            ...(min !== undefined ? [`>= ${min}`] : []),
+            ...(max !== undefined ? [`<= ${max}`] : []),
+          ].join(' and '),
+      };
+    },
   };
 }
 
@@ -117,7 +174,7 @@ function compileOp(s: ParsedOpStep, at: string, used: Set<string>): Run {
   const str = (fill: Fill | undefined, vu: Vu, vars: Vars): string | undefined => (fill === undefined ? undefined : text(fill(vu, vars)));
   const label = s.name ?? `${at} ${s.op}`;
   const saves = Object.entries(s.save ?? {});
-  const checks = Object.entries(s.check ?? {}).map(([name, c]) => checkRule(name, c));
+  const checks = Object.entries(s.check ?? {}).map(([name, c]) => checkRule(name, c, used));
 
   const send = (op: OpName, vu: Vu, vars: Vars): Promise<{ ok: boolean; value?: unknown; error?: { code: string } }> => {
     const flow = str(flowId, vu, vars) ?? vu.flowId;
@@ -149,10 +206,16 @@ function compileOp(s: ParsedOpStep, at: string, used: Set<string>): Run {
     const result = s.name === undefined ? await send(s.op, vu, vars) : await vu.step(s.name, () => send(s.op, vu, vars));
     if (!result.ok) {
       if (vu.signal.aborted) return;
-      for (const c of checks) vu.check(c.name, false);
-      failWith(vu, `${label}: ${result.error?.code ?? 'failed'}`);
+      const code = result.error?.code ?? 'failed';
+      for (const c of checks) vu.check(c.name, false, { expected: c.fill(vu, vars).expected(), actual: `no answer: ${code}` });
+      failWith(vu, `${label}: ${code}`);
     }
-    for (const c of checks) vu.check(c.name, c.test(readPath(result.value, c.path)));
+    for (const c of checks) {
+      const f = c.fill(vu, vars);
+      const v = readPath(result.value, f.path);
+      if (f.test(v)) vu.check(c.name, true);
+      else vu.check(c.name, false, { expected: f.expected(), actual: seen(v, f.path) });
+    }
     for (const [name, path] of saves) {
       const v = readPath(result.value, path);
       if (v === undefined) failWith(vu, `${label}: the answer has no "${path}" to save as ${name}`);

@@ -286,3 +286,27 @@ describe('timeouts', () => {
     expect(none.deadlinesMs).toEqual({});
   });
 });
+
+describe('default thresholds by traffic', () => {
+  const keys = (raw: Record<string, unknown>): string[] => resolveScenario(raw).thresholds.map((t) => `${t.key} ${t.expr}${t.implicit === true ? '' : ' (explicit)'}`);
+  const load = { rate: '1/s', duration: '1s' };
+
+  it('a mix: availability and premature 429s only', () => {
+    expect(keys(base)).toEqual(['availability >=99.9%', 'ratelimit.premature429 ==0']);
+  });
+
+  it('a code journey: no failed iteration, and checks at 99.9 % (it may make some)', () => {
+    expect(keys({ name: 'j', tier: 'pro', load, journey: async () => {} })).toEqual(['availability >=99.9%', 'ratelimit.premature429 ==0', 'iterations.failed ==0', 'checks >=99.9%']);
+  });
+
+  it('steps: checks only when a step (at any depth) checks', () => {
+    expect(keys({ name: 's', tier: 'pro', load, steps: [{ op: 'listFlows' }] })).toEqual(['availability >=99.9%', 'ratelimit.premature429 ==0', 'iterations.failed ==0']);
+    const nested = { name: 's', tier: 'pro', load, steps: [{ repeat: 2, steps: [{ op: 'listFlows', check: { some: { path: 'flows.length', min: 1 } } }] }] };
+    expect(keys(nested)).toEqual(['availability >=99.9%', 'ratelimit.premature429 ==0', 'iterations.failed ==0', 'checks >=99.9%']);
+  });
+
+  it('thresholds: {} still turns every default off; written ones replace them', () => {
+    expect(keys({ name: 'j', tier: 'pro', load, journey: async () => {}, thresholds: {} })).toEqual([]);
+    expect(keys({ name: 'j', tier: 'pro', load, journey: async () => {}, thresholds: { checks: '>=90%' } })).toEqual(['checks >=90% (explicit)']);
+  });
+});

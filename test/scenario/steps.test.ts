@@ -140,3 +140,72 @@ describe('compileSteps', () => {
     await expect(Promise.resolve(missing(scriptedVu({ text: 'x' }).vu))).rejects.toThrow('data has no column "prompt"');
   });
 });
+
+describe('checks: templates filled, failures say what they expected and saw', () => {
+  /** The scripted Vu, its checks recorded with their detail. */
+  function detailedVu(data: Record<string, unknown>) {
+    const base = scriptedVu(data).vu;
+    const seen: { name: string; passed: boolean; detail?: unknown }[] = [];
+    const vu = { ...base, check: (name: string, passed: boolean, detail?: unknown) => (seen.push(detail === undefined ? { name, passed } : { name, passed, detail }), passed) } as Vu;
+    return { vu, seen };
+  }
+
+  it('fills {{data.x}}, saved values and {{iteration}} in equals, matches and path; a whole-field template keeps its type', async () => {
+    const { journey, issues } = compileSteps([
+      { op: 'createSession', save: { session: 'id', count: 'count' } },
+      {
+        op: 'stream',
+        input: '{{data.prompt}}',
+        check: {
+          echoes: { path: 'text', equals: 'echo: {{data.prompt}} #{{iteration}}' },
+          'count is kept as a number': { path: 'count', equals: '{{count}}' },
+          'regex chars of a value are literal': { path: 'text', matches: '^echo: {{data.prompt}} #\\d+$' },
+          'path from a saved value': { path: 'by.{{session}}', equals: '{{data.prompt}}' },
+        },
+      },
+    ]);
+    expect(issues).toEqual([]);
+    const prompt = 'a+b (c)?';
+    const { vu, seen } = detailedVu({ prompt });
+    const answered = { ...vu, stream: () => Promise.resolve({ ok: true, value: { text: `echo: ${prompt} #7`, count: 3, by: { sess_1: prompt } } } as never) } as Vu;
+    await journey(answered);
+    expect(seen).toEqual([
+      { name: 'echoes', passed: true },
+      { name: 'count is kept as a number', passed: true },
+      { name: 'regex chars of a value are literal', passed: true },
+      { name: 'path from a saved value', passed: true },
+    ]);
+  });
+
+  it('a failed check passes what it expected (filled) and what it saw; a failed request says it had no answer', async () => {
+    const { journey } = compileSteps([
+      {
+        op: 'getHistory',
+        sessionId: 's',
+        check: {
+          echoes: { path: 'messages[0].content', equals: 'echo: {{data.prompt}}' },
+          'matches and range': { path: 'messages.length', matches: '^{{data.prompt}}$', min: 1, max: 2 },
+          missing: { path: 'messages[9].content', equals: 'x' },
+        },
+      },
+    ]);
+    const { vu, seen } = detailedVu({ prompt: 'hi' });
+    const answered = { ...vu, getHistory: () => Promise.resolve({ ok: true, value: { messages: [{ content: 'echo: ho' }] } } as never) } as Vu;
+    await journey(answered);
+    expect(seen).toEqual([
+      { name: 'echoes', passed: false, detail: { expected: '"echo: hi"', actual: '"echo: ho"' } },
+      { name: 'matches and range', passed: false, detail: { expected: 'matches /^(?:hi)$/ and >= 1 and <= 2', actual: '1' } },
+      { name: 'missing', passed: false, detail: { expected: '"x"', actual: 'nothing at "messages[9].content"' } },
+    ]);
+
+    const failing = compileSteps([{ op: 'getRun', runId: 'run_x', check: { found: { path: 'id', equals: '{{data.prompt}}' } } }]).journey;
+    const f = detailedVu({ prompt: 'hi' });
+    await expect(Promise.resolve(failing(f.vu))).rejects.toThrow('NOT_FOUND');
+    expect(f.seen).toEqual([{ name: 'found', passed: false, detail: { expected: '"hi"', actual: 'no answer: NOT_FOUND' } }]);
+  });
+
+  it('refuses a check template that no earlier step saves (its own step saves after it checks)', () => {
+    const raw = { ...base, steps: [{ op: 'createSession', save: { session: 'id' }, check: { own: { path: 'id', equals: '{{session}}' } } }] };
+    expect(messageAt(raw, 'steps[0]')).toMatch(/^\{\{session\}\} is not saved by an earlier step/);
+  });
+});
