@@ -3,7 +3,7 @@
  * scenario's collectors, added to the run's total, then handed to observers as a frozen sample.
  * Mix requests and journey requests go through `record` alike, so both count the same way.
  */
-import { createTransportError, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
+import { createTransportError, DEFAULT_REQUEST_MS, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import { createCollectors, createIterationStats, createRateLimitAnalyser, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
 import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
@@ -25,15 +25,29 @@ export interface RunState {
   readonly scenarios: readonly ScenarioState[];
   /** The whole run: the single scenario's own state when there is one. */
   readonly total: ScenarioState;
-  /** Requests cut by the run's own stop (end of grace period), counted apart: they say nothing of the service. */
+  /** Requests the user's stop (Ctrl-C, abort-on-fail) cut at the end of its grace period, counted apart: they say nothing of the service. */
   readonly cancelled: () => number;
+  /**
+   * Requests still open when the grace period after the schedule ended, within their own
+   * deadline: cut by the run, not failed by the target, so counted apart and judged no further.
+   */
+  readonly cut: () => number;
   /** Hooks of observers that act before a request is sent (tracing); undefined when none does. */
   hook(r: RequestStart): RequestHook | undefined;
   /**
    * Records one result. `cutByStop` is true when the run's own stop signal aborted it: such a
-   * request is counted as cancelled and judged no further.
+   * request is counted as cancelled (the user's stop) or cut (the end of the grace period) and
+   * judged no further, unless it had already passed its own deadline (`deadlineMs`, the call's;
+   * absent: the client's default), which is the target's `TIMEOUT`.
    */
-  record(scenario: ScenarioState, ctx: SampleContext, result: ApiResult<unknown> | StreamResult, hook: RequestHook | undefined, cutByStop: boolean): void;
+  record(
+    scenario: ScenarioState,
+    ctx: SampleContext,
+    result: ApiResult<unknown> | StreamResult,
+    hook: RequestHook | undefined,
+    cutByStop: boolean,
+    deadlineMs?: number,
+  ): void;
   iterationStarted(scenario: ScenarioState): void;
   iteration(scenario: ScenarioState, i: IterationSample): void;
   check(scenario: ScenarioState, c: CheckSample): void;
@@ -52,7 +66,7 @@ export interface RunStateOptions {
   /**
    * True once the run was stopped by its user (Ctrl-C) or an abort-on-fail threshold: requests
    * that stop cuts are cancelled (excluded, counted). Otherwise a request still open when the
-   * grace period ends was cut by its deadline: a failure (`TIMEOUT`, or an incomplete stream).
+   * grace period ends is cut (excluded, counted), or `TIMEOUT` when past its own deadline.
    */
   readonly stoppedByUser?: () => boolean;
   /** Processes sending with the same tokens (workers × shards), this one included (default 1). */
@@ -104,6 +118,7 @@ export function createRunState(o: RunStateOptions): RunState {
   const valuesAll = o.observers.some((x) => x.values === 'all');
   const valuesAsync = valuesAll || o.observers.some((x) => x.values === 'async');
   let cancelled = 0;
+  let cut = 0;
 
   const hookNone = (r: RequestStart): undefined => {
     const s = byName.get(r.scenario);
@@ -126,9 +141,10 @@ export function createRunState(o: RunStateOptions): RunState {
     scenarios,
     total,
     cancelled: () => cancelled,
+    cut: () => cut,
     hook: onRequest.length === 0 ? hookNone : onRequest.length === 1 ? hookOne : hookMany,
 
-    record(scenario, ctx, given, hook, cutByStop) {
+    record(scenario, ctx, given, hook, cutByStop, deadlineMs) {
       if (scenario.flight.n > 0) scenario.flight.n--;
       let result = given;
       let code = errorCodeOf(result);
@@ -137,16 +153,25 @@ export function createRunState(o: RunStateOptions): RunState {
           cancelled++;
           return;
         }
-        // The schedule ended and the grace period ran out: the target did not answer in time.
-        const opened = result.meta.status >= 200 && result.meta.status < 300;
-        code = ctx.op === 'stream' && opened ? 'STREAM_INCOMPLETE' : 'TIMEOUT';
-        result = { ...result, error: createTransportError(code, `${ctx.op}: ${code} (still open when the grace period ended)`) } as typeof given;
+        // The grace period after the schedule ran out with the request open. Within its own
+        // deadline it might still have been answered: the run cut it, not the target.
+        const limitMs = deadlineMs ?? DEFAULT_REQUEST_MS;
+        if (!(limitMs > 0 && result.meta.endNs - result.meta.startNs >= limitMs * 1e6)) {
+          cut++;
+          return;
+        }
+        // Past its own deadline (the client had not yet swept it): the target did not answer in time.
+        code = 'TIMEOUT';
+        result = { ...result, error: createTransportError(code, `${ctx.op}: TIMEOUT (past its ${limitMs} ms deadline when the grace period ended)`) } as typeof given;
       }
       const sample = requestSample(ctx, result, code);
       const verdict = scenario.collectors.observe(sample);
       if (shared) total.collectors.observe(sample, verdict);
       if (onSample.length === 0 && hook === undefined) return;
-      const wantsValue = result.ok && (valuesAll || (valuesAsync && (ctx.op === 'trigger' || (ctx.op === 'run' && sample.runStatus === 'running'))));
+      // 'async': what starts asynchronous work, and a poll that saw a run end (a journey polling its own runs).
+      const wantsValue =
+        result.ok &&
+        (valuesAll || (valuesAsync && (ctx.op === 'trigger' || (ctx.op === 'run' && sample.runStatus === 'running') || (ctx.op === 'getRun' && (sample.runStatus === 'completed' || sample.runStatus === 'failed')))));
       const s: RunSample = runSample(ctx, sample, verdict, wantsValue ? (result as { value: unknown }).value : undefined);
       for (const x of onSample) x.sample?.(s);
       hook?.end(s);
@@ -165,8 +190,8 @@ export function createRunState(o: RunStateOptions): RunState {
     },
 
     check(scenario, c) {
-      scenario.iterations.check(c.name, c.passed);
-      if (shared) total.iterations.check(c.name, c.passed);
+      scenario.iterations.check(c.name, c.passed, c.example);
+      if (shared) total.iterations.check(c.name, c.passed, c.example);
       const frozen = Object.freeze({ ...c });
       for (const x of onCheck) x.check?.(frozen);
     },

@@ -4,8 +4,9 @@
  */
 import type { CallOptions, Client } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
-import type { Job } from '../load/index.js';
-import { createMixPicker, IterationFailure, type Journey, type ResolvedScenario, type RowSource } from '../scenario/index.js';
+import { NOT_STARTED, type Job } from '../load/index.js';
+import { createMixPicker, IterationFailure, type DataRow, type Journey, type ResolvedScenario, type RowSource } from '../scenario/index.js';
+import { errorLocation } from './error-location.js';
 import { callOperation, flowOf, type OperationTargets } from './operations.js';
 import type { RunState, ScenarioState } from './run-state.js';
 import { createVu } from './vu.js';
@@ -45,7 +46,7 @@ export function createMixJob(d: JobDeps): Job {
       if (typeof id === 'string') targets.runIds.add(id);
     }
     const input = typeof entry.input === 'string' ? entry.input : undefined;
-    state.record(unit, { scenario: unit.name, op: entry.op, flowId, negative: entry.negative, intendedNs, step: undefined, sessionId: entry.sessionId, input }, result, hook, signal.aborted);
+    state.record(unit, { scenario: unit.name, op: entry.op, flowId, negative: entry.negative, intendedNs, step: undefined, sessionId: entry.sessionId, input }, result, hook, signal.aborted, deadlineMs);
   };
 }
 
@@ -59,21 +60,39 @@ export interface JourneyJobDeps extends JobDeps {
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** A job that runs one journey iteration per start, timed from its intended start. */
+/** Longest message of a thrown error kept before its location, so the location survives the report's cut. */
+const MAX_THROWN_MESSAGE = 240;
+
+/** What a journey threw, with where (`TypeError: boom (at scenarios/x.ts:12:7)`) when its stack says. */
+function thrownMessage(err: unknown, source: string | undefined): string {
+  const text = `${err instanceof Error ? err.name : 'Error'}: ${messageOf(err)}`;
+  const at = errorLocation(err, source);
+  if (at === undefined) return text;
+  return `${text.length > MAX_THROWN_MESSAGE ? `${text.slice(0, MAX_THROWN_MESSAGE)}…` : text} (at ${at})`;
+}
+
+/**
+ * A job that runs one journey iteration per start, timed from its intended start. A start that
+ * finds the `unique` rows used up answers `NOT_STARTED` at once: no iteration began, so the
+ * executor does not count it (`load.started` is the iterations that ran).
+ */
 export function createJourneyJob(d: JourneyJobDeps): Job {
   const { state, unit, client, clock, targets, journey } = d;
   let next = 0;
   let exhausted = false;
-  return async (intendedNs, signal) => {
-    const iteration = next++;
-    const data = d.data === undefined ? {} : d.data.row(iteration);
+  return (intendedNs, signal) => {
+    const data = d.data === undefined ? {} : d.data.row(next);
     if (data === undefined) {
       if (!exhausted) {
         exhausted = true;
         d.onDataExhausted();
       }
-      return;
+      return NOT_STARTED;
     }
+    return runIteration(next++, data, intendedNs, signal);
+  };
+
+  async function runIteration(iteration: number, data: DataRow, intendedNs: number, signal: AbortSignal): Promise<void> {
     state.iterationStarted(unit);
     const vu = createVu({ client, clock, state, scenario: unit, iteration, data, flowId: targets.defaultFlowId, signal, deadlinesMs: d.scenario.deadlinesMs });
     let result: 'completed' | 'failed' | 'interrupted' = 'completed';
@@ -86,9 +105,9 @@ export function createJourneyJob(d: JourneyJobDeps): Job {
       if (signal.aborted) result = 'interrupted';
       else {
         result = 'failed';
-        error = err instanceof IterationFailure ? err.message : `${err instanceof Error ? err.name : 'Error'}: ${messageOf(err)}`;
+        error = err instanceof IterationFailure ? err.message : thrownMessage(err, d.scenario.source);
       }
     }
     state.iteration(unit, { scenario: unit.name, iteration, intendedNs, endNs: clock.nowNs(), result, error });
-  };
+  }
 }

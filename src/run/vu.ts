@@ -4,6 +4,7 @@
  * checks and steps. Operations never reject: the client's results are data.
  */
 import type { ApiResult, CallOptions, Client, StreamCallOptions, StreamResult } from '../api/index.js';
+import { checkExample } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import { parseDurationMs } from '../core/units.js';
@@ -27,6 +28,17 @@ export interface VuDeps {
 
 const EMPTY: DataRow = Object.freeze({});
 
+/**
+ * What `vu.sleep` rejects with when the run's stop (the end of the grace period) cuts it, or
+ * when it is called after the stop: the iteration ends there and is counted `interrupted`.
+ */
+export class IterationInterrupted extends Error {
+  override readonly name = 'IterationInterrupted';
+  constructor() {
+    super('the run stopped during think time: the iteration ends here');
+  }
+}
+
 /** Creates the `Vu` of one iteration. */
 export function createVu(d: VuDeps): Vu {
   const { client, clock, state, scenario, signal, deadlinesMs } = d;
@@ -35,11 +47,14 @@ export function createVu(d: VuDeps): Vu {
   async function call<R extends ApiResult<unknown> | StreamResult>(
     op: OpName,
     flowId: string | undefined,
-    extra: { readonly sessionId?: string | undefined; readonly input?: unknown },
+    extra: { readonly sessionId?: string | undefined; readonly input?: unknown; readonly runId?: string },
     opts: CallOptions | undefined,
     send: (o: CallOptions) => Promise<R>,
   ): Promise<R> {
-    const hook = state.hook({ scenario: scenario.name, op, flowId });
+    // A request that would start after the run's stop is never sent nor counted: the client
+    // answers ABORTED at once (the run's signal, whatever the journey passed) and nothing is recorded.
+    if (signal.aborted) return send({ ...opts, signal });
+    const hook = state.hook({ scenario: scenario.name, op, flowId, runId: extra.runId });
     const headers = hook?.headers === undefined ? opts?.headers : { ...hook.headers, ...opts?.headers };
     const o: CallOptions = {
       deadlineMs: deadlinesMs[op],
@@ -64,6 +79,7 @@ export function createVu(d: VuDeps): Vu {
       result,
       hook,
       signal.aborted,
+      o.deadlineMs,
     );
     return result;
   }
@@ -78,7 +94,8 @@ export function createVu(d: VuDeps): Vu {
     run: (flowId, body, opts) => call('run', flowId, { sessionId: body.session_id, input: body.input }, opts, (o) => client.run(flowId, body, o)),
     stream: (flowId, body, opts?: StreamCallOptions) =>
       call('stream', flowId, { sessionId: body.session_id, input: body.input }, opts, (o) => client.stream(flowId, body, { ...o, ...(opts?.onEvent ? { onEvent: opts.onEvent } : {}) })),
-    getRun: (runId, opts) => call('getRun', undefined, {}, opts, (o) => client.getRun(runId, o)),
+    // The run id goes with the request's start: following hands the run over to this journey.
+    getRun: (runId, opts) => call('getRun', undefined, { runId }, opts, (o) => client.getRun(runId, o)),
     listFlows: (query, opts) => call('listFlows', undefined, {}, opts, (o) => client.listFlows(query, o)),
     getFlow: (flowId, opts) => call('getFlow', flowId, {}, opts, (o) => client.getFlow(flowId, o)),
     createSession: (body, opts) => call('createSession', body.flow_id, {}, opts, (o) => client.createSession(body, o)),
@@ -87,23 +104,33 @@ export function createVu(d: VuDeps): Vu {
     trigger: (flowId, payload, opts) => call('trigger', flowId, {}, opts, (o) => client.trigger(flowId, payload, o)),
 
     sleep(duration) {
+      // Think time the run's stop cuts ends the iteration there, as interrupted: what the journey
+      // would do next cannot be sent, so it must not look like the target's doing.
+      if (signal.aborted) return Promise.reject(new IterationInterrupted());
       const ms = parseDurationMs(duration);
-      if (ms === undefined || ms <= 0 || signal.aborted) return Promise.resolve();
-      return new Promise<void>((resolve) => {
+      if (ms === undefined || ms <= 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
         const done = (): void => {
           clock.clearTimer(timer);
-          signal.removeEventListener('abort', done);
+          signal.removeEventListener('abort', cut);
           resolve();
         };
+        const cut = (): void => {
+          clock.clearTimer(timer);
+          reject(new IterationInterrupted());
+        };
         const timer = clock.setTimer(clock.nowNs() + ms * 1e6, done);
-        signal.addEventListener('abort', done, { once: true });
+        signal.addEventListener('abort', cut, { once: true });
       });
     },
 
-    check(name, condition) {
+    check(name, condition, detail) {
       const passed = condition === true;
       // After the run's stop an iteration only winds down: what it checks then is not the target's doing.
-      if (!signal.aborted) state.check(scenario, { scenario: scenario.name, name: String(name), passed });
+      if (signal.aborted) return passed;
+      // A failed check's detail becomes an example; its values may have come from the server: no token.
+      const example = passed ? undefined : checkExample(detail, (s) => client.redact?.(s) ?? s);
+      state.check(scenario, { scenario: scenario.name, name: String(name), passed, ...(example !== undefined ? { example } : {}) });
       return passed;
     },
 
@@ -114,7 +141,8 @@ export function createVu(d: VuDeps): Vu {
       try {
         return await fn();
       } finally {
-        state.step(scenario, step, clock.nowNs() - startNs);
+        // A step the run's stop cut short measured the stop, not the target.
+        if (!signal.aborted) state.step(scenario, step, clock.nowNs() - startNs);
         step = outer;
       }
     },

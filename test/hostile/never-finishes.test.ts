@@ -1,8 +1,10 @@
 /**
  * Requests that never finish do not vanish: a stream that sends tokens forever and a request
- * that is never answered, both still open when the grace period ends, are failures of their
- * operation (an incomplete stream, `TIMEOUT`), and the default objective fails the run. A user's
- * Ctrl-C, by contrast, cancels what is open (excluded, counted).
+ * that is never answered are failures of their operation (`TIMEOUT`) once they outlive their own
+ * deadline, also when the grace period ends after it, and the default objective fails the run.
+ * Still within their deadline when the grace period ends, they are cut (`load.cut`: counted and
+ * shown, not judged), and a run that judged nothing still fails its objective. A user's Ctrl-C
+ * cancels what is open (excluded, counted).
  */
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,20 +44,39 @@ async function endless(): Promise<string> {
 }
 
 describe('requests that never finish', () => {
-  it('are failures when the grace period cuts them: an incomplete stream, TIMEOUT, and the default objective fails', async () => {
+  it('are failures once past their own deadline (300 ms, inside the 1 s grace period): TIMEOUT, and the default objective fails', async () => {
     const baseUrl = await endless();
     const client = createClient({ baseUrl, token: 'fg_never_token' });
-    const scenario = resolveScenario({ name: 'never', tier: 'pro', load: { rate: '10/s', duration: '500ms', gracefulStop: '200ms' }, mix: [{ op: 'stream', input: 'hi' }, { op: 'listFlows' }] });
+    const scenario = resolveScenario({
+      name: 'never',
+      tier: 'pro',
+      load: { rate: '10/s', duration: '500ms', gracefulStop: '1s' },
+      timeouts: { request: '300ms' },
+      mix: [{ op: 'stream', input: 'hi' }, { op: 'listFlows' }],
+    });
     const { report, passed } = await executeRun({ scenario, client, target: { baseUrl, embedded: false } });
     await client.close();
     const streams = report.ops.stream?.count ?? 0;
     const lists = report.ops.listFlows?.count ?? 0;
     expect(streams + lists).toBe(report.load.started);
     expect(report.load.cancelled ?? 0).toBe(0);
+    expect(report.load.cut ?? 0).toBe(0);
     expect(report.stream.incomplete).toBe(streams);
-    expect(report.ops.stream?.errors).toEqual({ STREAM_INCOMPLETE: streams });
+    expect(report.ops.stream?.errors).toEqual({ TIMEOUT: streams });
     expect(report.ops.listFlows?.errors).toEqual({ TIMEOUT: lists });
     expect(report.slo.availability).toBe(0);
+    expect(passed).toBe(false);
+  });
+
+  it('are cut, counted and not judged, when the grace period ends within their deadline; judging nothing fails the objective', async () => {
+    const baseUrl = await endless();
+    const client = createClient({ baseUrl, token: 'fg_never_token' });
+    const scenario = resolveScenario({ name: 'never', tier: 'pro', load: { rate: '10/s', duration: '500ms', gracefulStop: '200ms' }, mix: [{ op: 'stream', input: 'hi' }, { op: 'listFlows' }] });
+    const { report, passed } = await executeRun({ scenario, client, target: { baseUrl, embedded: false } });
+    await client.close();
+    expect(report.load).toMatchObject({ cut: report.load.started, gracefulStopS: 0.2 });
+    expect(report.ops).toEqual({});
+    expect(report.slo.availability).toBeNull();
     expect(passed).toBe(false);
   });
 

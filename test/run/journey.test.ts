@@ -98,7 +98,8 @@ describe('journeys', () => {
     expect(report.iterations?.failed).toBe(6);
     expect(report.iterations?.completed).toBe(4);
     expect(report.iterations?.errors).toEqual([
-      { message: 'Error: odd iteration', count: 5 },
+      // What was thrown says where: the line of this file that threw it.
+      { message: expect.stringMatching(/^Error: odd iteration \(at test\/run\/journey\.test\.ts:\d+:\d+\)$/), count: 5 },
       { message: 'four is unlucky', count: 1 },
     ]);
     expect(report.ops.listFlows?.count).toBe(10);
