@@ -72,4 +72,9 @@ export interface Client {
   trigger(flowId: string, payload: Record<string, unknown>, opts?: CallOptions): Promise<ApiResult<TriggerAck>>;
   /** Closes the connection pools after in-flight requests finish; later calls resolve `ABORTED`. */
   close(): Promise<void>;
+  /**
+   * Scrubs the client's token from `text` (text that came from the server, on its way into a
+   * report); optional, so other implementations of `Client` stay valid.
+   */
+  redact?(text: string): string;
 }

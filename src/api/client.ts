@@ -75,6 +75,7 @@ export function createClient(options: ClientOptions): Client {
   const client: Client = {
     baseUrl: o.baseUrl,
     webhookHost: o.webhookHost,
+    redact: ctx.redact,
 
     run(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/run`;

@@ -2,7 +2,7 @@
 export { createClient } from './client.js';
 export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
 export { ApiError, TransportError, classifyTransportError, createTransportError } from './errors.js';
-export { USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
+export { DEFAULT_REQUEST_MS, USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
 export { parseRateLimitHeaders, retryWaitSeconds, type ResponseHeaders } from './rate-limit-headers.js';
 export {
   EMPTY_STREAM_TIMING,

@@ -29,6 +29,29 @@ export function checkTenantTokens(plan: ResolvedRunPlan, env: Readonly<Record<st
   }
 }
 
+/**
+ * The token of a run whose every scenario names its own `tokenEnv`, all set: the first
+ * scenario's (it reads for the run what no scenario owns); undefined otherwise.
+ */
+export function ownTokenOf(plan: ResolvedRunPlan, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const tokens = plan.scenarios.map((s) => (plan.tokenEnv[s.name] === undefined ? '' : (env[plan.tokenEnv[s.name] as string] ?? '')));
+  return tokens.length > 0 && tokens.every((t) => t !== '') ? tokens[0] : undefined;
+}
+
+/**
+ * The target flags with `own` as the token when a real target is named without `--token` or
+ * `FLOWGAUGE_TOKEN`: a run whose scenarios all bring their own tokens needs none given.
+ */
+export function withOwnToken<A extends { readonly 'base-url'?: string | undefined; readonly token?: string | undefined }>(
+  args: A,
+  env: Readonly<Record<string, string | undefined>>,
+  own: string | undefined,
+): A {
+  const given = args.token ?? env.FLOWGAUGE_TOKEN;
+  if (own === undefined || args['base-url'] === undefined || (given !== undefined && given !== '')) return args;
+  return { ...args, token: own };
+}
+
 /** The token of each scenario of a run of several (tenants): its own variable's, else the embedded service's of its tier. */
 export function tenantTokens(plan: ResolvedRunPlan, target: ResolvedTarget, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   if (plan.scenarios.length < 2) return {};

@@ -2,15 +2,19 @@
  * The collectors of a run: every sample goes through `observe`, which judges it (throttle and
  * SLI class) and records it everywhere it counts. `snapshot` returns everything the report
  * needs; `live` is the cheap view for once-a-second progress.
+ *
+ * Latency population: every latency figure (per op, all ops, per slice) is of the answers the
+ * service served, i.e. every sample whose status is not 429; connection errors, timeouts and
+ * 5xx stay in. A 429 still counts as a request of its op; its latency goes to `ratelimit.latency`.
  */
 import type { OpName } from '../core/ops.js';
-import type { RequestSample, Verdict } from '../core/types.js';
+import type { RequestSample, ThrottleClass, Verdict } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertObjective, DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { classifySli } from '../slo/sli.js';
 import { createContractViolationTable } from './contract-violations.js';
 import type { ContractViolationEntry, ContractViolationTotals } from './contract-violations.js';
-import { createLatencyHistogram, recordNs, toPct } from './histogram.js';
+import { createLatencyHistogram, encodeHistogram, recordNs, toPct } from './histogram.js';
 import type { Pct } from './histogram.js';
 import { createOpStats } from './op-stats.js';
 import type { OpSnapshot, OpStats } from './op-stats.js';
@@ -70,10 +74,15 @@ export interface CollectorSnapshot {
   readonly ops: Partial<Record<OpName, OpSnapshot>>;
   readonly stream: StreamSnapshot & PromptLengthSection;
   readonly rateLimit: RateLimitSnapshot;
+  /** Latency of the 429 answers (report.json `rateLimit.latencyMs`); `count` is the 429s seen. */
+  readonly rateLimitLatencyMs: Pct;
   readonly contractViolations: ContractViolationEntry[];
   readonly contractViolationTotals: ContractViolationTotals;
   readonly slices: SliceEntry[];
-  /** Serialised histograms: `<op>.latency` for each op seen, `stream.<timing>` when streams were seen. */
+  /**
+   * Serialised histograms: `<op>.latency` for each op seen (served answers), `stream.<timing>`
+   * when streams were seen, `ratelimit.latency` (the 429 answers) when any 429 was.
+   */
   readonly histograms: Record<string, string>;
 }
 
@@ -82,7 +91,8 @@ export interface CollectorView {
   readonly totals: CollectorSnapshot['totals'];
   readonly ops: CollectorSnapshot['ops'];
   readonly stream: StreamSnapshot;
-  readonly rateLimit: RateLimitSnapshot;
+  /** With the 429s' latency, as report.json `rateLimit` has it. */
+  readonly rateLimit: RateLimitSnapshot & { readonly latencyMs: Pct };
   readonly contractViolationTotals: ContractViolationTotals;
 }
 
@@ -102,7 +112,7 @@ export interface LiveStats {
   /** Completed requests per second over the last `recentWindowS` whole seconds. */
   readonly recentRatePerS: number;
   readonly recentWindowS: number;
-  /** Latency of all operations together (ms). */
+  /** Latency of all operations together (ms), of the served answers (no 429). */
   readonly p50Ms: number;
   readonly p99Ms: number;
   /** good / (good + bad); null before any. */
@@ -156,14 +166,40 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   const o = resolveCollectorsOptions(options);
   const ops = new Map<OpName, OpStats>();
   const all = createLatencyHistogram();
+  /** Latency of the 429 answers: apart from `all` and the ops' (one population for latency). */
+  const refused = createLatencyHistogram();
   const stream = createStreamCollector();
   const prompts = createPromptLengthStats();
-  const rateLimit = options.rateLimit ?? createRateLimitAnalyser({
+  const own = createRateLimitAnalyser({
     runStartNs: o.runStartNs,
     sharers: o.sharers,
     ...(o.inFlight === undefined ? {} : { inFlight: o.inFlight }),
     ...(o.runStartWallMs === undefined ? {} : { runStartWallMs: o.runStartWallMs }),
   });
+  // With the token's analyser shared, it judges (one window for every scenario of the token) and
+  // these collectors' own one only counts this scenario's answers: its figures are its own, its
+  // windows and findings the token's.
+  const shared = options.rateLimit;
+  const rateLimit = {
+    observe: (sample: RequestSample, judged?: ThrottleClass): ThrottleClass =>
+      shared === undefined || judged !== undefined ? own.observe(sample, judged) : own.observe(sample, shared.observe(sample)),
+    observeSetup: (answer: SetupAnswer): void => (shared ?? own).observeSetup(answer),
+    snapshot: (): RateLimitSnapshot => {
+      const mine = own.snapshot();
+      if (shared === undefined) return mine;
+      const token = shared.snapshot();
+      return {
+        ...token,
+        responses: mine.responses,
+        responses429: mine.responses429,
+        expected429: mine.expected429,
+        premature429: mine.premature429,
+        uncertain429: mine.uncertain429 ?? 0,
+        headerless429: mine.headerless429 ?? 0,
+        first429: mine.first429,
+      };
+    },
+  };
   const violations = createContractViolationTable(o.maxContractViolations);
   const slices = createSliceTable({ runStartNs: o.runStartNs, sliceMs: o.sliceMs, closeLagMs: o.sliceCloseLagMs });
   const totals = { requests: 0, good: 0, bad: 0, excluded: 0 };
@@ -190,7 +226,10 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       let op = ops.get(sample.op);
       if (op === undefined) ops.set(sample.op, (op = createOpStats()));
       op.observe(sample, sli);
-      recordNs(all, sample.endNs - sample.intendedNs);
+      if (sample.status === 429) {
+        recordNs(refused, sample.endNs - sample.intendedNs);
+        responses429++;
+      } else recordNs(all, sample.endNs - sample.intendedNs);
       stream.observe(sample);
       if (sample.inputWords !== undefined) {
         const first = sample.stream?.firstTokenNs;
@@ -201,7 +240,6 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       totals.requests++;
       totals[sli]++;
       if (sample.errorCode !== undefined) errors++;
-      if (sample.status === 429) responses429++;
       countCompletion(sample.endNs);
       return judged ?? { sli, throttle };
     },
@@ -222,6 +260,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       const streamSnapshot = stream.snapshot();
       if (streamSnapshot.count > 0) Object.assign(histograms, streamSnapshot.histograms);
       Object.assign(histograms, prompts.histograms());
+      if (refused.totalCount > 0) histograms['ratelimit.latency'] = encodeHistogram(refused);
       return {
         runStartNs: o.runStartNs,
         nowNs,
@@ -231,6 +270,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         ops: opSnapshots,
         stream: { ...streamSnapshot, ...prompts.section() },
         rateLimit: rateLimit.snapshot(),
+        rateLimitLatencyMs: toPct(refused),
         contractViolations: violations.entries(),
         contractViolationTotals: violations.totals(),
         slices: slices.entries(),
@@ -245,7 +285,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         totals: { ...totals },
         ops: opSnapshots,
         stream: stream.snapshot(false),
-        rateLimit: rateLimit.snapshot(),
+        rateLimit: { ...rateLimit.snapshot(), latencyMs: toPct(refused) },
         contractViolationTotals: violations.totals(),
       };
     },

@@ -1,6 +1,8 @@
 /**
  * Per-operation statistics: latency from the intended start (no coordinated omission),
- * SLI counts, statuses and error codes.
+ * SLI counts, statuses and error codes. Latency is of the answers the service served: a 429
+ * (a refusal by the rate limiter) counts as a request of its operation and shows in `statuses`,
+ * but its latency goes to the collectors' `ratelimit.latency`, not here (docs/measuring.md).
  */
 import type { RequestSample, SliClass } from '../core/types.js';
 import { createLatencyHistogram, encodeHistogram, recordNs, toPct } from './histogram.js';
@@ -17,6 +19,7 @@ export interface OpSnapshot {
   readonly statuses: Record<string, number>;
   /** Samples by `ErrorCode`. */
   readonly errors: Record<string, number>;
+  /** Latency of the served answers: every sample but a 429 (its `count` is `count` less the 429s). */
   readonly latencyMs: Pct;
   /** Where the time went, for requests that reached a connection (absent when none did). */
   readonly phases?: PhasesSnapshot;
@@ -26,7 +29,7 @@ export interface OpSnapshot {
 export interface OpStats {
   observe(sample: RequestSample, sli: SliClass): void;
   snapshot(): OpSnapshot;
-  /** Serialised latency histogram. */
+  /** Serialised latency histogram (served answers: no 429). */
   encoded(): string;
   /** Serialised phase histograms, keyed `<op>.phase.<name>`. */
   phaseHistograms(op: string): Record<string, string>;
@@ -46,7 +49,8 @@ export function createOpStats(): OpStats {
     observe(sample, sli) {
       counts.count++;
       counts[sli]++;
-      recordNs(histogram, sample.endNs - sample.intendedNs);
+      // A refusal by the rate limiter is no latency of the service's work (collectors keep it apart).
+      if (sample.status !== 429) recordNs(histogram, sample.endNs - sample.intendedNs);
       phases.observe(sample);
       if (sample.status > 0) {
         const k = String(sample.status);

@@ -22,7 +22,10 @@ export interface SliceEntry {
   readonly bad: number;
   readonly excluded: number;
   readonly responses429: number;
-  /** Per operation: count and serialised latency histogram (µs, HdrHistogram compressed base64). */
+  /**
+   * Per operation: count (every request, 429s included) and serialised latency histogram (µs,
+   * HdrHistogram compressed base64) of the served answers: every one but a 429.
+   */
   readonly ops: Partial<Record<OpName, { readonly count: number; readonly latency: string }>>;
 }
 
@@ -80,19 +83,24 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
     }
   };
 
-  const record = (s: Slice, sample: RequestSample): void => {
+  /** Counts the sample under its op; `served` false (a 429) leaves its latency out. */
+  const record = (s: Slice, sample: RequestSample, served: boolean): void => {
     const ns = sample.endNs - sample.intendedNs;
     if (s.live !== undefined) {
       let v = s.live.get(sample.op);
       if (v === undefined) s.live.set(sample.op, (v = { count: 0, h: createLatencyHistogram() }));
       v.count++;
-      recordNs(v.h, ns);
+      if (served) recordNs(v.h, ns);
       return;
     }
     const closed = s.closed as Map<OpName, { count: number; latency: string }>;
     const prev = closed.get(sample.op);
+    if (!served && prev !== undefined) {
+      closed.set(sample.op, { count: prev.count + 1, latency: prev.latency });
+      return;
+    }
     const h = prev === undefined ? createLatencyHistogram() : decodeHistogram(prev.latency);
-    recordNs(h, ns);
+    if (served) recordNs(h, ns);
     closed.set(sample.op, { count: (prev?.count ?? 0) + 1, latency: encodeHistogram(h) });
   };
 
@@ -115,8 +123,9 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
       }
       s.requests++;
       s[sli]++;
-      if (sample.status === 429) s.responses429++;
-      record(s, sample);
+      const served = sample.status !== 429;
+      if (!served) s.responses429++;
+      record(s, sample, served);
       advance(sample.endNs);
     },
     advance,

@@ -3,6 +3,10 @@
  * of a load generator (tens of thousands of requests per second): series cells are looked up
  * once and cached, so the steady state allocates nothing and formats no labels, and the cells
  * are plain counters (`fast-metrics.ts`) that the registry serialises at scrape time.
+ *
+ * Every count here equals its report.json figure: request latency is of the served answers
+ * (every request but a 429, as `ops.<op>.latencyMs`), 429 latency apart (`rateLimit.latencyMs`),
+ * and stream figures of the streams answered 2xx (as `stream`).
  */
 import { Registry } from 'prom-client';
 import { InvalidArgumentError } from '../core/errors.js';
@@ -95,7 +99,10 @@ interface UnitCells {
 }
 
 interface OpChildren {
+  /** Latency of the served answers (every one but a 429). */
   readonly duration: HistogramCell;
+  /** Latency of the 429 answers; the series appears with the op's first 429. */
+  refused(): HistogramCell;
   /** blocked, connect, tls, wait, receive (PHASES' order). */
   readonly phases: readonly HistogramCell[];
   readonly sli: Readonly<Record<SliClass, CounterCell>>;
@@ -146,6 +153,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
 
   const requests = new FastCounter(m.requests, registry);
   const requestDuration = new FastHistogram(m.requestDuration, registry, o.requestBucketsS);
+  const rateLimitedDuration = new FastHistogram(m.rateLimitedDuration, registry, o.requestBucketsS);
   const requestPhase = new FastHistogram(m.requestPhase, registry, o.requestBucketsS);
   const ttftMetric = new FastHistogram(m.streamTtft, registry, o.ttftBucketsS);
   const itlMetric = new FastHistogram(m.streamItl, registry, o.itlBucketsS);
@@ -205,8 +213,10 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
             bad: sliEvents.cell(name, tierLabel, op, 'bad'),
             excluded: sliEvents.cell(name, tierLabel, op, 'excluded'),
           };
+          let refused: HistogramCell | undefined;
           c = {
             duration: requestDuration.cell(name, tierLabel, op),
+            refused: () => (refused ??= rateLimitedDuration.cell(name, tierLabel, op)),
             phases: PHASES.map((ph) => requestPhase.cell(name, tierLabel, op, ph)),
             sli,
             expected429: rateLimited.cell(name, tierLabel, op, 'expected'),
@@ -265,9 +275,11 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
       const outcome = verdict.sli;
       c.sli[outcome].inc();
       u.request(s, outcome).inc();
-      if (outcome !== 'excluded') {
-        const d = seconds(s.intendedNs, s.endNs);
-        if (d !== undefined) c.duration.observe(d);
+      // One population for latency, as the report's: a 429 is a refusal, not the service's work.
+      const d = seconds(s.intendedNs, s.endNs);
+      if (d !== undefined) {
+        if (s.status === 429) c.refused().observe(d);
+        else c.duration.observe(d);
       }
       if (phaseDurationsNs(s, phaseNs)) {
         for (let i = 0; i < phaseNs.length; i++) (c.phases[i] as HistogramCell).observe((phaseNs[i] as number) / NS_PER_S);
@@ -282,7 +294,8 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         if (rl.limit !== undefined) u.limit().set(rl.limit);
       }
       const st = s.stream;
-      if (st !== undefined) {
+      // As the report's `stream`: only an answer 2xx opened a stream (a 429 or a 5xx is no incomplete stream).
+      if (st !== undefined && s.status >= 200 && s.status < 300) {
         const first = seconds(s.intendedNs, st.firstTokenNs);
         if (first !== undefined) u.ttft.observe(first);
         const start = seconds(s.intendedNs, st.startEventNs);
@@ -293,7 +306,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
           if (Number.isFinite(g) && g >= 0) u.itl.observe(g);
         }
         if (st.tokens > 0) u.tokens.inc(st.tokens);
-        if (!st.complete) u.incomplete.inc();
+        if (!st.complete || s.errorCode !== undefined) u.incomplete.inc();
       }
     },
     setInFlight(n) {

@@ -8,7 +8,7 @@ import type { Pct } from '../collect/histogram.js';
 import type { IterationStatsSnapshot } from '../collect/iteration-stats.js';
 import { errorBudget } from '../slo/budget.js';
 import type { ThresholdResult } from '../slo/thresholds.js';
-import { REPORT_SCHEMA, type LoadReport, type Report, type RunWarning, type ScenarioReport, type SloReport } from './model.js';
+import { REPORT_SCHEMA, type LoadReport, type RateLimitReport, type Report, type RunWarning, type ScenarioReport, type SloReport } from './model.js';
 import { reportVerdict } from './verdict.js';
 
 /** What `buildReport` needs. */
@@ -28,6 +28,10 @@ export interface BuildReportInput {
     /** The schedule's own length in s; without it the achieved rate is over the whole duration. */
     readonly scheduleS?: number;
     readonly cancelled?: number;
+    /** Requests still open when the grace period ended, within their own deadline. */
+    readonly cut?: number;
+    /** The grace period that ended, in s (written with `cut`). */
+    readonly gracefulStopS?: number;
   };
   readonly snapshot: CollectorSnapshot;
   /** Journey accounting; its sections appear only when journeys ran. */
@@ -80,6 +84,7 @@ export function loadSection(load: BuildReportInput['load'], durationS: number): 
     dropped: load.dropped,
     scheduleLagMs: load.scheduleLagMs,
     ...(load.cancelled !== undefined && load.cancelled > 0 ? { cancelled: load.cancelled } : {}),
+    ...(load.cut !== undefined && load.cut > 0 ? { cut: load.cut, ...(load.gracefulStopS !== undefined ? { gracefulStopS: load.gracefulStopS } : {}) } : {}),
     ...(scheduleS !== undefined ? { scheduleS } : {}),
   };
 }
@@ -98,6 +103,14 @@ export function sloSection(totals: { readonly good: number; readonly bad: number
     burnRate: budget.burnRate,
     allowedBadEvents: budget.allowedBadEvents,
   };
+}
+
+/**
+ * `rateLimit`: the analyser's findings with the latency of the 429 answers (from the
+ * `ratelimit.latency` histogram, which `ops.*.latencyMs` leaves out).
+ */
+function rateLimitSection(s: CollectorSnapshot): RateLimitReport {
+  return { ...s.rateLimit, latencyMs: s.rateLimitLatencyMs };
 }
 
 /** The journey sections (`iterations`, `checks`, `steps`), present only when journeys ran. */
@@ -124,7 +137,7 @@ export function buildScenarioSection(input: {
     load: loadSection(input.load, input.durationS),
     ops: s.ops,
     stream,
-    rateLimit: s.rateLimit,
+    rateLimit: rateLimitSection(s),
     slo: sloSection(s.totals, input.objective),
     contractViolationTotals: s.contractViolationTotals,
     ...journeySections(input.iterations),
@@ -150,7 +163,7 @@ export function buildReport(input: BuildReportInput): Report {
     load: loadSection(input.load, durationS),
     ops: s.ops,
     stream,
-    rateLimit: s.rateLimit,
+    rateLimit: rateLimitSection(s),
     slo: sloSection(s.totals, objective),
     thresholds: input.thresholds,
     passed,

@@ -34,6 +34,8 @@ export function samplesOf(report: Report, key: string): number {
   switch (m.kind) {
     case 'latency':
       return report.ops[m.op]?.latencyMs.count ?? 0;
+    case 'ratelimitLatency':
+      return report.rateLimit.latencyMs?.count ?? 0;
     case 'stream': {
       const field = `${m.metric}Ms` as keyof Report['stream'];
       const pct = (m.metric === 'tokensPerS' ? report.stream.tokensPerS : report.stream[field]) as { count?: number } | undefined;
@@ -50,7 +52,7 @@ export function samplesOf(report: Report, key: string): number {
 export function minSamplesFor(key: string): number {
   const m = parseMetricKey(key);
   if (m === undefined) return 0;
-  if (m.kind === 'latency' || m.kind === 'stream') {
+  if (m.kind === 'latency' || m.kind === 'stream' || m.kind === 'ratelimitLatency') {
     const q = STAT_QUANTILE[m.stat];
     if (q === undefined) return m.stat === 'mean' ? 2 * MIN_TAIL : 0;
     return Math.ceil(MIN_TAIL / (1 - q) - 1e-9);
@@ -66,9 +68,11 @@ export function sliceValues(report: Report, key: string): number[] {
   const out: number[] = [];
   for (const s of report.slices ?? []) {
     const op = s.ops[m.op];
+    // `count` holds the op's 429s too; the histogram only its served answers.
     if (op === undefined || op.count < MIN_SLICE_SAMPLES) continue;
     try {
-      out.push(toPct(decodeHistogram(op.latency))[m.stat]);
+      const h = decodeHistogram(op.latency);
+      if (h.totalCount >= MIN_SLICE_SAMPLES) out.push(toPct(h)[m.stat]);
     } catch {
       // A slice that cannot be read tells nothing about the spread.
     }

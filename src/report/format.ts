@@ -1,6 +1,6 @@
 /** Number formatting shared by the Markdown and terminal writers. */
 import { formatMs } from '../core/units.js';
-import { parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
+import { parseThresholdKey, unitOf } from '../slo/threshold-grammar.js';
 import type { ThresholdUnit } from '../slo/threshold-grammar.js';
 
 /** A ratio as a percentage; more decimals near 100 %, where the objective lives. */
@@ -27,10 +27,10 @@ export function fmtNumber(n: number | null | undefined): string {
   return Number.isInteger(n) ? String(n) : String(Math.round(n * 1000) / 1000);
 }
 
-/** The unit of a threshold metric key (count for unknown keys). */
+/** The unit of a threshold key, scoped or not (`pro:availability` is a ratio); count for unknown keys. */
 export function thresholdUnit(metric: string): ThresholdUnit {
-  const key = parseMetricKey(metric);
-  return key === undefined ? 'count' : unitOf(key);
+  const key = parseThresholdKey(metric);
+  return key === undefined ? 'count' : unitOf(key.metric);
 }
 
 /** A threshold value or observation in its metric's unit. */
@@ -51,4 +51,15 @@ export function fmtThresholdValue(metric: string, v: number | null): string {
 /** good / (good + bad) as a percentage, or a dash when there were neither. */
 export function fmtOk(good: number, bad: number): string {
   return good + bad === 0 ? '—' : fmtRatio(good / (good + bad));
+}
+
+/**
+ * The requests the end of the grace period cut (`load.cut`), said with the grace period named:
+ * `3 requests still open when the 5 s grace period ended (not counted against the service)`.
+ */
+export function fmtCut(load: { readonly cut?: number; readonly gracefulStopS?: number }): string | undefined {
+  const n = load.cut ?? 0;
+  if (n <= 0) return undefined;
+  const grace = load.gracefulStopS === undefined ? 'the grace period' : `the ${fmtNumber(load.gracefulStopS)} s grace period`;
+  return `${n} request${n === 1 ? '' : 's'} still open when ${grace} ended (not counted against the service)`;
 }

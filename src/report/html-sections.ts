@@ -3,6 +3,7 @@
  * text (see `html-parts.ts`) and chart placeholders the page's script fills in.
  */
 import { OPS } from '../core/ops.js';
+import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import { headlineOf } from './headline.js';
@@ -83,10 +84,13 @@ export function latencySection(r: Report, data: HtmlChartData): string {
     if (o === undefined) return [];
     return [[code(name), String(o.count), fmtOk(o.good, o.bad), String(o.bad), String(o.excluded), ...pctCells(o.latencyMs)]];
   });
+  const follow = followPollsRow(r);
+  if (follow !== undefined) rows.push([code(FOLLOW_ROW), String(follow.count), fmtOk(follow.good, follow.bad), String(follow.bad), '—', '—', '—', '—', '—', '—', '—']);
   if (rows.length === 0) return section('latency', 'Latency by operation', [p('No requests completed.', 'empty')]);
   const body = [
     p('Measured from the intended start of each request, so a stalled service shows here (no coordinated omission).'),
     table(['op', 'count', 'ok', 'bad', 'excluded', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    ...(follow === undefined ? [] : [p(FOLLOW_ROW_NOTE)]),
   ];
   const phaseRows = OPS.flatMap((name) => {
     const ph = r.ops[name]?.phases;

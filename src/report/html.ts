@@ -55,7 +55,8 @@ function header(r: Report): string {
     `<p class="meta">${esc(target)}<br>${esc(`${r.startedAt} → ${r.endedAt} (${fmtNumber(r.durationS)} s)`)}<br>` +
       esc(
         `${l.executor}: ${rate}achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped` +
-          `${l.cancelled !== undefined && l.cancelled > 0 ? `, ${l.cancelled} cancelled at stop` : ''}`,
+          `${l.cancelled !== undefined && l.cancelled > 0 ? `, ${l.cancelled} cancelled at stop` : ''}` +
+          `${l.cut !== undefined && l.cut > 0 ? `, ${l.cut} cut when the grace period ended` : ''}`,
       ) +
       '</p>',
     `<nav>${NAV.map(([id, name]) => `<a href="#${id}">${esc(name)}</a>`).join('')}</nav>`,

@@ -49,6 +49,13 @@ const wordsLine = (r: Report): string | undefined => {
   return w === undefined || w.count === 0 ? undefined : `prompt length (words): p50 ${fmtNumber(w.p50)}, p95 ${fmtNumber(w.p95)}, max ${fmtNumber(w.max)} over ${w.count} streams`;
 };
 
+/** Example text on one line with no control characters (it may have come from the server). */
+const oneLine = (s: string): string => s.replace(/\r?\n/g, '⏎').replace(/[\u0000-\u001f\u007f-\u009f]/g, '�');
+
+/** Rows of failed checks' examples: [check, expected, actual]. */
+const exampleRows = (r: Report): string[][] =>
+  Object.entries(r.checks ?? {}).flatMap(([name, c]) => (c.examples ?? []).map((e) => [name, oneLine(e.expected), oneLine(e.actual)]));
+
 const checkShare = (c: { passes: number; fails: number }): string => {
   const all = c.passes + c.fails;
   return all === 0 ? '–' : `${fmtNumber(Math.round((c.passes / all) * 1000) / 10)} %`;
@@ -65,7 +72,10 @@ export function journeySummaryLines(r: Report): string[] {
     lines.push(words);
     for (const [band, n, p50, p95] of promptRows(r)) lines.push(`  TTFT at ${band} words: p50 ${p50} p95 ${p95} (${n} streams)`);
   }
-  for (const [name, c] of Object.entries(r.checks ?? {})) lines.push(`${c.fails === 0 ? '✓' : '✗'} check ${name}: ${c.passes} passed, ${c.fails} failed (${checkShare(c)})`);
+  for (const [name, c] of Object.entries(r.checks ?? {})) {
+    lines.push(`${c.fails === 0 ? '✓' : '✗'} check ${name}: ${c.passes} passed, ${c.fails} failed (${checkShare(c)})`);
+    for (const e of c.examples ?? []) lines.push(`    expected: ${oneLine(e.expected)} · actual: ${oneLine(e.actual)}`);
+  }
   const rows = scenarioRows(r);
   if (rows.length > 0) {
     lines.push('scenarios:');
@@ -107,6 +117,8 @@ export function journeyMarkdown(r: Report): string[] {
   const checks = Object.entries(r.checks ?? {});
   if (checks.length > 0) {
     out.push('## Checks', '', '| check | passed | failed | pass rate |', '|---|---:|---:|---:|', ...checks.map(([n, c]) => `| ${md(n)} | ${c.passes} | ${c.fails} | ${checkShare(c)} |`), '');
+    const examples = exampleRows(r);
+    if (examples.length > 0) out.push('Failed checks, what was expected and what was seen:', '', '| check | expected | actual |', '|---|---|---|', ...examples.map((row) => `| ${row.map(md).join(' | ')} |`), '');
   }
   return out;
 }
@@ -141,6 +153,14 @@ export function journeyHtml(r: Report): string {
     parts.push(section('prompt-length', 'TTFT by prompt length', [`<p>${esc(words)}.</p>`, table(['prompt words', 'streams', 'TTFT p50', 'p95', 'p99'], promptRows(r), [1, 2, 3, 4])]));
   }
   const checks = Object.entries(r.checks ?? {});
-  if (checks.length > 0) parts.push(section('checks', 'Checks', [table(['check', 'passed', 'failed', 'pass rate'], checks.map(([n, c]) => [n, String(c.passes), String(c.fails), checkShare(c)]), [1, 2, 3])]));
+  if (checks.length > 0) {
+    const examples = exampleRows(r);
+    parts.push(
+      section('checks', 'Checks', [
+        table(['check', 'passed', 'failed', 'pass rate'], checks.map(([n, c]) => [n, String(c.passes), String(c.fails), checkShare(c)]), [1, 2, 3]),
+        ...(examples.length > 0 ? [`<p>${esc('Failed checks, what was expected and what was seen:')}</p>`, table(['check', 'expected', 'actual'], examples)] : []),
+      ]),
+    );
+  }
   return parts.join('\n');
 }

@@ -3,8 +3,9 @@
  * Returns a string; writing it is the CLI's job.
  */
 import { OPS } from '../core/ops.js';
+import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report, StreamReport } from './model.js';
@@ -93,6 +94,7 @@ function runSection(r: Report): string[] {
     `- Executor \`${cell(l.executor)}\`: target ${l.targetRatePerS === null ? '—' : `${fmtNumber(l.targetRatePerS)}/s`}, ` +
       `achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped`,
     `- Schedule lag: p50 ${fmtDuration(l.scheduleLagMs.p50)}, p99 ${fmtDuration(l.scheduleLagMs.p99)}, max ${fmtDuration(l.scheduleLagMs.max)}`,
+    ...(fmtCut(l) === undefined ? [] : [`- Cut: ${fmtCut(l) as string}`]),
   ];
 }
 
@@ -102,6 +104,8 @@ function opsSection(r: Report): string[] {
     if (o === undefined) return [];
     return [[`\`${name}\``, String(o.count), fmtOk(o.good, o.bad), String(o.bad), String(o.excluded), ...pctRow('', o.latencyMs).slice(2)]];
   });
+  const follow = followPollsRow(r);
+  if (follow !== undefined) rows.push([`\`${FOLLOW_ROW}\``, String(follow.count), fmtOk(follow.good, follow.bad), String(follow.bad), '—', '—', '—', '—', '—', '—', '—', '—']);
   if (rows.length === 0) return ['## Latency by operation', '', 'No requests completed.'];
   return [
     '## Latency by operation',
@@ -113,6 +117,7 @@ function opsSection(r: Report): string[] {
       rows,
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     ),
+    ...(follow === undefined ? [] : ['', FOLLOW_ROW_NOTE]),
     ...phasesTable(r),
   ];
 }

@@ -19,7 +19,7 @@ import type { RateLimitWindow } from '../collect/rate-limit-analyser.js';
 import type { SliceEntry } from '../collect/slices.js';
 import { STREAM_HISTOGRAMS } from '../collect/stream-collector.js';
 import { promptLengthFrom } from '../collect/prompt-length.js';
-import { parseMetricKey, unitOf } from '../slo/threshold-grammar.js';
+import { thresholdOfResult } from '../slo/thresholds.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import { evaluateReportThresholds } from './metrics.js';
 import { REPORT_SCHEMA } from './model.js';
@@ -125,8 +125,14 @@ function mergeStream(shards: readonly Named[], histograms: Readonly<Record<strin
   };
 }
 
-function mergeRateLimit(shards: readonly Named[], startMs: number): RateLimitReport {
+function mergeRateLimit(shards: readonly Named[], startMs: number, histograms: Readonly<Record<string, string>>): RateLimitReport {
   const rls = shards.map((s) => s.report.rateLimit);
+  for (const s of shards) {
+    const n = s.report.rateLimit.latencyMs?.count ?? 0;
+    if (n > 0 && s.report.histograms['ratelimit.latency'] === undefined) {
+      fail(`${s.name}: rateLimit.latencyMs has ${n} answers but no histograms["ratelimit.latency"]; percentiles cannot be merged exactly`);
+    }
+  }
   const limits = rls.map((r) => r.advertisedLimit).filter((n): n is number => n !== null);
   const semantics = new Set(rls.map((r) => r.resetSemantics).filter((x) => x !== 'unknown'));
   const resetSemantics = semantics.size === 1 ? ([...semantics][0] as RateLimitReport['resetSemantics']) : 'unknown';
@@ -169,6 +175,8 @@ function mergeRateLimit(shards: readonly Named[], startMs: number): RateLimitRep
     headerless429: rls.reduce((n, r) => n + (r.headerless429 ?? 0), 0),
     uncertain429: rls.reduce((n, r) => n + (r.uncertain429 ?? 0), 0),
     ...(rls.some((r) => r.rolling === true) ? { rolling: true } : {}),
+    // The 429s' latency, from the merged histogram (exact), when any shard reported it.
+    ...(rls.some((r) => r.latencyMs !== undefined) ? { latencyMs: pctOf(histograms, 'ratelimit.latency') } : {}),
     headerViolations,
     windows: windows.slice(overflow),
     windowsDropped: rls.reduce((n, r) => n + (r.windowsDropped ?? 0), 0) + overflow,
@@ -243,13 +251,50 @@ function mergeSlices(shards: readonly Named[], startMs: number, sliceMs: number)
   });
 }
 
-/** `load`: counts add; the achieved rate is over the longest schedule (shards run side by side). */
-function mergeLoad(loads: readonly LoadReport[], executor: string, durationS: number): LoadReport {
+/** One shard's `load`, and where its schedule ran on the wall clock. */
+interface PlacedLoad {
+  readonly load: LoadReport;
+  /** The shard's `startedAt` in ms since the epoch. */
+  readonly startMs: number;
+  /** Its active time without `scheduleS`: the report's `durationS`. */
+  readonly durationS: number;
+}
+
+/**
+ * Seconds during which at least one shard was active: the union of `[start, start + active)`
+ * over the shards, each placed on the wall clock by its start (a gap between shards is no one's).
+ */
+function unionS(spans: readonly { readonly startMs: number; readonly activeS: number }[]): number {
+  if (spans.length === 0) return 0;
+  const origin = Math.min(...spans.map((s) => s.startMs));
+  const sorted = spans.map((s) => [s.startMs - origin, s.startMs - origin + s.activeS * 1000] as const).sort((a, b) => a[0] - b[0]);
+  let totalMs = 0;
+  let [from, to] = sorted[0] as readonly [number, number];
+  for (const [a, b] of sorted.slice(1)) {
+    if (a > to) {
+      totalMs += to - from;
+      [from, to] = [a, b];
+    } else to = Math.max(to, b);
+  }
+  return (totalMs + to - from) / 1000;
+}
+
+/**
+ * `load`: counts add; the achieved rate is the mean of the per-second counts over the union of
+ * the shards' active time (each schedule placed on the wall clock by its `startedAt`): shards
+ * started apart are not credited with the sum of their rates.
+ */
+function mergeLoad(placed: readonly PlacedLoad[], executor: string): LoadReport {
+  const loads = placed.map((p) => p.load);
   const started = loads.reduce((n, l) => n + l.started, 0);
   const cancelled = loads.reduce((n, l) => n + (l.cancelled ?? 0), 0);
+  const cut = loads.reduce((n, l) => n + (l.cut ?? 0), 0);
+  // The grace period is a setting: named when every report that says one says the same.
+  const graces = [...new Set(loads.flatMap((l) => (l.gracefulStopS === undefined ? [] : [l.gracefulStopS])))];
   const rates = loads.map((l) => l.targetRatePerS);
   const schedules = loads.map((l) => l.scheduleS).filter((x): x is number => x !== undefined);
-  const windowS = schedules.length === loads.length ? Math.max(...schedules) : durationS;
+  // As a single report: over its schedule when it has one, else over its duration.
+  const windowS = round3(unionS(placed.map((p) => ({ startMs: p.startMs, activeS: p.load.scheduleS ?? p.durationS }))));
   return {
     executor,
     targetRatePerS: rates.every((r): r is number => r !== null) ? round3(rates.reduce((n, r) => n + r, 0)) : null,
@@ -259,6 +304,7 @@ function mergeLoad(loads: readonly LoadReport[], executor: string, durationS: nu
     // Schedule lag keeps only a summary per shard: each statistic takes its worst shard.
     scheduleLagMs: worstPct(loads.map((l) => l.scheduleLagMs)),
     ...(cancelled > 0 ? { cancelled } : {}),
+    ...(cut > 0 ? { cut, ...(graces.length === 1 ? { gracefulStopS: graces[0] as number } : {}) } : {}),
     ...(schedules.length === loads.length ? { scheduleS: round3(windowS) } : {}),
   };
 }
@@ -268,6 +314,26 @@ function mergeSlo(slos: readonly Report['slo'][], objective: number): Report['sl
   const bad = slos.reduce((n, s) => n + s.bad, 0);
   const excluded = slos.reduce((n, s) => n + s.excluded, 0);
   return sloSection({ good, bad, excluded }, objective);
+}
+
+/** Shards whose starts lie further apart than this did not run side by side (`flowgauge run --start-at` allows as much). */
+const SHARDS_TOGETHER_MS = 1000;
+
+/** `SHARDS_NOT_TOGETHER` when the shards' starts spread over more than a second (`shards` sorted by start). */
+function notTogether(shards: readonly Named[]): RunWarning[] {
+  const first = shards[0] as Named;
+  const last = shards[shards.length - 1] as Named;
+  const spreadMs = last.startMs - first.startMs;
+  if (spreadMs <= SHARDS_TOGETHER_MS) return [];
+  return [
+    {
+      code: 'SHARDS_NOT_TOGETHER',
+      message:
+        `the ${shards.length} shards started ${(spreadMs / 1000).toFixed(1)} s apart (${first.name} at ${first.report.startedAt}, ${last.name} at ${last.report.startedAt}): ` +
+        `they did not run side by side, so the target never got the scenario's rate for the whole run; the achieved rate is over the time at least one shard ran. ` +
+        `Start every shard at one instant with --start-at (or FLOWGAUGE_START_AT)`,
+    },
+  ];
 }
 
 function mergeWarnings(parts: readonly (readonly RunWarning[] | undefined)[]): RunWarning[] | undefined {
@@ -293,10 +359,13 @@ function mergeScenarioSections(shards: readonly Named[], startMs: number, object
     const checks = mergeChecks(section('checks') as (ChecksReport | undefined)[]);
     const steps = stepsFrom(histograms);
     out[name] = {
-      load: mergeLoad(parts.map((p) => p.report.load), (parts[0] as Named).report.load.executor, 0),
+      load: mergeLoad(
+        shards.flatMap((s) => (s.report.scenarios?.[name] === undefined ? [] : [{ load: (s.report.scenarios[name] as ScenarioReport).load, startMs: s.startMs, durationS: s.report.durationS }])),
+        (parts[0] as Named).report.load.executor,
+      ),
       ops: mergeOps(parts, histograms),
       stream: mergeStream(parts, histograms),
-      rateLimit: mergeRateLimit(parts, startMs),
+      rateLimit: mergeRateLimit(parts, startMs, histograms),
       slo: mergeSlo(parts.map((p) => p.report.slo), objective),
       contractViolationTotals: mergeStructural(section('contractViolationTotals'), `scenarios.${name}.contractViolationTotals`) as ScenarioReport['contractViolationTotals'],
       ...(iterations !== undefined ? { iterations } : {}),
@@ -318,10 +387,11 @@ function shardThresholds(shards: readonly Named[]): { parsed: ParsedThreshold[];
       const id = JSON.stringify([t.metric, t.op, t.value]);
       if (seen.has(id)) continue;
       seen.add(id);
-      const key = parseMetricKey(t.metric);
+      // Read back by the grammar, scope and all (`pro:availability` is judged on scenarios.pro), implicit kept.
+      const threshold = thresholdOfResult(t);
       // A key this version cannot read is a claim it cannot check: it fails, as an unobserved one does.
-      if (key === undefined) unknown.push({ metric: t.metric, op: t.op, value: t.value, observed: null, passed: false });
-      else parsed.push({ key: t.metric.trim(), metric: key, unit: unitOf(key), op: t.op, value: t.value, expression: `${t.op} ${t.value}` });
+      if (threshold === undefined) unknown.push({ metric: t.metric, op: t.op, value: t.value, observed: null, passed: false });
+      else parsed.push(threshold);
     }
   }
   return { parsed, unknown };
@@ -350,7 +420,9 @@ export function mergeReports(reports: readonly Report[], options: MergeOptions =
 
   const startMs = Math.min(...shards.map((s) => s.startMs));
   const endMs = Math.max(...shards.map((s) => Date.parse(s.report.endedAt)));
-  const durationS = round3(Math.max(0, endMs - startMs) / 1000);
+  // First start to last end, each end from the shard's own durationS (startedAt/endedAt are cut
+  // to the ms, so their difference can be a ms off it: one report merges back unchanged).
+  const durationS = round3(Math.max(0, ...shards.map((s) => s.startMs - startMs + s.report.durationS * 1000)) / 1000);
   const histograms = mergeHistograms(shards);
   const violations = mergeViolations(shards);
   const baseUrls = [...new Set(shards.map((s) => s.report.target.baseUrl))];
@@ -368,10 +440,10 @@ export function mergeReports(reports: readonly Report[], options: MergeOptions =
     startedAt: new Date(startMs).toISOString(),
     endedAt: new Date(endMs).toISOString(),
     durationS,
-    load: mergeLoad(part('load'), executor, durationS),
+    load: mergeLoad(shards.map((s) => ({ load: s.report.load, startMs: s.startMs, durationS: s.report.durationS })), executor),
     ops: mergeOps(shards, histograms),
     stream: mergeStream(shards, histograms),
-    rateLimit: mergeRateLimit(shards, startMs),
+    rateLimit: mergeRateLimit(shards, startMs, histograms),
     slo: mergeSlo(part('slo'), objective),
     thresholds: [],
     passed: true,
@@ -389,7 +461,7 @@ export function mergeReports(reports: readonly Report[], options: MergeOptions =
     checks: mergeChecks(part('checks')),
     steps: stepsFrom(histograms),
     scenarios: mergeScenarioSections(shards, startMs, objective),
-    warnings: mergeWarnings(part('warnings')),
+    warnings: mergeWarnings([...part('warnings'), notTogether(shards)]),
   };
   const whole = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as unknown as Report;
   const { parsed, unknown } = shardThresholds(shards);

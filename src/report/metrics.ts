@@ -3,8 +3,8 @@
  * report says (the final one, or an interim one while the run is live).
  */
 import type { Pct } from '../collect/histogram.js';
-import type { PctStat, StreamMetric } from '../slo/threshold-grammar.js';
-import { parseMetricKey } from '../slo/threshold-grammar.js';
+import type { MetricKey, PctStat, StreamMetric } from '../slo/threshold-grammar.js';
+import { parseThresholdKey } from '../slo/threshold-grammar.js';
 import { evaluateThresholds } from '../slo/thresholds.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import type { Report, StreamReport } from './model.js';
@@ -54,8 +54,19 @@ function stat(pct: Pct | undefined, s: PctStat): number | undefined {
 }
 
 /**
- * The value of a threshold metric key in `report`, in the key's unit (ms, ratio 0–1, count,
- * per second); `undefined` when the key is unknown or nothing was observed for it.
+ * The value of a threshold key in `view` (`[<scenario>:]<metric>`, parsed by the grammar), in
+ * the key's unit; `undefined` when the key is unknown or nothing was observed for it. For a
+ * lookup by name (compare); thresholds carry their parsed key and use `metricValue`.
+ */
+export function reportMetric(view: MetricView, key: string): number | undefined {
+  const parsed = parseThresholdKey(key);
+  return parsed === undefined ? undefined : metricValue(view, parsed.metric, parsed.scope);
+}
+
+/**
+ * The value of a metric in `view`, or in its scenario `scope`'s section, in the metric's unit
+ * (ms, ratio 0–1, count, per second); `undefined` when nothing was observed for it (or the view
+ * has no such scenario).
  *
  * - `<op>.latency.<stat>`: `ops.<op>.latencyMs`; `count` is 0 for an op never called.
  * - `stream.<timing>.<stat>`: `stream.<timing>Ms` (`stream.tokensPerS`).
@@ -63,18 +74,13 @@ function stat(pct: Pct | undefined, s: PctStat): number | undefined {
  * - `errors.rate`: bad / all requests (good + bad + excluded), the share of requests that failed
  *   the SLI; unlike `1 − availability`, excluded requests dilute it.
  * - `ratelimit.*`: `rateLimit.premature429|expected429|responses429`.
+ * - `ratelimit.latency.<stat>`: `rateLimit.latencyMs`, the latency of the 429 answers.
  * - `dropped`: `load.dropped`.
  * - `contract.violations`: every violation seen (`contractViolationTotals.total`).
  */
-export function reportMetric(view: MetricView, key: string): number | undefined {
-  const colon = key.indexOf(':');
-  if (colon > 0) {
-    const scoped = view.scenarios?.[key.slice(0, colon).trim()];
-    return scoped === undefined ? undefined : reportMetric(scoped, key.slice(colon + 1));
-  }
-  const report = view;
-  const metric = parseMetricKey(key);
-  if (metric === undefined) return undefined;
+export function metricValue(view: MetricView, metric: MetricKey, scope?: string): number | undefined {
+  const report = scope === undefined ? view : view.scenarios?.[scope];
+  if (report === undefined) return undefined;
   switch (metric.kind) {
     case 'latency':
       return stat(report.ops[metric.op]?.latencyMs, metric.stat);
@@ -89,6 +95,8 @@ export function reportMetric(view: MetricView, key: string): number | undefined 
     }
     case 'ratelimit':
       return report.rateLimit[metric.metric];
+    case 'ratelimitLatency':
+      return stat(report.rateLimit.latencyMs, metric.stat);
     case 'dropped':
       return report.load.dropped;
     case 'contractViolations':
@@ -104,7 +112,7 @@ export function reportMetric(view: MetricView, key: string): number | undefined 
 
 /** Evaluates `thresholds` against a view (a report, a live state, a scenario's section). */
 export function evaluateThresholdsOn(view: MetricView, thresholds: readonly ParsedThreshold[]): ThresholdResult[] {
-  return evaluateThresholds(thresholds, (key) => reportMetric(view, key));
+  return evaluateThresholds(thresholds, (_key, t) => metricValue(view, t.metric, t.scope));
 }
 
 /** Evaluates `thresholds` against `report` and returns the report with them (and `passed`) set. */

@@ -180,16 +180,28 @@ export interface LoadReport {
    */
   readonly cancelled?: number;
   /**
+   * Added in @1: requests still open when the grace period after the schedule ended, within their
+   * own deadline (one past it is a `TIMEOUT`): the run cut them, so they are in no other count.
+   */
+  readonly cut?: number;
+  /** Added in @1, with `cut`: the grace period that ended, in s (absent when scenarios had different ones). */
+  readonly gracefulStopS?: number;
+  /**
    * Added in @1: the schedule's own length in s (from its start to its end, without the drain
    * that follows); `achievedRatePerS` is `started / scheduleS`.
    */
   readonly scheduleS?: number;
+  /** Added in @1: worker threads that generated the load (`flowgauge run --workers N`); absent for one. */
+  readonly workers?: number;
 }
 
 /** `iterations` (added in @1): journey iterations by outcome. */
 export type IterationsReport = IterationsSnapshot;
 
-/** `checks` (added in @1): named journey checks. */
+/**
+ * `checks` (added in @1): named journey checks, `{ passes, fails, examples? }` each; `examples`
+ * (added in @1) holds up to 3 distinct failures as `{ expected, actual }` text of ≤ 200 characters.
+ */
 export type ChecksReport = Readonly<Record<string, CheckCounts>>;
 
 /** `warnings[]` (added in @1): the generator itself limited or distorted the load. */

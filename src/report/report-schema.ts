@@ -246,7 +246,7 @@ export const reportSchema = obj(
         dropped: count,
         scheduleLagMs: pct,
       },
-      { cancelled: count, scheduleS: nonNegative },
+      { cancelled: count, cut: count, gracefulStopS: nonNegative, scheduleS: nonNegative, workers: z.int().min(1) },
     ),
     ops: byOp(op),
     stream,
@@ -267,7 +267,7 @@ export const reportSchema = obj(
     audit: obj({}, { usage: usageAudit, sessions: sessionAudit, tenants: z.array(obj({ scenarios: z.array(str) }, { usage: usageAudit, sessions: sessionAudit })), incomplete: bool }),
     verdict: z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED']),
     iterations,
-    checks: z.record(z.string(), obj({ passes: count, fails: count })),
+    checks: z.record(z.string(), obj({ passes: count, fails: count }, { examples: z.array(obj({ expected: str, actual: str })) })),
     steps: z.record(z.string(), pct),
     // Each scenario's sections have the top level's shapes (documented there, not again).
     scenarios: z.record(z.string(), z.record(z.string(), z.unknown())),

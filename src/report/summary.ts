@@ -3,7 +3,8 @@
  * Returns a string; printing it is the CLI's job.
  */
 import { OPS } from '../core/ops.js';
-import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
+import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
@@ -62,6 +63,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     const excluded = o.excluded === 0 || o.count === 0 ? '0' : `${o.excluded} (${((o.excluded / o.count) * 100).toFixed(1)}%)`;
     rows.push([name, String(o.count), fmtOk(o.good, o.bad), excluded, String(o.statuses['429'] ?? 0), fmtDuration(l.p50), fmtDuration(l.p90), fmtDuration(l.p99), fmtDuration(l.max)]);
   }
+  const follow = followPollsRow(report);
+  if (follow !== undefined) rows.push([FOLLOW_ROW, String(follow.count), fmtOk(follow.good, follow.bad), '—', String(follow.responses429), '—', '—', '—', '—']);
   if (rows.length > 1) lines.push(...grid(rows), '');
   const phases = phaseRows(report);
   if (phases.length > 0) lines.push(...grid([PHASE_HEAD.map((h) => paint('dim', h)), ...phases]), '');
@@ -87,6 +90,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   );
   const errors = errorsLine(report);
   if (errors !== undefined) lines.push(errors);
+  const cut = fmtCut(report.load);
+  if (cut !== undefined) lines.push(`cut     ${cut}`);
   if (report.contractViolationTotals.total > 0) lines.push(`contract violations: ${report.contractViolationTotals.total}`);
   lines.push(...extrasLines(report, paint));
   lines.push(...journeySummaryLines(report));

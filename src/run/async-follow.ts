@@ -3,7 +3,8 @@
  * whose run id is known) is polled with `GET /runs/{id}` at a bounded interval until it
  * finishes, fails, or times out. At most `maxConcurrent` runs are followed at once; runs
  * beyond the cap are counted, not followed. Polls are not part of the scenario's load: they
- * are reported in `asyncRuns`, not in `ops.getRun`.
+ * are reported in `asyncRuns`, not in `ops.getRun`. A run the scenario polls itself is handed
+ * over (`release`): the follower stops polling it.
  */
 import { retryWaitSeconds, type Client } from '../api/index.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
@@ -64,6 +65,11 @@ export interface AsyncFollower {
   readonly options: ResolvedFollowOptions;
   /** Starts following; false when the cap was reached or the follower was stopped (counted). */
   follow(target: FollowTarget): boolean;
+  /**
+   * Stops following `runId` without an end (someone else polls it now): no poll follows, one in
+   * flight still counts. Gives back what was followed, or undefined when the run was not.
+   */
+  release(runId: string): FollowTarget | undefined;
   /** Runs being followed. */
   readonly active: number;
   /** Resolves once no run is being followed (each ends by its timeout at the latest). */
@@ -93,6 +99,8 @@ interface Follow {
   readonly abort: AbortController;
   timer: TimerHandle | undefined;
   tokens: number | undefined;
+  /** Handed over (`release`): no longer followed. */
+  released: boolean;
 }
 
 /** Statuses after which polling cannot help: the run is gone or not ours. */
@@ -104,23 +112,34 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
   const { client, clock, options, collector } = deps;
   const intervalNs = options.pollIntervalMs * NS_PER_MS;
   const follows = new Set<Follow>();
+  const byRunId = new Map<string, Follow>();
   let stopped = false;
   let waiters: (() => void)[] = [];
 
-  const end = (f: Follow, outcome: FollowEnd, atNs: number): void => {
-    if (!follows.delete(f)) return;
+  /** Forgets `f`; false when it was not being followed. */
+  const drop = (f: Follow): boolean => {
+    if (!follows.delete(f)) return false;
+    if (byRunId.get(f.target.runId) === f) byRunId.delete(f.target.runId);
     if (f.timer !== undefined) clock.clearTimer(f.timer);
+    f.timer = undefined;
+    return true;
+  };
+  const wakeIfIdle = (): void => {
+    if (follows.size > 0) return;
+    const w = waiters;
+    waiters = [];
+    for (const fn of w) fn();
+  };
+
+  const end = (f: Follow, outcome: FollowEnd, atNs: number): void => {
+    if (!drop(f)) return;
     f.track.end(outcome, atNs);
     try {
       deps.onEnd?.({ ...f.target, outcome, atNs, totalTokens: f.tokens });
     } catch {
       // A consumer's mistake must not stop the other follows.
     }
-    if (follows.size === 0) {
-      const w = waiters;
-      waiters = [];
-      for (const fn of w) fn();
-    }
+    wakeIfIdle();
   };
 
   const schedule = (f: Follow, atNs: number): void => {
@@ -132,11 +151,13 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
 
   const poll = async (f: Follow): Promise<void> => {
     const r = await f.client.getRun(f.target.runId, { signal: f.abort.signal });
-    if (!follows.has(f)) return;
-    const nowNs = clock.nowNs();
     const body = r.ok ? (r.value as unknown as Record<string, unknown>) : undefined;
     const runStatus = typeof body?.status === 'string' ? body.status : undefined;
+    // A poll of a run handed over meanwhile was still sent: it counts, and nothing follows it.
+    if (!follows.has(f) && !f.released) return;
     f.track.poll({ httpStatus: r.meta.status, errorCode: r.ok ? undefined : r.error.code, runStatus, progress: body?.progress });
+    if (f.released) return;
+    const nowNs = clock.nowNs();
     const usage = body?.usage as { total_tokens?: unknown } | undefined;
     if (typeof usage?.total_tokens === 'number') f.tokens = usage.total_tokens;
     if (runStatus === 'completed' || runStatus === 'failed') return end(f, runStatus, r.meta.endNs);
@@ -168,10 +189,20 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
         abort: new AbortController(),
         timer: undefined,
         tokens: undefined,
+        released: false,
       };
       follows.add(f);
+      byRunId.set(target.runId, f);
       schedule(f, nowNs + intervalNs);
       return true;
+    },
+    release(runId) {
+      const f = byRunId.get(runId);
+      if (f === undefined || !drop(f)) return undefined;
+      f.released = true;
+      f.track.release();
+      wakeIfIdle();
+      return f.target;
     },
     get active() {
       return follows.size;

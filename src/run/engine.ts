@@ -47,6 +47,17 @@ export interface RunOptions {
    * over worker threads meet here, so their schedules start together and interleave evenly.
    */
   readonly ready?: () => Promise<void>;
+  /**
+   * Called at once when an abort-on-fail threshold of this run fails (before draining), with its
+   * key: the shards of a run split over worker threads tell the main thread, which stops the rest.
+   */
+  readonly onAbort?: (threshold: string) => void;
+  /**
+   * Aborted when another part of the same run (a sibling worker) failed an abort-on-fail
+   * threshold, its key the signal's reason: this run ends as if its own had (`abortedBy`, not
+   * interrupted), and still finishes and reports.
+   */
+  readonly abortSignal?: AbortSignal;
 }
 
 /** How a run ended. */
@@ -159,6 +170,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       const broken = due.length === 0 ? undefined : evaluateThresholdsOn(meter.metrics(), due).find((r) => !r.passed);
       if (broken !== undefined) {
         abortedBy = broken.metric;
+        options.onAbort?.(broken.metric);
         finish();
         return;
       }
@@ -171,12 +183,19 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   };
   if (options.stopSignal?.aborted === true) onStop();
   else options.stopSignal?.addEventListener('abort', onStop, { once: true });
+  const onPeerAbort = (): void => {
+    abortedBy ??= String(options.abortSignal?.reason);
+    finish();
+  };
+  if (options.abortSignal?.aborted === true) onPeerAbort();
+  else options.abortSignal?.addEventListener('abort', onPeerAbort, { once: true });
 
   const startTimers = units.map((u) => (u.startAfterNs > 0 ? clock.setTimer(runStartNs + u.startAfterNs, () => u.executor.start()) : (u.executor.start(), undefined)));
   await Promise.race([Promise.all(units.map((u) => u.executor.scheduleEnded)), stopped]);
   clock.clearTimer(tickTimer);
   for (const t of startTimers) if (t !== undefined) clock.clearTimer(t);
   options.stopSignal?.removeEventListener('abort', onStop);
+  options.abortSignal?.removeEventListener('abort', onPeerAbort);
   for (const u of units) u.executor.stop();
   await Promise.all(units.map((u) => u.executor.drain(u.scenario.load.gracefulStopMs)));
   // drain() returns once the grace period is over; aborted requests settle right after.

@@ -6,6 +6,7 @@
  * sample before observers see it.
  */
 import type { Client } from '../api/index.js';
+import type { CheckExample } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
@@ -46,6 +47,8 @@ export interface CheckSample {
   readonly scenario: string;
   readonly name: string;
   readonly passed: boolean;
+  /** A failed check's expected and actual text, when the check said (bounded, without the token). */
+  readonly example?: CheckExample;
 }
 
 /** A run that answered `running` (or a trigger) whose end became known after it. */
@@ -74,6 +77,8 @@ export interface RequestStart {
   readonly scenario: string;
   readonly op: OpName;
   readonly flowId: string | undefined;
+  /** The run a journey's `getRun` asks for (a journey polling a run itself; following hands it over). */
+  readonly runId?: string | undefined;
 }
 
 /** What an observer may attach to one request: headers to send, and its end. */
@@ -133,7 +138,8 @@ export interface RunObserver {
   readonly name: string;
   /**
    * Which samples carry their parsed `value`: `all`, `async` (runs that answered `running`,
-   * and triggers), or none (default: reading a value costs a parse on the hot path).
+   * triggers, and `getRun` answers of a finished run), or none (default: reading a value costs
+   * a parse on the hot path).
    */
   readonly values?: 'all' | 'async';
   start?(ctx: ObserverContext): void | Promise<void>;

@@ -4,7 +4,7 @@
  * Called for the schedule's report (before anything can wait on the target) and the final one.
  */
 import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
-import { meanTargetRatePerS } from '../load/index.js';
+import { peakTargetRatePerS } from '../load/index.js';
 import type { Executor } from '../load/index.js';
 import { buildReport, buildScenarioSection, evaluateReportThresholds, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
@@ -43,7 +43,8 @@ const SCHEDULE_BEHIND_MS = 50;
 
 function loadOf(u: ProjectedUnit, shardCount: number): BuildReportInput['load'] {
   const st = u.executor.stats();
-  const rate = meanTargetRatePerS(u.scenario.load);
+  // The rate asked for: a ramp's peak stage rate (its mean is achievedRatePerS's to show).
+  const rate = peakTargetRatePerS(u.scenario.load);
   return {
     executor: u.scenario.load.executor,
     targetRatePerS: u.scenario.load.executor === 'constant-concurrency' ? null : round3(rate / shardCount),
@@ -108,9 +109,13 @@ export function projectRunReport(p: ProjectInput): Report {
   const total = p.state.total;
   const first = loads[0] as BuildReportInput['load'];
   const cancelled = p.state.cancelled();
+  // Requests the end of the grace period cut, with the grace period named when the scenarios share one.
+  const cut = p.state.cut();
+  const graces = [...new Set(p.units.map((u) => u.scenario.load.gracefulStopMs))];
+  const cutBy = cut > 0 ? { cut, ...(graces.length === 1 ? { gracefulStopS: (graces[0] as number) / 1000 } : {}) } : {};
   const load: BuildReportInput['load'] =
     loads.length === 1
-      ? { ...first, cancelled }
+      ? { ...first, cancelled, ...cutBy }
       : {
           executor: [...new Set(loads.map((l) => l.executor))].join('+'),
           targetRatePerS: loads.every((l) => l.targetRatePerS !== null) ? round3(loads.reduce((n, l) => n + (l.targetRatePerS ?? 0), 0)) : null,
@@ -120,6 +125,7 @@ export function projectRunReport(p: ProjectInput): Report {
           scheduleLagMs: loads.map((l) => l.scheduleLagMs).reduce((a, b) => (b.p99 > a.p99 ? b : a)),
           scheduleS: Math.max(...loads.map((l) => l.scheduleS ?? 0)),
           cancelled,
+          ...cutBy,
         };
   let scenarios: Record<string, ScenarioReport> | undefined;
   let snapshot = total.collectors.snapshot(p.nowNs);

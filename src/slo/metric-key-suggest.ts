@@ -13,6 +13,7 @@ function allKeys(): string[] {
   for (const op of OPS) for (const s of PCT_STATS) keys.push(`${op}.latency.${s}`);
   for (const m of STREAM_METRICS) for (const s of PCT_STATS) keys.push(`stream.${m}.${s}`);
   for (const m of RATELIMIT_METRICS) keys.push(`ratelimit.${m}`);
+  for (const s of PCT_STATS) keys.push(`ratelimit.latency.${s}`);
   for (const s of PCT_STATS) keys.push(`iteration.duration.${s}`);
   return keys;
 }

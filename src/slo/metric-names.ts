@@ -41,7 +41,13 @@ export const RUN_METRICS = {
   requestDuration: {
     name: 'flowgauge_request_duration_seconds',
     type: 'histogram',
-    help: 'Request latency measured from the intended start on the schedule (no coordinated omission); excluded requests are not observed.',
+    help: 'Request latency measured from the intended start on the schedule (no coordinated omission), of the answers the service served: every request but a 429 (errors and timeouts included); 429s are in flowgauge_rate_limited_duration_seconds.',
+    labelNames: [...RUN, 'operation'],
+  },
+  rateLimitedDuration: {
+    name: 'flowgauge_rate_limited_duration_seconds',
+    type: 'histogram',
+    help: 'Latency of the 429 answers (refusals by the rate limiter), from the intended start; left out of flowgauge_request_duration_seconds.',
     labelNames: [...RUN, 'operation'],
   },
   requestPhase: {
@@ -77,7 +83,7 @@ export const RUN_METRICS = {
   streamIncomplete: {
     name: 'flowgauge_stream_incomplete_total',
     type: 'counter',
-    help: 'Streams that ended without an end event.',
+    help: 'Streams answered 2xx that did not complete: no end event, or an error event (a refused or failed answer opened no stream).',
     labelNames: RUN,
   },
   rateLimited: {

@@ -1,7 +1,8 @@
 /**
- * The threshold grammar, k6 style: a metric key (`run.latency.p99`) and an expression
- * (`< 2s`). A small hand-written scanner: thresholds come from scenario files, so nothing
- * here ever evaluates code.
+ * The threshold grammar, k6 style: a metric key (`run.latency.p99`), optionally scoped to one
+ * scenario of several (`pro:availability`), and an expression (`< 2s`). The one place a key is
+ * read: everything else carries the parsed value. A small hand-written scanner: thresholds come
+ * from scenario files, so nothing here ever evaluates code.
  */
 import { OPS, isOpName } from '../core/ops.js';
 import type { OpName } from '../core/ops.js';
@@ -46,6 +47,8 @@ export type MetricKey =
   | { readonly kind: 'availability' }
   | { readonly kind: 'errorsRate' }
   | { readonly kind: 'ratelimit'; readonly metric: RateLimitMetric }
+  /** Latency of the 429 answers (`ratelimit.latency.<stat>`), which `<op>.latency` leaves out. */
+  | { readonly kind: 'ratelimitLatency'; readonly stat: PctStat }
   | { readonly kind: 'dropped' }
   | { readonly kind: 'contractViolations' }
   | { readonly kind: 'iterationsFailed' }
@@ -57,7 +60,7 @@ export type MetricKey =
 export const METRIC_KEY_HELP =
   `<op>.latency.<stat> (op: ${OPS.join('|')}; stat: ${PCT_STATS.join('|')}), ` +
   `stream.<${STREAM_METRICS.join('|')}>.<stat>, availability, errors.rate, ` +
-  `ratelimit.<${RATELIMIT_METRICS.join('|')}>, dropped, contract.violations, ` +
+  `ratelimit.<${RATELIMIT_METRICS.join('|')}>, ratelimit.latency.<stat>, dropped, contract.violations, ` +
   `iterations.failed, iteration.duration.<stat>, checks, checks.<name>`;
 
 const includes = <T extends string>(list: readonly T[], s: string | undefined): s is T =>
@@ -88,8 +91,47 @@ export function parseMetricKey(key: string): MetricKey | undefined {
     if (b === 'latency' && isOpName(a)) return { kind: 'latency', op: a, stat: c };
     if (a === 'stream' && includes(STREAM_METRICS, b)) return { kind: 'stream', metric: b, stat: c };
     if (a === 'iteration' && b === 'duration') return { kind: 'iterationDuration', stat: c };
+    if (a === 'ratelimit' && b === 'latency') return { kind: 'ratelimitLatency', stat: c };
   }
   return undefined;
+}
+
+/**
+ * A threshold key split into its scope and its metric key, as written: `pro:availability` is
+ * scoped to the scenario `pro` and judged on its figures alone; `availability` judges the run.
+ * A scope is the text before the first colon, when it holds no dot (scenario names never do),
+ * so a check named with a colon (`checks.status: 200`) stays a metric key.
+ */
+export interface ThresholdKeyParts {
+  /** The scenario the key is scoped to, trimmed; undefined for the whole run. */
+  readonly scope: string | undefined;
+  /** The metric key without its scope, trimmed (`availability`). */
+  readonly metricKey: string;
+}
+
+/** Splits a threshold key's `<scenario>:` scope from its metric key. Never fails. */
+export function splitThresholdKey(key: string): ThresholdKeyParts {
+  const colon = key.indexOf(':');
+  const head = colon > 0 ? key.slice(0, colon).trim() : '';
+  if (head === '' || head.includes('.')) return { scope: undefined, metricKey: key.trim() };
+  return { scope: head, metricKey: key.slice(colon + 1).trim() };
+}
+
+/** A threshold key, parsed: its scope (if any) and its metric. */
+export interface ThresholdKey extends ThresholdKeyParts {
+  readonly metric: MetricKey;
+}
+
+/** Parses `[<scenario>:]<metric>`; `undefined` when the metric is not one of `METRIC_KEY_HELP`. */
+export function parseThresholdKey(key: string): ThresholdKey | undefined {
+  const parts = splitThresholdKey(key);
+  const metric = parseMetricKey(parts.metricKey);
+  return metric === undefined ? undefined : { ...parts, metric };
+}
+
+/** A threshold key written back: `<scope>:<metricKey>`, or the metric key alone. */
+export function thresholdKeyText(parts: ThresholdKeyParts): string {
+  return parts.scope === undefined ? parts.metricKey : `${parts.scope}:${parts.metricKey}`;
 }
 
 /** The unit of a metric's values. */
@@ -101,6 +143,7 @@ export function unitOf(metric: MetricKey): ThresholdUnit {
       if (metric.stat === 'count') return 'count';
       return metric.metric === 'tokensPerS' ? 'perS' : 'ms';
     case 'iterationDuration':
+    case 'ratelimitLatency':
       return metric.stat === 'count' ? 'count' : 'ms';
     case 'availability':
     case 'errorsRate':

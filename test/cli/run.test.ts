@@ -188,3 +188,36 @@ describe('flowgauge run', () => {
     }
   });
 });
+
+describe('flowgauge run of a plan whose every scenario names its own tokenEnv', () => {
+  const plan = {
+    name: 'own-tokens',
+    scenarios: {
+      a: { tier: 'pro', tokenEnv: 'FG_OWN_A_TOKEN', load: { rate: '20/s', duration: '300ms' }, mix: [{ op: 'listFlows' }] },
+      b: { tier: 'pro', tokenEnv: 'FG_OWN_B_TOKEN', load: { rate: '20/s', duration: '300ms' }, mix: [{ op: 'listFlows' }] },
+    },
+    thresholds: { availability: '>=99%' },
+  };
+
+  it('needs no --token against a real --base-url: each scenario sends its own', async () => {
+    const io = memoryIo({ cwd: dir, env: { FG_OWN_A_TOKEN: SECRET, FG_OWN_B_TOKEN: service.tokens.pro } });
+    const out = join(dir, 'own-tokens');
+    const code = await main(['run', scenarioFile('own-tokens', plan), '--base-url', service.baseUrl, '--out', out, '--quiet', '--no-audit'], io);
+    expect(io.err()).toBe('');
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.scenarios?.a?.ops.listFlows?.good).toBe(6);
+    expect(report.scenarios?.b?.ops.listFlows?.good).toBe(6);
+    expect(io.out() + io.err()).not.toContain(SECRET);
+  });
+
+  it('still names the variable that is not set, and a plan with a scenario without one still needs --token', async () => {
+    const unset = memoryIo({ cwd: dir, env: { FG_OWN_A_TOKEN: SECRET } });
+    expect(await main(['run', scenarioFile('own-tokens-unset', plan), '--base-url', service.baseUrl, '--quiet'], unset)).toBe(2);
+    expect(unset.err()).toContain('FG_OWN_B_TOKEN');
+    const partial = { ...plan, scenarios: { ...plan.scenarios, b: { ...plan.scenarios.b, tokenEnv: undefined } } };
+    const io = memoryIo({ cwd: dir, env: { FG_OWN_A_TOKEN: SECRET } });
+    expect(await main(['run', scenarioFile('own-tokens-partial', partial), '--base-url', service.baseUrl, '--quiet'], io)).toBe(2);
+    expect(io.err()).toContain('--token');
+  });
+});

@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
@@ -111,5 +112,28 @@ describe('flowgauge run with several scenarios', () => {
     const code = await main(['run', file('real', tenants()), '--base-url', 'http://127.0.0.1:9/v1', '--token', 'fg_x', '--quiet'], io);
     expect(code).toBe(2);
     expect(io.err()).toContain('FG_TEST_FREE_TOKEN');
+  });
+
+  it('judges scoped thresholds over --workers as in one thread: the shipped tenants, every one observed, the pro tenant\'s holding', async () => {
+    const io = memoryIo({ cwd: dir });
+    const out = join(dir, 'tenants-workers');
+    // The shipped scenarios/tenants.ts (by path: this directory has a tenants.json of its own).
+    const shipped = fileURLToPath(new URL('../../scenarios/tenants.ts', import.meta.url));
+    const code = await main(['run', shipped, '--workers', '2', '-d', '3s', '--quiet', '--no-audit', '--out', out], io);
+    expect(code, io.err()).not.toBe(2);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.load.workers).toBe(2);
+    expect(report.thresholds.map((t) => t.metric).sort()).toEqual(['free:ratelimit.expected429', 'free:ratelimit.premature429', 'pro:availability', 'pro:ratelimit.responses429']);
+    // Merged from the workers' reports, each judged again on the merged scenario's figures.
+    for (const t of report.thresholds) expect(t.observed, t.metric).not.toBeNull();
+    const pro = report.thresholds.filter((t) => t.metric.startsWith('pro:'));
+    expect(pro.every((t) => t.passed)).toBe(true);
+    expect(report.thresholds.find((t) => t.metric === 'pro:ratelimit.responses429')?.observed).toBe(report.scenarios?.pro?.rateLimit.responses429);
+    // 3 s at 150 % of 100/min is 8 requests: the free tenant never reaches its limit, so no 429 was expected.
+    expect(report.thresholds.find((t) => t.metric === 'free:ratelimit.expected429')).toMatchObject({ observed: 0, passed: false });
+    expect(code).toBe(1);
+    // Scoped values in their unit: a ratio as a percentage.
+    expect(io.out()).toMatch(/✓ pro:availability\s+>= 99\.9%\s+100%/);
+    expect(io.out()).not.toContain('not observed');
   });
 });

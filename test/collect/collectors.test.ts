@@ -156,3 +156,52 @@ describe('collectors', () => {
     expect(createCollectors({ runStartNs: 0 }).options).toMatchObject({ sliceMs: 1000, objective: 0.999 });
   });
 });
+
+describe('latency population', () => {
+  it('leaves 429s out of every latency figure and keeps them apart in ratelimit.latency; counts and statuses keep them', () => {
+    const c = createCollectors({ runStartNs: RUN0, sliceCloseLagMs: 0 });
+    // Per second: 10 runs served in 100 ms (one a 503 after 100 ms, one a timeout at 100 ms), then 20 refused in 1 ms.
+    for (let sec = 0; sec < 3; sec++) {
+      for (let i = 0; i < 30; i++) {
+        const t = RUN0 + sec * S + i * 10 * MS;
+        const refused = i >= 10;
+        const status = refused ? 429 : i === 3 ? 503 : i === 4 ? 0 : 200;
+        const errorCode = refused ? 'RATE_LIMITED' : i === 3 ? 'SERVICE_UNAVAILABLE' : i === 4 ? 'TIMEOUT' : undefined;
+        const end = t + (refused ? 1 : 100) * MS;
+        c.observe(sample({ intendedNs: t, startNs: t, headersNs: status === 0 ? undefined : end, endNs: end, status, errorCode, rateLimit: rl(10, refused ? 0 : 9 - i, 1) }));
+      }
+    }
+    const s = c.snapshot(RUN0 + 20 * S);
+    const run = s.ops.run!;
+    expect(run.count).toBe(90);
+    expect(run.statuses).toEqual({ '200': 24, '503': 3, '429': 60 });
+    expect(run.latencyMs.count).toBe(30);
+    expect(run.latencyMs.p50).toBeCloseTo(100, 0);
+    expect(toPct(decodeHistogram(s.histograms['run.latency']!)).count).toBe(30);
+    expect(s.rateLimitLatencyMs.count).toBe(60);
+    expect(s.rateLimitLatencyMs.max).toBeCloseTo(1, 2);
+    expect(toPct(decodeHistogram(s.histograms['ratelimit.latency']!)).count).toBe(60);
+    expect(c.view().rateLimit.latencyMs.count).toBe(60);
+    // The live all-ops percentiles too.
+    expect(c.live(RUN0 + 20 * S).p50Ms).toBeCloseTo(100, 0);
+    // Slices: counts with the 429s, histograms without (closed ones and the open one alike).
+    for (const slice of s.slices) {
+      expect(slice.ops.run?.count).toBe(30);
+      expect(slice.responses429).toBe(20);
+      expect(toPct(decodeHistogram(slice.ops.run!.latency)).count).toBe(10);
+    }
+    // A late 429 into a closed slice leaves its histogram as it was.
+    c.observe(sample({ intendedNs: RUN0, startNs: RUN0, headersNs: RUN0 + 30 * S, endNs: RUN0 + 30 * S, status: 429, errorCode: 'RATE_LIMITED' }));
+    const first = c.snapshot(RUN0 + 31 * S).slices[0]!;
+    expect(first.ops.run?.count).toBe(31);
+    expect(toPct(decodeHistogram(first.ops.run!.latency)).count).toBe(10);
+  });
+
+  it('has no ratelimit.latency histogram and an empty rateLimit latency without a 429', () => {
+    const c = createCollectors({ runStartNs: RUN0 });
+    c.observe(sample({ intendedNs: RUN0, startNs: RUN0, endNs: RUN0 + 5 * MS }));
+    const s = c.snapshot(RUN0 + S);
+    expect(s.histograms['ratelimit.latency']).toBeUndefined();
+    expect(s.rateLimitLatencyMs.count).toBe(0);
+  });
+});

@@ -62,17 +62,34 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, 'flowgauge_checks_total', { scenario: 'free', tier: 'free', check: 'ok', result: 'pass' })).toBe(1);
   });
 
-  it('measures latency from the intended start and leaves excluded requests out of it', async () => {
+  it('measures latency from the intended start, of the served answers: 429s apart, errors and negative tests in', async () => {
     const m = createRunMetrics({ scenario: 's', tier: 'free' });
     // Intended at 0, started 900 ms late (a stalled client), ended at 1.2 s: latency is 1.2 s, not 0.3 s.
     m.observe(makeSample({ intendedNs: 0, startNs: 900 * MS, endNs: 1_200 * MS }), GOOD);
+    // Refusals, expected or premature: not the service's work, in their own histogram.
     m.observe(makeSample({ intendedNs: 0, startNs: 0, endNs: 5 * MS, status: 429, errorCode: 'RATE_LIMITED' }), EXPECTED_429);
+    m.observe(makeSample({ intendedNs: 0, startNs: 0, endNs: 3 * MS, status: 429, errorCode: 'RATE_LIMITED' }), PREMATURE_429);
+    // A 503 is the service's failure and a negative test's 404 (excluded from the SLI) its answer: both served.
+    m.observe(makeSample({ intendedNs: 0, startNs: 0, endNs: 40 * MS, status: 503, errorCode: 'SERVICE_UNAVAILABLE' }), BAD);
+    m.observe(makeSample({ intendedNs: 0, startNs: 0, endNs: 20 * MS, status: 404, negative: true }), { sli: 'excluded', throttle: 'none' });
     const s = parseExposition(await m.registry.metrics());
     const h = RUN_METRICS.requestDuration.name;
-    expect(valueOf(s, `${h}_count`, { operation: 'run' })).toBe(1);
-    expect(valueOf(s, `${h}_sum`, { operation: 'run' })).toBeCloseTo(1.2, 9);
-    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1' })).toBe(0);
-    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1.5' })).toBe(1);
+    expect(valueOf(s, `${h}_count`, { operation: 'run' })).toBe(3);
+    expect(valueOf(s, `${h}_sum`, { operation: 'run' })).toBeCloseTo(1.26, 9);
+    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '0.005' })).toBe(0);
+    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1' })).toBe(2);
+    expect(valueOf(s, `${h}_bucket`, { operation: 'run', le: '1.5' })).toBe(3);
+    const r = RUN_METRICS.rateLimitedDuration.name;
+    expect(valueOf(s, `${r}_count`, { operation: 'run' })).toBe(2);
+    expect(valueOf(s, `${r}_sum`, { operation: 'run' })).toBeCloseTo(0.008, 9);
+    expect(valueOf(s, `${r}_bucket`, { operation: 'run', le: '0.005' })).toBe(2);
+  });
+
+  it('exports no 429 latency series for an operation that got no 429', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'free' });
+    m.observe(makeSample({ op: 'listFlows' }), GOOD);
+    const s = parseExposition(await m.registry.metrics());
+    expect(s.filter((x) => x.name.startsWith(RUN_METRICS.rateLimitedDuration.name))).toEqual([]);
   });
 
   it('splits a request into its phases: blocked, connect, tls, wait, receive', async () => {
@@ -107,6 +124,22 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, `${RUN_METRICS.streamItl.name}_count`)).toBe(3 + 1);
     expect(valueOf(s, RUN_METRICS.streamTokens.name)).toBe(6);
     expect(valueOf(s, RUN_METRICS.streamIncomplete.name)).toBe(1);
+  });
+
+  it('counts incomplete streams as the report does: 2xx streams without end or with an error event, never a refused one', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    const intendedNs = 10_000 * MS;
+    // A 429 and a 503 carry the empty timing of a stream never opened: no incomplete stream.
+    const empty = { ...makeStream(intendedNs, { tokens: 0, complete: false }), firstByteNs: undefined, startEventNs: undefined };
+    m.observe(makeSample({ op: 'stream', intendedNs, status: 429, errorCode: 'RATE_LIMITED', stream: empty }), EXPECTED_429);
+    m.observe(makeSample({ op: 'stream', intendedNs, status: 503, errorCode: 'SERVICE_UNAVAILABLE', stream: empty }), BAD);
+    // Ended with `end`, but an error event came first: a failed stream, as report.json's `stream.incomplete` has it.
+    m.observe(makeSample({ op: 'stream', intendedNs, errorCode: 'STREAM_ERROR_EVENT', stream: makeStream(intendedNs, { tokens: 2 }) }), BAD);
+    m.observe(makeSample({ op: 'stream', intendedNs, stream: makeStream(intendedNs, { tokens: 3 }) }), GOOD);
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, RUN_METRICS.streamIncomplete.name)).toBe(1);
+    expect(valueOf(s, RUN_METRICS.streamTokens.name)).toBe(5);
+    expect(valueOf(s, `${RUN_METRICS.streamTimeToStart.name}_count`)).toBe(2);
   });
 
   it('counts contract violations, dropped and scheduled starts, and in-flight requests', async () => {

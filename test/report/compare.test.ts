@@ -69,8 +69,9 @@ describe('compareReports', () => {
 
   it('judges absolute ms, percentage points and rates in their worse direction', () => {
     expect(compareReports(base, variant({ runP99: p99 + 4 }), rules('run.latency.p99=5ms')).regressions).toHaveLength(0);
-    // +6 ms is past the rule but within how much the fixture's per-second p99 varies on its own.
-    const noisy = compareReports(base, variant({ runP99: p99 + 6 }), rules('run.latency.p99=5ms'));
+    // +4 ms is past a 3 ms rule but within how much the fixture's per-second p99 varies on its own
+    // (±4.7 ms; the last seconds' 429s, once read as 2 ms answers, no longer widen it).
+    const noisy = compareReports(base, variant({ runP99: p99 + 4 }), rules('run.latency.p99=3ms'));
     expect(noisy.regressions).toHaveLength(0);
     expect(noisy.inconclusive[0]?.note).toMatch(/^inconclusive: within the runs' own spread over time \(±\d+\.\dms\)$/);
     expect(compareReports(base, variant({ runP99: p99 + 20 }), rules('run.latency.p99=5ms')).regressions).toHaveLength(1);

@@ -61,6 +61,28 @@ describe('async follower', () => {
     expect(follower.active).toBe(0);
   });
 
+  it('lets go of a run someone else polls: no poll follows, the ones sent stay counted, no end is announced', async () => {
+    const { clock, calls, collector, ends, follower } = setup([]);
+    follower.follow({ runId: 'r', flowId: 'f', kind: 'run', intendedNs: 0 });
+    follower.follow({ runId: 'other', flowId: 'f', kind: 'run', intendedNs: 0 });
+    await advance(clock, 300);
+    expect(calls).toEqual([250, 250]);
+    expect(follower.release('r')).toMatchObject({ runId: 'r', kind: 'run' });
+    expect(follower.release('r')).toBeUndefined();
+    expect(follower.release('never-followed')).toBeUndefined();
+    expect(follower.active).toBe(1);
+    await advance(clock, 300);
+    // Only the other run is polled again.
+    expect(calls).toEqual([250, 250, 500]);
+    follower.abandonAll();
+    const s = collector.snapshot();
+    expect(s.followed.run).toBe(1);
+    expect(s.final.abandoned).toBe(1);
+    expect(s.active).toBe(0);
+    expect(s.polls.total).toBe(3);
+    expect(ends.map((e) => e.runId)).toEqual(['other']);
+  });
+
   it('waits out a Retry-After before the next poll', async () => {
     const { clock, calls, follower } = setup([{ status: 429, retryAfter: '2' }, { status: 200, run: { status: 'failed', progress: 30 } }]);
     follower.follow({ runId: 'r', flowId: 'f', kind: 'run', intendedNs: 0 });

@@ -17,15 +17,17 @@ import { createReportWriter } from '../report-writer.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
-import { checkTenantTokens, connectionsFor, tenantClients, tenantTokens, tierKeyOf, workerConnections } from '../tenants.js';
+import { checkTenantTokens, connectionsFor, ownTokenOf, tenantClients, tenantTokens, tierKeyOf, withOwnToken, workerConnections } from '../tenants.js';
 import { runInWorkers } from '../workers/run-in-workers.js';
 import { startRunExporters, type RunExporters } from '../run-exporters.js';
-import { checkWorkerFlags, parseWorkers } from '../workers/workers-option.js';
+import { autoWorkersNote, checkWorkerFlags, parseWorkers } from '../workers/workers-option.js';
 import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { withProcessEnv } from '../process-env.js';
 import { resolve } from 'node:path';
+import { createSystemClock } from '../../core/clock.js';
+import { createStartGate, parseStartAt } from '../start-at.js';
 import type { MakeCommand } from './command.js';
 
 interface RunArgs extends TargetArgs {
@@ -56,6 +58,7 @@ interface RunArgs extends TargetArgs {
   'follow-timeout'?: string | undefined;
   audit?: boolean | undefined;
   workers?: string | undefined;
+  'start-at'?: string | undefined;
 }
 
 /** `--dashboard [PORT]`: bare means k6's port, 5665. */
@@ -185,6 +188,11 @@ export const runCommand: MakeCommand = (ctx) => ({
         'max-follows': { type: 'number', describe: 'runs followed at once (default 32); more are counted, not followed' },
         'follow-timeout': { type: 'string', requiresArg: true, describe: 'give up following a run after this long (default 60s)' },
         workers: { type: 'string', requiresArg: true, describe: 'split the schedule over N worker threads (1 to the cores; auto: cores - 1), each with its own connections; the report is merged exactly' },
+        'start-at': {
+          type: 'string',
+          requiresArg: true,
+          describe: 'hold the clock until this ISO 8601 time with its zone (e.g. 2026-05-01T12:00:00Z; or FLOWGAUGE_START_AT), so shards started apart run together; up to 1 s past starts at once, up to 24 h ahead',
+        },
         audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
       }),
   // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
@@ -214,7 +222,12 @@ export const runCommand: MakeCommand = (ctx) => ({
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
     const shard = parseShard(args, io.env);
+    // Only the CLI reads the system time: the wait is on this clock, the engine's is another of the same kind.
+    const wall = createSystemClock();
+    const startAt = parseStartAt(args['start-at'], io.env.FLOWGAUGE_START_AT, wall.wallMs());
     const workers = parseWorkers(args.workers);
+    const workersNote = autoWorkersNote(args.workers, workers);
+    if (workersNote !== undefined) io.stderr.write(`flowgauge: ${workersNote}\n`);
     checkWorkerFlags(workers, args as unknown as Record<string, unknown>);
     const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
     const shardTag = shard === undefined ? '' : `shard ${shard.index + 1}/${shard.count}  `;
@@ -230,7 +243,8 @@ export const runCommand: MakeCommand = (ctx) => ({
         ? undefined
         : await startNotificationTracking({ ...extra.listen, secret: extra.secret, ...(extra.graceMs !== undefined ? { graceMs: extra.graceMs } : {}) });
     const notify = tracking === undefined ? {} : { notifications: [{ webhook_url: tracking.url, events: ['*'], secret: extra.secret }] };
-    const target = await resolveTarget(args, io, tierKey, notify).catch(async (err: unknown) => {
+    // Every scenario brings its own token (tokenEnv): a real target needs no --token.
+    const target = await resolveTarget(withOwnToken(args, io.env, ownTokenOf(plan, env)), io, tierKey, notify).catch(async (err: unknown) => {
       await tracking?.close();
       throw err;
     });
@@ -279,16 +293,25 @@ export const runCommand: MakeCommand = (ctx) => ({
         }
       };
       const { local } = exporters;
+      // One list for both paths. Over workers this thread sees the merged progress and reports
+      // (tick, scheduleEnded, end); following and the generator's watch run in each worker.
+      const split = workers > 1;
       const observers = createRunObservers({
         metrics: local.metrics,
         tracer: local.tracer,
         onProgress: args.quiet === true ? undefined : showProgress,
         notifications: tracking,
-        follow: extra.follow,
-        audit: args.audit !== false,
-        extra: [writer, ...local.observers],
+        follow: split ? false : extra.follow,
+        audit: !split && args.audit !== false,
+        ...(split ? { generator: false } : {}),
+        extra: [writer, ...local.observers, ...(split ? [{ name: 'worker-exports', tick: (p: RunProgress) => exporters?.workers.tick(p) }] : [])],
       });
       const runTarget = { baseUrl: target.baseUrl, embedded: target.embedded };
+      // Every shard, and every worker of each, holds its clock until --start-at (after preparing).
+      const ready =
+        startAt === undefined
+          ? undefined
+          : createStartGate({ startAt, clock: wall, signal: stop.signal, log, stderr: io.stderr, countdown: io.isTTY && args.json !== true && args.quiet !== true, tag: shardTag });
       let outcome: { readonly report: Report; readonly passed: boolean; readonly dataExhausted: readonly string[] };
       if (workers > 1) {
         log.write(`flowgauge: the schedule is split over ${workers} worker threads\n`);
@@ -309,19 +332,16 @@ export const runCommand: MakeCommand = (ctx) => ({
             exports: fed.exports,
           },
           stopSignal: stop.signal,
-          onProgress: (p) => {
-            fed.tick(p);
-            if (args.quiet !== true) showProgress(p);
-          },
+          ready,
+          observers,
           onSnapshot: (i, snap) => fed.onSnapshot(i, snap),
         });
-        await writer.end?.(outcome.report);
       } else {
         // Sized from the scenario, so the client never silently caps its concurrency.
         const client = createClient({ ...clientOptions, baseUrl: target.baseUrl, token: target.token, connections: args.connections ?? connectionsFor(plan.scenarios) });
         const clients = tenantClients(plan, target, env, { ...clientOptions, ...(args.connections !== undefined ? { connections: args.connections } : {}) });
         try {
-          outcome = await executeRun({ scenario: plan, client, clients, target: runTarget, ...(shard !== undefined ? { shard } : {}), stopSignal: stop.signal, observers });
+          outcome = await executeRun({ scenario: plan, client, clients, target: runTarget, ...(shard !== undefined ? { shard } : {}), stopSignal: stop.signal, observers, ...(ready !== undefined ? { ready } : {}) });
         } finally {
           // Also when the run never began (a target that is not the service): kept-alive
           // connections must not hold the process open.
