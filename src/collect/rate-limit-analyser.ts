@@ -140,8 +140,9 @@ interface Win {
   rejected: number;
   limit: number | undefined;
   minAccRemaining: number | undefined;
-  lastStartNs: number;
-  lastStartRemaining: number | undefined;
+  /** The latest answer seen (by arrival) and its Remaining: a request sent after it must not see more. */
+  lastAnswerNs: number;
+  lastAnswerRemaining: number | undefined;
   /** Send and answer times of every response in the window, and answer times of the accepted ones. */
   detail: { readonly sent: SortedTimes; readonly answered: SortedTimes; readonly accAnswered: SortedTimes } | undefined;
   /** Findings that hold only for a fixed window: reported unless the limiter turns out to roll. */
@@ -230,8 +231,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       rejected: 0,
       limit: undefined,
       minAccRemaining: undefined,
-      lastStartNs: -Infinity,
-      lastStartRemaining: undefined,
+      lastAnswerNs: -Infinity,
+      lastAnswerRemaining: undefined,
       detail: { sent: createSortedTimes(WINDOW_TIMES), answered: createSortedTimes(WINDOW_TIMES), accAnswered: createSortedTimes(WINDOW_TIMES) },
       fixedFindings: new Map(),
     };
@@ -416,12 +417,17 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         if (w.limit === undefined) w.limit = limit;
         else if (w.limit !== limit) w.fixedFindings.set('limit-changed-within-window', (w.fixedFindings.get('limit-changed-within-window') ?? 0) + 1);
       }
-      if (remaining !== undefined && startNs > w.lastStartNs) {
-        if (w.lastStartRemaining !== undefined && remaining > w.lastStartRemaining) {
+      // The service may count Remaining when it answers, not when it admits (a long run answers
+      // late, a stream's headers early): only a request sent after an answer arrived must not
+      // see more than that answer said.
+      if (remaining !== undefined) {
+        if (startNs > w.lastAnswerNs && w.lastAnswerRemaining !== undefined && remaining > w.lastAnswerRemaining) {
           w.fixedFindings.set('remaining-increased-within-window', (w.fixedFindings.get('remaining-increased-within-window') ?? 0) + 1);
         }
-        w.lastStartNs = startNs;
-        w.lastStartRemaining = remaining;
+        if (arrivalNs > w.lastAnswerNs) {
+          w.lastAnswerNs = arrivalNs;
+          w.lastAnswerRemaining = remaining;
+        }
       }
 
       let verdict: ThrottleClass = 'none';

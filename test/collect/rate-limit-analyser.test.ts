@@ -231,6 +231,17 @@ describe('rate-limit analyser', () => {
     expect(feed(shuffled.filter((_, i) => i < 2)).snap.headerViolations).toEqual({});
   });
 
+  it('does not call Remaining counted at answer time an increase: a long run answers late, a stream\'s headers early', () => {
+    // Limit 10: a run sent at 0 answered at 200 ms says 5 left (counted then); a stream sent at
+    // 10 ms had its headers at 11 ms saying 8 (counted then), and is observed at its end.
+    const run = sample({ startNs: 0, headersNs: 200 * MS, endNs: 200 * MS, rateLimit: rl(10, 5, 30) });
+    const stream = sample({ op: 'stream', startNs: 10 * MS, headersNs: 11 * MS, endNs: 210 * MS, rateLimit: rl(10, 8, 30) });
+    expect(feed([run, stream]).snap.headerViolations['remaining-increased-within-window']).toBeUndefined();
+    // Sent after the run's answer arrived, 8 left is an increase.
+    const later = sample({ startNs: 201 * MS, headersNs: 202 * MS, endNs: 203 * MS, rateLimit: rl(10, 8, 30) });
+    expect(feed([run, later]).snap.headerViolations['remaining-increased-within-window']).toBe(1);
+  });
+
   it('infers epoch, delta and unknown Reset semantics', () => {
     const epoch = feed(drive(fixedWindowServer({ limit: 100, windowS: 60, reset: 'epoch' }), 1, 30)).snap;
     expect(epoch.resetSemantics).toBe('epoch-seconds');
