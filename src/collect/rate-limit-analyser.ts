@@ -6,14 +6,9 @@
  * of the scenario's requests in flight from `inFlight`. One analyser judges one token: a run of
  * several tenants gives each its own, and the run's total only adds their verdicts up.
  *
- * Windows. A response with a Reset header belongs to the window that Reset names: for an epoch
- * value the value itself; for a delta, the instant it points at (arrival + delta), matched
- * within 1.5 s because deltas are whole seconds. Keying by Reset rather than by arrival order
- * keeps late responses (a long stream observed seconds after it was admitted) in the window
- * that admitted them. Without a Reset header, a response joins the newest window unless its
- * Remaining jumps back up (by more than half the limit), which starts a new one. A window that
- * opens while the previous one's reset is still ahead is not a fixed window: the limiter rolls
- * (sliding log, token bucket), and only the Remaining evidence below applies to it.
+ * Windows are the service's, as the answers reveal them (`rate-limit-windows.ts`); a limiter
+ * whose windows overlap rolls (sliding log, token bucket), and only the Remaining evidence below
+ * applies to it.
  *
  * The verdict on a 429 (docs/measuring.md has worked examples). Each request is an interval
  * from send (s) to answer (a): the server counted it somewhere in between. For a 429 x:
@@ -34,9 +29,10 @@ import type { RateLimitInfo, RequestSample, ThrottleClass } from '../core/types.
 import { InvalidArgumentError } from '../core/errors.js';
 import { checkHeaders, countViolation, usable } from './rate-limit-headers.js';
 import type { HeaderViolationCounts, HeaderViolationKind } from './rate-limit-headers.js';
-import { EPOCH_MS_MIN, EPOCH_SECONDS_MIN, createResetSemanticsTracker } from './reset-semantics.js';
+import { createResetSemanticsTracker } from './reset-semantics.js';
 import type { ResetSemantics } from './reset-semantics.js';
-import { createSortedTimes, type SortedTimes } from './sorted-times.js';
+import { createSortedTimes } from './sorted-times.js';
+import { createWindowBook, type RateLimitWin } from './rate-limit-windows.js';
 
 /** Options of `createRateLimitAnalyser`. */
 export interface RateLimitAnalyserOptions {
@@ -130,42 +126,19 @@ export interface RateLimitAnalyser {
 /** What `observeSetup` needs of an answer. */
 export type SetupAnswer = Pick<RequestSample, 'startNs' | 'headersNs' | 'endNs' | 'status' | 'rateLimit'>;
 
-interface Win {
-  readonly seq: number;
-  readonly key: number | undefined;
-  readonly epoch: boolean;
-  readonly resetRaw: string | undefined;
-  readonly resetAtNs: number | undefined;
-  accepted: number;
-  rejected: number;
-  limit: number | undefined;
-  minAccRemaining: number | undefined;
-  /** The latest answer seen (by arrival) and its Remaining: a request sent after it must not see more. */
-  lastAnswerNs: number;
-  lastAnswerRemaining: number | undefined;
-  /** Send and answer times of every response in the window, and answer times of the accepted ones. */
-  detail: { readonly sent: SortedTimes; readonly answered: SortedTimes; readonly accAnswered: SortedTimes } | undefined;
-  /** Findings that hold only for a fixed window: reported unless the limiter turns out to roll. */
-  readonly fixedFindings: Map<HeaderViolationKind, number>;
-}
-
 interface Accepted {
   readonly startNs: number;
   readonly answerNs: number;
   readonly remaining: number;
-  readonly win: Win;
+  readonly win: RateLimitWin;
 }
 
-/** How many recent windows a response may belong to (late responses are seconds late, not minutes). */
-const MATCH_DEPTH = 16;
 /** Send times kept before the first 429, to place it by send order. */
 const START_RING = 4096;
 /** Distinct Limit values tallied (beyond that, new values are ignored for the mode). */
 const MAX_LIMIT_VALUES = 32;
 /** Recent accepted answers with a Remaining, searched newest first for the evidence of a 429. */
 const ACCEPTED_RING = 1024;
-/** Times kept per window (a window of more answers than this counts its oldest as dropped). */
-const WINDOW_TIMES = 16_384;
 
 /** Creates an analyser. */
 export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): RateLimitAnalyser {
@@ -176,12 +149,6 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const sharers = options.sharers ?? 1;
   if (!(Number.isInteger(sharers) && sharers >= 1)) throw new InvalidArgumentError('sharers must be a positive integer');
 
-  const windows: Win[] = [];
-  let windowsDropped = 0;
-  let seq = 0;
-  let rolling = false;
-  // The longest a Reset has pointed ahead (s): a fixed window is about that long.
-  let longestResetS = 0;
   const violations: HeaderViolationCounts = new Map();
   const limits = new Map<number, number>();
   const semantics = createResetSemanticsTracker();
@@ -201,9 +168,9 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const accStart = new Float64Array(ACCEPTED_RING);
   const accAnswer = new Float64Array(ACCEPTED_RING);
   const accRemaining = new Float64Array(ACCEPTED_RING);
-  const accWin: (Win | undefined)[] = new Array<Win | undefined>(ACCEPTED_RING);
+  const accWin: (RateLimitWin | undefined)[] = new Array<RateLimitWin | undefined>(ACCEPTED_RING);
   let accCount = 0;
-  const keepAccepted = (startNs: number, answerNs: number, remaining: number, w: Win): void => {
+  const keepAccepted = (startNs: number, answerNs: number, remaining: number, w: RateLimitWin): void => {
     const i = accCount++ % ACCEPTED_RING;
     accStart[i] = startNs;
     accAnswer[i] = answerNs;
@@ -217,78 +184,19 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   let first429: { startNs: number; index: number } | undefined;
 
   // Recovery after the first rejected window.
-  let rejectedWin: Win | undefined;
+  let rejectedWin: RateLimitWin | undefined;
   let recoveryObsNs: number | undefined;
 
-  const newWindow = (key: number | undefined, epoch: boolean, info: RateLimitInfo | undefined, resetAtNs: number | undefined): Win => {
-    const w: Win = {
-      seq: seq++,
-      key,
-      epoch,
-      resetRaw: info?.raw.reset,
-      resetAtNs,
-      accepted: 0,
-      rejected: 0,
-      limit: undefined,
-      minAccRemaining: undefined,
-      lastAnswerNs: -Infinity,
-      lastAnswerRemaining: undefined,
-      detail: { sent: createSortedTimes(WINDOW_TIMES), answered: createSortedTimes(WINDOW_TIMES), accAnswered: createSortedTimes(WINDOW_TIMES) },
-      fixedFindings: new Map(),
-    };
-    windows.push(w);
-    // Only the windows a response may still join keep their times.
-    const old = windows[windows.length - 1 - MATCH_DEPTH];
-    if (old !== undefined) old.detail = undefined;
-    if (windows.length > maxWindows) {
-      const gone = windows.shift() as Win;
-      if (!rolling) for (const [k, n] of gone.fixedFindings) violations.set(k, (violations.get(k) ?? 0) + n);
-      windowsDropped++;
-    }
-    return w;
-  };
-
-  const wallToNs = (wallMs: number): number | undefined =>
-    runStartWallMs === undefined ? undefined : runStartNs + (wallMs - runStartWallMs) * 1e6;
-
-  /** Remaining back up by more than half the limit: the service opened a new window. */
-  const jumpedUp = (w: Win, remaining: number | undefined): boolean => {
-    if (remaining === undefined || w.minAccRemaining === undefined) return false;
-    const limit = w.limit ?? advertised();
-    return remaining - w.minAccRemaining > (limit === undefined ? 0 : Math.max(1, Math.floor(limit / 2)));
-  };
-
-  const windowOf = (info: RateLimitInfo | undefined, reset: number | undefined, remaining: number | undefined, arrivalNs: number, accepted: boolean): Win => {
-    if (reset !== undefined) {
-      const epoch = reset > EPOCH_SECONDS_MIN;
-      const key = reset >= EPOCH_MS_MIN ? reset / 1000 : epoch ? reset : arrivalNs / 1e9 + reset;
-      const aheadNs = epoch ? (wallToNs(key * 1000) ?? arrivalNs) - arrivalNs : reset * 1e9;
-      if (aheadNs / 1e9 > longestResetS) longestResetS = aheadNs / 1e9;
-      // A delta is whole seconds counted when the service answered: one window's keys spread
-      // over a second and the answer's travel. Windows of a second or two can still share keys;
-      // Remaining jumping back up tells them apart.
-      const tolerance = epoch ? 0.5 : 1.25;
-      for (let i = windows.length - 1; i >= Math.max(0, windows.length - MATCH_DEPTH); i--) {
-        const w = windows[i] as Win;
-        if (w.key !== undefined && w.epoch === epoch && Math.abs(w.key - key) <= tolerance) {
-          if (accepted && i === windows.length - 1 && jumpedUp(w, remaining)) break;
-          return w;
-        }
-      }
-      const resetAtNs = epoch ? wallToNs(key * 1000) : arrivalNs + reset * 1e9;
-      // A fixed window opens after the previous one's reset, a window's length after the one
-      // before; one that opens well before either rolls (a sliding log, a token bucket).
-      const newest = windows[windows.length - 1];
-      if (newest?.key !== undefined && newest.epoch === epoch) {
-        if (newest.resetAtNs !== undefined && newest.resetAtNs - arrivalNs > tolerance * 1e9) rolling = true;
-        if (key - newest.key < longestResetS - tolerance) rolling = true;
-      }
-      return newWindow(key, epoch, info, resetAtNs);
-    }
-    const current = windows[windows.length - 1];
-    if (current === undefined || jumpedUp(current, remaining)) return newWindow(undefined, false, info, undefined);
-    return current;
-  };
+  const book = createWindowBook({
+    runStartNs,
+    ...(runStartWallMs === undefined ? {} : { runStartWallMs }),
+    maxWindows,
+    advertised: () => advertised(),
+    onDrop: (gone) => {
+      if (!book.rolling) for (const [k, n] of gone.fixedFindings) violations.set(k, (violations.get(k) ?? 0) + n);
+    },
+  });
+  const windowOf = book.windowOf;
 
   function advertised(): number | undefined {
     let best: number | undefined;
@@ -307,18 +215,18 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     for (let k = accCount - 1; k >= Math.max(0, accCount - ACCEPTED_RING); k--) {
       const i = k % ACCEPTED_RING;
       if ((accAnswer[i] as number) < startNs) {
-        return { startNs: accStart[i] as number, answerNs: accAnswer[i] as number, remaining: accRemaining[i] as number, win: accWin[i] as Win };
+        return { startNs: accStart[i] as number, answerNs: accAnswer[i] as number, remaining: accRemaining[i] as number, win: accWin[i] as RateLimitWin };
       }
     }
     return undefined;
   };
 
-  const judge429 = (w: Win, startNs: number, answerNs: number): ThrottleClass => {
+  const judge429 = (w: RateLimitWin, startNs: number, answerNs: number): ThrottleClass => {
     const flying = inFlight();
     const limit = w.limit ?? advertised();
     let premature = false;
     let expected = false;
-    if (!rolling && limit !== undefined && w.detail !== undefined) {
+    if (!book.rolling && limit !== undefined && w.detail !== undefined) {
       if ((w.detail.sent.below(answerNs) + flying) * sharers < limit) premature = true;
       else if (w.detail.answered.below(startNs) >= limit) expected = true;
     }
@@ -328,7 +236,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       // answer, answered after j was sent (j itself excluded), and any still in flight.
       const between = sent.below(answerNs) - answered.atMost(j.startNs) - 1 + flying;
       if (j.remaining > (between + 1) * sharers - 1) premature = true;
-      else if (j.win === w || rolling) {
+      else if (j.win === w || book.rolling) {
         // Accepted requests surely counted after j and before this one (a lower bound).
         const surely = Math.max(0, accAnswered.below(startNs) - accSent.atMost(j.answerNs));
         if (j.remaining <= surely) expected = true;
@@ -340,7 +248,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   };
 
   /** An accepted answer's Remaining against the count the client sent in a fixed window. */
-  const checkCount = (w: Win, startNs: number, answerNs: number, remaining: number, limit: number): void => {
+  const checkCount = (w: RateLimitWin, startNs: number, answerNs: number, remaining: number, limit: number): void => {
     const d = w.detail;
     if (d === undefined || sharers > 1) return;
     // Counted before this one: at most every request sent before its answer, or in flight;
@@ -442,7 +350,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       } else {
         w.accepted++;
         const wl = w.limit ?? advertised();
-        if (remaining !== undefined && wl !== undefined && !rolling) checkCount(w, startNs, arrivalNs, remaining, wl);
+        if (remaining !== undefined && wl !== undefined && !book.rolling) checkCount(w, startNs, arrivalNs, remaining, wl);
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) {
           w.minAccRemaining = remaining;
         }
@@ -473,7 +381,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       if (limit !== undefined && w.limit === undefined) w.limit = limit;
       if (accepted) {
         const wl = w.limit ?? advertised() ?? limit;
-        if (remaining !== undefined && wl !== undefined && !rolling) checkCount(w, answer.startNs, arrivalNs, remaining, wl);
+        if (remaining !== undefined && wl !== undefined && !book.rolling) checkCount(w, answer.startNs, arrivalNs, remaining, wl);
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) w.minAccRemaining = remaining;
         accSent.insert(answer.startNs);
         accAnswered.insert(arrivalNs);
@@ -490,8 +398,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       const resetAtNs = rejectedWin?.resetAtNs;
       const headerViolations: Record<string, number> = Object.fromEntries(violations);
       // Window findings describe a fixed window: a rolling limiter's Remaining rises by design.
-      if (!rolling) {
-        for (const w of windows) for (const [k, n] of w.fixedFindings) headerViolations[k] = (headerViolations[k] ?? 0) + n;
+      if (!book.rolling) {
+        for (const w of book.windows) for (const [k, n] of w.fixedFindings) headerViolations[k] = (headerViolations[k] ?? 0) + n;
       }
       return {
         advertisedLimit: advertised() ?? null,
@@ -501,17 +409,17 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         expected429,
         premature429,
         uncertain429,
-        ...(rolling ? { rolling } : {}),
+        ...(book.rolling ? { rolling: true } : {}),
         headerless429,
         headerViolations,
-        windows: windows.map((w) => ({
+        windows: book.windows.map((w) => ({
           reset: w.resetRaw ?? null,
           accepted: w.accepted,
           rejected: w.rejected,
           limit: w.limit ?? null,
           minRemaining: w.minAccRemaining ?? null,
         })),
-        windowsDropped,
+        windowsDropped: book.dropped,
         first429: first429 === undefined ? null : { index: first429.index, atMs: (first429.startNs - runStartNs) / 1e6 },
         recoveryMs:
           resetAtNs === undefined || recoveryObsNs === undefined ? null : Math.max(0, recoveryObsNs - resetAtNs) / 1e6,
