@@ -145,6 +145,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
             ...deps,
             journey: scenario.journey,
             data,
+            ...(options.shard ? { shard: options.shard } : {}),
             onDataExhausted: () => {
               dataExhausted.push(scenario.name);
               executor.stop();

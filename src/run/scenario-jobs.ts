@@ -56,6 +56,11 @@ export interface JourneyJobDeps extends JobDeps {
   readonly data: RowSource | undefined;
   /** Called once when `unique` data ran out: the scenario stops scheduling. */
   readonly onDataExhausted: () => void;
+  /**
+   * This process's share of the run (0-based index): its k-th iteration is the run's
+   * `index + k·count`-th, so shards read the rows the unsharded run would, each row once.
+   */
+  readonly shard?: { readonly index: number; readonly count: number };
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -80,8 +85,9 @@ export function createJourneyJob(d: JourneyJobDeps): Job {
   const { state, unit, client, clock, targets, journey } = d;
   let next = 0;
   let exhausted = false;
+  const ofRun = (k: number): number => (d.shard === undefined ? k : d.shard.index + k * d.shard.count);
   return (intendedNs, signal) => {
-    const data = d.data === undefined ? {} : d.data.row(next);
+    const data = d.data === undefined ? {} : d.data.row(ofRun(next));
     if (data === undefined) {
       if (!exhausted) {
         exhausted = true;
@@ -89,7 +95,7 @@ export function createJourneyJob(d: JourneyJobDeps): Job {
       }
       return NOT_STARTED;
     }
-    return runIteration(next++, data, intendedNs, signal);
+    return runIteration(ofRun(next++), data, intendedNs, signal);
   };
 
   async function runIteration(iteration: number, data: DataRow, intendedNs: number, signal: AbortSignal): Promise<void> {

@@ -7,7 +7,7 @@ import { createIterationStats } from '../../src/collect/iteration-stats.js';
 import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { mergeReports } from '../../src/report/merge.js';
-import { mergeChecks } from '../../src/report/merge-sections.js';
+import { mergeChecks } from '../../src/report/sections/checks.js';
 import type { Report } from '../../src/report/model.js';
 import { reportProblems } from '../../src/report/read.js';
 import { renderSummary } from '../../src/report/summary.js';

@@ -62,10 +62,12 @@ function latencies(n: number): string {
 function shard(i: number, n: number): Report {
   const failed = i;
   const pct = { p50: 1, p90: 2, p95: 2, p99: 3, p999: 3, max: 3, mean: 1.5, count: n };
+  const none = { p50: 0, p90: 0, p95: 0, p99: 0, p999: 0, max: 0, mean: 0, count: 0 };
   const section = {
     load: { executor: 'constant-arrival-rate', targetRatePerS: n, achievedRatePerS: n, started: n, dropped: 0, scheduleLagMs: pct, scheduleS: 1 },
     ops: { listFlows: { count: n, good: n, bad: 0, excluded: 0, statuses: { '200': n }, errors: {}, latencyMs: pct } },
-    stream: { count: 0, completed: 0, incomplete: 0, ttfbMs: pct, timeToStartMs: pct, ttftMs: pct, itlMs: pct, tpotMs: pct, timeToEndMs: pct, tokensPerS: pct, tokens: 0, tokenCountMismatches: 0, unknownEvents: 0, malformedEvents: 0 },
+    // No streams: no stream timings either (a timing with values would need its histogram).
+    stream: { count: 0, completed: 0, incomplete: 0, ttfbMs: none, timeToStartMs: none, ttftMs: none, itlMs: none, tpotMs: none, timeToEndMs: none, tokensPerS: none, tokens: 0, tokenCountMismatches: 0, unknownEvents: 0, malformedEvents: 0 },
     rateLimit: { advertisedLimit: null, resetSemantics: 'unknown', responses: n, responses429: 0, expected429: 0, premature429: 0, headerViolations: {}, windows: [], windowsDropped: 0, first429: null, recoveryMs: null },
     slo: { objective: 0.999, good: n, bad: 0, excluded: 0, availability: 1, errorRatio: 0, errorBudgetConsumed: 0, burnRate: 0, allowedBadEvents: 0 },
     contractViolationTotals: { total: 0, droppedDistinct: 0, droppedCount: 0 },

@@ -1,0 +1,50 @@
+/**
+ * The building blocks of the report@1 zod schema, shared by `report-schema.ts` and the section
+ * modules that own a piece of it. Every object is loose: @1 may grow fields and readers must
+ * ignore what they do not know.
+ */
+import { z } from 'zod';
+import { OPS } from '../../core/ops.js';
+import { PCT_STATS } from '../../slo/threshold-grammar.js';
+
+type Shape = Record<string, z.ZodType>;
+type Added<A extends Shape> = { [K in keyof A]: z.ZodOptional<A[K]> };
+
+/**
+ * A loose object whose `design` fields (DESIGN's names) are required and whose `added` ones
+ * (this implementation's) are optional; kept apart so which is which reads off the call.
+ */
+export function obj<D extends Shape, A extends Shape = Record<never, never>>(design: D, added?: A): z.ZodObject<D & Added<A>, z.core.$loose> {
+  const optional = Object.fromEntries(Object.entries(added ?? {}).map(([k, s]) => [k, s.optional()]));
+  return z.looseObject({ ...design, ...optional }) as z.ZodObject<D & Added<A>, z.core.$loose>;
+}
+
+/** One field per name, so key lists that exist as constants are not written out again. */
+export function keyed<K extends string, S extends z.ZodType>(keys: readonly K[], schema: S): Record<K, S> {
+  return Object.fromEntries(keys.map((k) => [k, schema])) as Record<K, S>;
+}
+
+// A union rather than `.nullable()`: a wrong value then fails as a whole ("is not number or
+// null") instead of as the inner kind alone, which reads as if null were not allowed.
+export const nullable = <S extends z.ZodType>(s: S) => z.union([s, z.null()]);
+
+export const num = z.number();
+export const nonNegative = z.number().min(0);
+export const int = z.int();
+export const count = z.int().min(0);
+export const ratio = z.number().min(0).max(1);
+export const str = z.string();
+export const bool = z.boolean();
+export const countMap = z.record(z.string(), count);
+export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+/** HdrHistogram compressed base64 (`HISTFAAA…`). */
+export const hdr = z.string().regex(/^HISTF[A-Za-z0-9+/=]*$/);
+/** Keyed by operation name; any other key is refused, naming the ones allowed. */
+export const byOp = <S extends z.ZodType>(value: S) =>
+  z.partialRecord(z.enum(OPS), value, {
+    // zod's type for a record's issues leaves out the one it raises for a key outside the enum.
+    error: (iss) => ((iss.code as string) === 'unrecognized_keys' ? `unexpected key (allowed: ${OPS.join(', ')})` : undefined),
+  });
+
+/** A `Pct`: percentiles, maximum and mean of an HDR histogram, and the number of values. */
+export const pct = obj({ ...keyed(PCT_STATS, nonNegative), count });

@@ -1,0 +1,61 @@
+/**
+ * `stream`: counts add; every timing is re-read from its merged histogram (`stream.<timing>`),
+ * the prompt lengths and TTFT by prompt length from theirs.
+ */
+import { z } from 'zod';
+import { promptLengthFrom } from '../../collect/prompt-length.js';
+import type { StreamHistogramName } from '../../collect/stream-collector.js';
+import type { StreamReport } from '../model.js';
+import { fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
+import { count, obj, pct } from './schema-kit.js';
+
+/** report@1 `stream`. */
+export const streamSchema = obj(
+  {
+    count,
+    completed: count,
+    incomplete: count,
+    timeToStartMs: pct,
+    ttftMs: pct,
+    itlMs: pct,
+    tpotMs: pct,
+    tokensPerS: pct,
+    tokens: count,
+    tokenCountMismatches: count,
+  },
+  {
+    ttfbMs: pct,
+    timeToEndMs: pct,
+    deliveredAtOnce: count,
+    unknownEvents: count,
+    malformedEvents: count,
+    inputWords: pct,
+    ttftByInputWords: z.record(z.string(), pct),
+  },
+);
+
+const timing = (name: StreamHistogramName) => histogram(`stream.${name}`, { noun: 'values' });
+// Added later than the others: a report written before their histograms keeps only the summary.
+const laterTiming = (name: StreamHistogramName) => histogram(`stream.${name}`, { orWorst: true });
+
+/** How `stream` merges. */
+export const streamMerge: Rule<StreamReport> = fields<StreamReport>({
+  count: sum,
+  completed: sum,
+  incomplete: sum,
+  ttfbMs: laterTiming('ttfb'),
+  timeToStartMs: timing('timeToStart'),
+  ttftMs: timing('ttft'),
+  itlMs: timing('itl'),
+  tpotMs: timing('tpot'),
+  timeToEndMs: laterTiming('timeToEnd'),
+  // Recorded in milli-tokens per second: its Pct reads back in tokens per second.
+  tokensPerS: timing('tokensPerS'),
+  tokens: sum,
+  tokenCountMismatches: sum,
+  deliveredAtOnce: sum,
+  unknownEvents: sum,
+  malformedEvents: sum,
+  inputWords: fromHistograms((h) => promptLengthFrom(h).inputWords),
+  ttftByInputWords: fromHistograms((h) => promptLengthFrom(h).ttftByInputWords),
+});

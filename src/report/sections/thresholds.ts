@@ -1,0 +1,58 @@
+/**
+ * `thresholds`, `passed` and `verdict`: judged again on the merged report (after every other
+ * section), by the rules the shards were judged by, each read back by the threshold grammar
+ * (scope and all: `pro:availability` is judged on `scenarios.pro`). A key this version cannot
+ * read is a claim it cannot check: it fails, as an unobserved one does.
+ */
+import { z } from 'zod';
+import { COMPARATORS } from '../../slo/threshold-grammar.js';
+import { evaluateThresholdsOn } from '../metrics.js';
+import { thresholdOfResult, type ParsedThreshold, type ThresholdResult } from '../../slo/thresholds.js';
+import type { Report } from '../model.js';
+import { reportVerdict, type RunVerdict } from '../verdict.js';
+import type { Section } from './merge-kit.js';
+import { bool, num, nullable, obj, str } from './schema-kit.js';
+
+/** report@1 `thresholds[]`. */
+export const thresholdSchema = obj({ metric: str, op: z.enum(COMPARATORS), value: num, observed: nullable(num), passed: bool }, { implicit: bool });
+/** report@1 `verdict`. */
+export const verdictSchema = z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED']);
+
+/** The thresholds the shards were judged by, each once, to be judged again on the whole. */
+function shardThresholds(reports: readonly Pick<Report, 'thresholds'>[]): { parsed: ParsedThreshold[]; unknown: ThresholdResult[] } {
+  const seen = new Set<string>();
+  const parsed: ParsedThreshold[] = [];
+  const unknown: ThresholdResult[] = [];
+  for (const r of reports) {
+    for (const t of r.thresholds) {
+      const id = JSON.stringify([t.metric, t.op, t.value]);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const threshold = thresholdOfResult(t);
+      if (threshold === undefined) unknown.push({ metric: t.metric, op: t.op, value: t.value, observed: null, passed: false });
+      else parsed.push(threshold);
+    }
+  }
+  return { parsed, unknown };
+}
+
+/** `thresholds`, kind `recompute`: judged again on the merged report. */
+export const thresholdsSection: Section<readonly ThresholdResult[], Report> = {
+  after: true,
+  merge(parts, _scope, _key, merged) {
+    const { parsed, unknown } = shardThresholds(parts.map((p) => p.value));
+    return [...evaluateThresholdsOn(merged as Report, parsed), ...unknown];
+  },
+};
+
+/** `passed`, kind `recompute`: every threshold judged again passed. */
+export const passedSection: Section<boolean, Report> = {
+  after: true,
+  merge: (_parts, _scope, _key, merged) => (merged.thresholds ?? []).every((t) => t.passed),
+};
+
+/** `verdict`, kind `recompute`: from the merged run's end and its thresholds. */
+export const verdictSection: Section<RunVerdict, Report> = {
+  after: true,
+  merge: (_parts, _scope, _key, merged) => reportVerdict({ interrupted: merged.interrupted === true, abortedBy: merged.abortedBy, passed: merged.passed === true }),
+};
