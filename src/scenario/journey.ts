@@ -23,7 +23,7 @@ export type VuOperations = Pick<Client, 'run' | 'stream' | 'getRun' | 'listFlows
  * except one called after the run's stop, which is not sent and resolves `ABORTED` uncounted.
  */
 export interface Vu extends VuOperations {
-  /** Global index of this iteration (0-based, across the whole scenario). */
+  /** Global index of this iteration (0-based, across the whole scenario: a shard i of N runs i, i + N, …). */
   readonly iteration: number;
   /** This iteration's data row; an empty object when the scenario has no `data`. */
   readonly data: DataRow;

@@ -99,7 +99,8 @@ describe('--workers', () => {
 
   it('a worker that dies is said in the report (WORKER_LOST, interrupted) and the exit code; the other still counts', async () => {
     const path = join(dir, 'dies.mjs');
-    // The second worker's journey throws outside any promise: its thread dies.
+    // The second worker's journey throws outside any promise: its thread dies. Its iterations
+    // are the run's odd ones (shard 1 of 2): its 21st is the run's 41st.
     writeFileSync(
       path,
       `import { workerData } from 'node:worker_threads';
@@ -108,7 +109,7 @@ export default {
   load: { executor: 'constant-arrival-rate', rate: '100/s', duration: '2s' },
   thresholds: {},
   journey: async (vu) => {
-    if (workerData?.shard?.index === 1 && vu.iteration === 20) setTimeout(() => { throw new Error('worker boom'); }, 0);
+    if (workerData?.shard?.index === 1 && vu.iteration === 41) setTimeout(() => { throw new Error('worker boom'); }, 0);
     await vu.listFlows();
   },
 };
