@@ -6,7 +6,7 @@
  * are reported in `asyncRuns`, not in `ops.getRun`. A run the scenario polls itself is handed
  * over (`release`): the follower stops polling it.
  */
-import { retryWaitSeconds, type Client } from '../api/index.js';
+import { retryWaitSeconds, type Client, type ResponseMeta } from '../api/index.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
 import type { AsyncKind, AsyncRunsCollector, AsyncRunTrack, FollowEnd } from '../collect/index.js';
@@ -82,6 +82,8 @@ export interface AsyncFollower {
 export interface AsyncFollowerDeps {
   /** The client of a run without a scenario, or of every run when `clientOf` is absent. */
   readonly client: Client;
+  /** Told of every poll's answer, with the scenario whose token it spent (the rate-limit window counts it). */
+  readonly onAnswer?: (scenario: string | undefined, meta: ResponseMeta) => void;
   /** The client of a scenario (tenants: each its own token); a run is polled with its scenario's. */
   readonly clientOf?: (scenario: string) => Client;
   readonly clock: Clock;
@@ -151,6 +153,7 @@ export function createAsyncFollower(deps: AsyncFollowerDeps): AsyncFollower {
 
   const poll = async (f: Follow): Promise<void> => {
     const r = await f.client.getRun(f.target.runId, { signal: f.abort.signal });
+    deps.onAnswer?.(f.target.scenario, r.meta);
     const body = r.ok ? (r.value as unknown as Record<string, unknown>) : undefined;
     const runStatus = typeof body?.status === 'string' ? body.status : undefined;
     // A poll of a run handed over meanwhile was still sent: it counts, and nothing follows it.

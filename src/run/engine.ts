@@ -125,6 +125,10 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     sessionIdsOf,
     sharded: (options.shard?.count ?? 1) > 1,
     emitAsyncEnd: (e) => state.asyncEnd(e),
+    spent: (scenario, answer) => {
+      const unit = state.scenarios.find((s) => s.name === scenario) ?? state.scenarios[0];
+      unit?.collectors.observeSetup(answer);
+    },
   };
   for (const o of observers) await o.start?.(ctx);
 

@@ -6,7 +6,7 @@
  * sample before observers see it.
  */
 import type { Client } from '../api/index.js';
-import type { CheckExample } from '../collect/index.js';
+import type { CheckExample, SetupAnswer } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
@@ -79,6 +79,8 @@ export interface RequestStart {
   readonly flowId: string | undefined;
   /** The run a journey's `getRun` asks for (a journey polling a run itself; following hands it over). */
   readonly runId?: string | undefined;
+  /** The session a `getHistory` reads, when the sender knows it. */
+  readonly sessionId?: string | undefined;
 }
 
 /** What an observer may attach to one request: headers to send, and its end. */
@@ -116,6 +118,12 @@ export interface ObserverContext {
   readonly sharded: boolean;
   /** Announces an asynchronous end to every observer (following, notification matching). */
   emitAsyncEnd(e: AsyncEnd): void;
+  /**
+   * An answer to a request an observer sent with a scenario's token (following's polls): the
+   * service counted it in that token's rate-limit window, so the analyser places it there too.
+   * Nothing else of it is reported here.
+   */
+  spent(scenario: string | undefined, answer: SetupAnswer): void;
 }
 
 /** What every observer is given after the schedule has drained. */

@@ -70,3 +70,28 @@ describe('runs against limiters whose books are known', () => {
     expect(rl.headerViolations['remaining-above-count']).toBeGreaterThan(0);
   });
 });
+
+describe('requests flowgauge sends besides the scenario', () => {
+  it('the follower\'s polls spend the window too: an async run at the limit gets no premature 429', async () => {
+    // 20 per 5 s; 2 runs a second, each answered `running` and polled every 200 ms until done
+    // (~600 ms): the polls use most of the window, and the runs' 429s are the polls' doing.
+    const r = await runAgainstService(
+      {
+        name: 'async-limit',
+        tier: { limitPerMinute: LIMIT_PER_MINUTE },
+        load: { executor: 'constant-arrival-rate', rate: '2/s', duration: '6s' },
+        mix: [{ op: 'run', weight: 1 }],
+      },
+      {
+        limitPerMinute: LIMIT_PER_MINUTE,
+        service: { runMode: 'async', latency: { ttftMs: 100, itlMs: 50, jitter: 0, runOverheadMs: 0, tokens: { min: 10, max: 10 } }, rateLimit: { windowMs: 5000 } },
+        run: { follow: { pollIntervalMs: 200 } },
+      },
+    );
+    cleanups.push(r.close);
+    const rl = r.outcome.report.rateLimit;
+    expect(r.outcome.report.asyncRuns?.polls.total ?? 0).toBeGreaterThan(0);
+    expect(rl.responses429).toBeGreaterThan(0);
+    expect(rl.premature429).toBe(0);
+  });
+});

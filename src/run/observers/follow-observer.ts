@@ -45,6 +45,8 @@ export function createFollowObserver(options: ResolvedFollowOptions): RunObserve
         client: ctx.client,
         // Each run is read with the token that started it: another tenant's token may not read it.
         clientOf: (scenario) => ctx.clientOf(scenario),
+        // A poll spends its tenant's rate limit: the analyser counts it in the window.
+        onAnswer: (scenario, meta) => ctx.spent(scenario, meta),
         clock: ctx.clock,
         options,
         collector,
