@@ -9,6 +9,11 @@ export const EXIT = {
   /** The target could not be reached at all. */
   UNREACHABLE: 3,
   /**
+   * flowgauge itself failed (a bug: "internal error (please report it)"), EX_SOFTWARE of
+   * sysexits.h. Never 1: a release gate must tell a broken tool from a failed threshold.
+   */
+  INTERNAL: 70,
+  /**
    * Stopped by SIGINT/SIGTERM: the report was written (marked `interrupted`), but a partial run
    * proves nothing, so a release gate must not read it as a pass. 128 + SIGINT, as shells do.
    */

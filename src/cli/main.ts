@@ -37,7 +37,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     .wrap(Math.min(110, io.columns))
     .epilogue(
       'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable,\n' +
-        '130 interrupted (the report is still written, marked interrupted).\n' +
+        '70 internal error (a flowgauge bug; please report it), 130 interrupted (the report is still written, marked interrupted).\n' +
         'With no --base-url, commands run against the embedded reference service.',
     )
     .exitProcess(false)
@@ -73,6 +73,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
 /** Which code wins when several apply: the less the measurement can be trusted, the higher. */
 function rank(code: ExitCode): number {
   switch (code) {
+    case EXIT.INTERNAL:
+      return 5;
     case EXIT.BAD_INPUT:
       return 4;
     case EXIT.UNREACHABLE:
@@ -95,7 +97,7 @@ function reportError(err: unknown, io: CliIo): ExitCode {
     io.stderr.write(`flowgauge: ${err.message}\n`);
     if (err.code === 'FG_TARGET_UNREACHABLE') return EXIT.UNREACHABLE;
     if (err.code === 'FG_INTERRUPTED') return EXIT.INTERRUPTED;
-    return err.code === 'FG_INTERNAL' ? EXIT.FAILED : EXIT.BAD_INPUT;
+    return err.code === 'FG_INTERNAL' ? EXIT.INTERNAL : EXIT.BAD_INPUT;
   }
   if (err instanceof Error && err.name === 'YError') {
     io.stderr.write(`flowgauge: ${err.message}\nRun 'flowgauge --help' for usage.\n`);
@@ -103,12 +105,19 @@ function reportError(err: unknown, io: CliIo): ExitCode {
   }
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   io.stderr.write(`flowgauge: internal error (please report it):\n${detail}\n`);
-  return EXIT.FAILED;
+  return EXIT.INTERNAL;
 }
 
 /** Entry point of the `flowgauge` binary. */
 export async function cli(): Promise<void> {
   process.title = safeProcessTitle(process.argv.slice(2));
-  const code = await main(process.argv.slice(2), processIo());
+  let code: ExitCode;
+  try {
+    code = await main(process.argv.slice(2), processIo());
+  } catch (err) {
+    // Only a failure while reporting a failure gets here: still never the code of a failed threshold.
+    process.stderr.write(`flowgauge: internal error (please report it): ${err instanceof Error ? err.message : String(err)}\n`);
+    code = EXIT.INTERNAL;
+  }
   process.exitCode = code;
 }

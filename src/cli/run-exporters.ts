@@ -13,7 +13,9 @@ import {
   createPushgatewayPusher,
   createRequestTracer,
   createRunMetrics,
+  detectOtlpResource,
   enableOtlpExport,
+  otlpTracesEndpoint,
   startDashboardServer,
   startMetricsServer,
   type DashboardServer,
@@ -29,6 +31,7 @@ import {
 import { renderDashboardPage, type Report } from '../report/index.js';
 import { createDashboardObserver, createDashboardRelay, type DashboardRelay, type RunObserver, type RunProgress } from '../run/index.js';
 import type { ResolvedRunPlan } from '../scenario/index.js';
+import { withProcessEnv } from './process-env.js';
 import { loadHtmlAssets } from './report-formats.js';
 import type { WorkerExports, WorkerSnapshot } from './workers/worker-protocol.js';
 
@@ -44,6 +47,8 @@ export interface ExporterWishes {
   readonly shard: { readonly index: number; readonly count: number } | undefined;
   /** The OTLP endpoint, '' for the environment's default, undefined for no spans. */
   readonly otel: string | undefined;
+  /** The environment (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly dashboardPort: number | undefined;
   readonly log: TextSink;
   readonly stderr: TextSink;
@@ -81,6 +86,20 @@ function metricsOptions(w: ExporterWishes): Omit<RunMetricsOptions, 'registry'> 
   };
 }
 
+/**
+ * The OTLP export of `--otel` (`''`: from the environment): the traces URL as the OTLP exporter
+ * specification resolves it, and the resource the SDK's environment detector finds (it reads
+ * `process.env`, so the command's environment is put there while it looks).
+ */
+async function otlpOptionsOf(flag: string, env: ExporterWishes['env']): Promise<OtlpExportOptions> {
+  const endpoint = otlpTracesEndpoint(flag, env);
+  const names = ['OTEL_SERVICE_NAME', 'OTEL_RESOURCE_ATTRIBUTES'] as const;
+  // An unset name is set empty for the detection, which the SDK reads as unset.
+  const vars = Object.fromEntries(names.map((n) => [n, env[n] ?? '']));
+  const resourceAttributes = await withProcessEnv(vars, () => detectOtlpResource('flowgauge'));
+  return { endpoint, serviceName: 'flowgauge', resourceAttributes };
+}
+
 /** Starts what `w` asks for; resolves once every server listens. */
 export async function startRunExporters(w: ExporterWishes): Promise<RunExporters> {
   const split = w.workers > 1;
@@ -93,7 +112,7 @@ export async function startRunExporters(w: ExporterWishes): Promise<RunExporters
   let otlp: OtlpExport | undefined;
   let dashboard: DashboardServer | undefined;
   let relay: DashboardRelay | undefined;
-  const otelOptions: OtlpExportOptions | undefined = w.otel === undefined ? undefined : { serviceName: 'flowgauge', ...(w.otel !== '' ? { endpoint: w.otel } : {}) };
+  let otelOptions: OtlpExportOptions | undefined;
   const close = async (): Promise<void> => {
     const pushed = await pusher?.stop();
     if (pushed !== undefined && !pushed.ok) w.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
@@ -120,8 +139,10 @@ export async function startRunExporters(w: ExporterWishes): Promise<RunExporters
       });
       pusher.start();
     }
-    // Over workers each one exports its own spans; a missing SDK or a bad endpoint fails the run in them.
-    if (otelOptions !== undefined && !split) otlp = await enableOtlpExport(otelOptions);
+    // Resolved here once, as plain data, so workers export to the same URL under the same resource.
+    // A bad endpoint or a missing SDK is bad input; an export that fails later is only a warning.
+    if (w.otel !== undefined) otelOptions = await otlpOptionsOf(w.otel, w.env);
+    if (otelOptions !== undefined && !split) otlp = await enableOtlpExport(otelOptions, undefined, (m) => w.stderr.write(m));
     if (w.dashboardPort !== undefined) {
       dashboard = await startDashboardServer({ port: w.dashboardPort, page: renderDashboardPage(w.plan.name, await loadHtmlAssets()) });
       w.log.write(`flowgauge: live dashboard at ${dashboard.url}\n`);

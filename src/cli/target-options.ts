@@ -12,7 +12,7 @@ import type { CliIo } from './io.js';
 export const TARGET_OPTIONS = {
   'base-url': {
     type: 'string',
-    describe: 'API address of the service, ending in /v1; omit to use the embedded reference service',
+    describe: 'API address of the service, ending in /v1 (or set FLOWGAUGE_BASE_URL; the flag wins); omit both to use the embedded reference service',
   },
   token: { type: 'string', describe: 'API token (or set FLOWGAUGE_TOKEN); never printed or stored' },
   'webhook-host': { type: 'string', describe: 'address of the inbound trigger host (default: the origin of --base-url)' },
@@ -29,6 +29,21 @@ export interface TargetArgs {
   readonly ca?: string | undefined;
   readonly insecure?: boolean | undefined;
   readonly header?: readonly string[] | undefined;
+}
+
+/** Args whose `base-url` came from `FLOWGAUGE_BASE_URL`, so messages name the variable. */
+const FROM_ENV = new WeakSet<object>();
+
+/**
+ * `FLOWGAUGE_BASE_URL` as the default of `--base-url` (the flag wins; an empty value is unset).
+ * Every command that takes the target flags applies it first, so all its checks see one address.
+ */
+export function withEnvBaseUrl<T extends TargetArgs>(args: T, env: Readonly<Record<string, string | undefined>>): T {
+  const fromEnv = env.FLOWGAUGE_BASE_URL;
+  if (args['base-url'] !== undefined || fromEnv === undefined || fromEnv.trim() === '') return args;
+  const out = { ...args, 'base-url': fromEnv.trim() };
+  FROM_ENV.add(out);
+  return out;
 }
 
 /** What the target flags and the environment add to a client's options (TLS trust, extra headers, a proxy). */
@@ -119,26 +134,28 @@ export async function resolveTarget(
   tier: 'free' | 'pro' | 'enterprise',
   serviceOptions: Parameters<typeof startReferenceService>[0] = {},
 ): Promise<ResolvedTarget> {
+  args = withEnvBaseUrl(args, io.env);
   const token = args.token ?? io.env.FLOWGAUGE_TOKEN;
   if (args['base-url'] !== undefined) {
+    const name = FROM_ENV.has(args) ? 'FLOWGAUGE_BASE_URL' : '--base-url';
     let url: URL;
     try {
       url = new URL(args['base-url']);
     } catch {
-      throw new UsageError(`--base-url "${args['base-url']}" is not a URL; give the API address, e.g. https://api.example.com/v1`);
+      throw new UsageError(`${name} "${args['base-url']}" is not a URL; give the API address, e.g. https://api.example.com/v1`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`--base-url must be an http:// or https:// address, got ${url.protocol}`);
+      throw new UsageError(`${name} must be an http:// or https:// address, got ${url.protocol}`);
     }
     if (url.username !== '' || url.password !== '') {
-      throw new UsageError('--base-url must not carry credentials (user:password@); pass the API token with --token or FLOWGAUGE_TOKEN');
+      throw new UsageError(`${name} must not carry credentials (user:password@); pass the API token with --token or FLOWGAUGE_TOKEN`);
     }
     if (token === undefined || token === '') {
       throw new UsageError('a real target needs a token: pass --token or set FLOWGAUGE_TOKEN');
     }
     const baseUrl = withVersion(url);
     if (baseUrl !== args['base-url'].replace(/\/+$/, '')) {
-      io.stderr.write(`flowgauge: --base-url ${url.origin}${url.pathname} has no version segment; using ${baseUrl} (the interface's paths live under /v1)\n`);
+      io.stderr.write(`flowgauge: ${name} ${url.origin}${url.pathname} has no version segment; using ${baseUrl} (the interface's paths live under /v1)\n`);
     }
     return {
       baseUrl,
@@ -150,7 +167,7 @@ export async function resolveTarget(
       close: async () => {},
     };
   }
-  if (args.token !== undefined) io.stderr.write('flowgauge: --token is ignored without --base-url (the embedded service has its own)\n');
+  if (args.token !== undefined) io.stderr.write('flowgauge: --token is ignored without --base-url or FLOWGAUGE_BASE_URL (the embedded service has its own)\n');
   const service = await startReferenceService(serviceOptions);
   return {
     baseUrl: service.baseUrl,

@@ -1,26 +1,42 @@
 /**
  * Turns on OTLP/HTTP span export. The SDK packages are optional dependencies, imported only
  * here and only when asked for, so a run without tracing never loads them.
+ *
+ * The endpoint follows the OTLP exporter specification (`otlpTracesEndpoint`), the resource
+ * comes from the SDK's own environment detector (`OTEL_SERVICE_NAME`,
+ * `OTEL_RESOURCE_ATTRIBUTES`; `detectOtlpResource`), and an export that fails (endpoint down,
+ * 404, 5xx, timeout) is said once through `onExportFailure`, never thrown: spans are a view of
+ * the run, and losing them must not change its result.
  */
 import type { Tracer } from '@opentelemetry/api';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
 
-/** Options of `enableOtlpExport`. */
+/** Attribute values a resource may carry (what crosses to worker threads: plain data). */
+export type ResourceAttributeValue = string | number | boolean;
+
+/** Options of `enableOtlpExport` (plain data: sent as is to worker threads). */
 export interface OtlpExportOptions {
-  /** OTLP/HTTP traces URL; default from `OTEL_EXPORTER_OTLP_*` or `http://localhost:4318/v1/traces`. */
+  /** The OTLP/HTTP traces URL, used as is (`otlpTracesEndpoint` resolves one); default `http://localhost:4318/v1/traces`. */
   readonly endpoint?: string;
-  /** The `service.name` resource attribute. */
+  /** The `service.name` resource attribute, unless `resourceAttributes` (the environment) names one. */
   readonly serviceName: string;
+  /** Resource attributes detected from the environment (`detectOtlpResource`); they win over `serviceName`. */
+  readonly resourceAttributes?: Readonly<Record<string, ResourceAttributeValue>>;
   /** Export each span at once instead of in batches (tests, tiny runs). Default false. */
   readonly immediate?: boolean;
+  /** How long `shutdown` may wait for the last export, in ms. Default 15 000. */
+  readonly shutdownTimeoutMs?: number;
 }
 
 /** A tracer that exports, and how to flush and stop it. */
 export interface OtlpExport {
   readonly tracer: Tracer;
-  /** Exports what is buffered. */
+  /** The traces URL spans go to (without credentials or query), as warnings name it. */
+  readonly endpoint: string;
+  /** Exports what is buffered; never rejects (a failure goes to `onExportFailure`). */
   forceFlush(): Promise<void>;
-  /** Flushes and stops exporting. */
+  /** Flushes and stops exporting, within `shutdownTimeoutMs`; never rejects. */
   shutdown(): Promise<void>;
 }
 
@@ -40,15 +56,74 @@ const defaultLoader: OtelSdkLoader = async () => ({
   resources: await import('@opentelemetry/resources'),
 });
 
-/** Starts OTLP/HTTP export; throws a `FlowgaugeError` (FG_CONFIG_INVALID) when the SDK is not installed. */
-export async function enableOtlpExport(options: OtlpExportOptions, load: OtelSdkLoader = defaultLoader): Promise<OtlpExport> {
-  if (options.serviceName === '') throw new InvalidArgumentError('OTLP export needs a non-empty serviceName');
-  if (options.endpoint !== undefined && !/^https?:\/\/[^/]/.test(options.endpoint)) {
-    throw new InvalidArgumentError('OTLP endpoint must be an http(s) URL such as http://127.0.0.1:4318/v1/traces');
-  }
-  let mods: OtelSdkModules;
+/** Where spans go when nothing says otherwise (the OTLP/HTTP default). */
+export const DEFAULT_OTLP_TRACES_ENDPOINT = 'http://localhost:4318/v1/traces';
+
+/** A base URL with the traces path appended, as the specification joins them. */
+function appendTracesPath(base: string): string {
+  const u = new URL(base);
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/v1/traces`;
+  return u.toString();
+}
+
+function checkHttpUrl(url: string, what: string): void {
+  let u: URL | undefined;
   try {
-    mods = await load();
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.host === '') {
+    throw new InvalidArgumentError(`${what} must be an http(s) URL such as http://127.0.0.1:4318 (a collector's base URL); got a value that is not`);
+  }
+}
+
+/**
+ * The OTLP/HTTP traces URL, as the OTLP exporter specification resolves it:
+ * - `flag` (`--otel URL`): a base URL (no path, or `/`) gets `/v1/traces` appended; a URL with
+ *   a path is used as is;
+ * - else `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, used as is;
+ * - else `OTEL_EXPORTER_OTLP_ENDPOINT`, a base URL: `/v1/traces` appended to its path;
+ * - else `http://localhost:4318/v1/traces`.
+ * An empty flag means "from the environment". Throws `InvalidArgumentError` for a non-http(s) URL.
+ */
+export function otlpTracesEndpoint(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  const set = (v: string | undefined): v is string => v !== undefined && v.trim() !== '';
+  if (set(flag)) {
+    checkHttpUrl(flag, '--otel');
+    const u = new URL(flag);
+    return u.pathname === '/' || u.pathname === '' ? appendTracesPath(flag) : flag;
+  }
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (set(traces)) {
+    checkHttpUrl(traces.trim(), 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+    return traces.trim();
+  }
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (set(base)) {
+    checkHttpUrl(base.trim(), 'OTEL_EXPORTER_OTLP_ENDPOINT');
+    return appendTracesPath(base.trim());
+  }
+  return DEFAULT_OTLP_TRACES_ENDPOINT;
+}
+
+/** A URL as a warning may show it: no credentials, no query. */
+export function shownEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString();
+  } catch {
+    return '(unparseable endpoint)';
+  }
+}
+
+async function loadSdk(load: OtelSdkLoader): Promise<OtelSdkModules> {
+  try {
+    return await load();
   } catch (err) {
     throw new FlowgaugeError(
       'FG_CONFIG_INVALID',
@@ -57,15 +132,101 @@ export async function enableOtlpExport(options: OtlpExportOptions, load: OtelSdk
       { cause: err },
     );
   }
-  const exporter = new mods.otlp.OTLPTraceExporter(options.endpoint === undefined ? {} : { url: options.endpoint });
+}
+
+/**
+ * The resource attributes the SDK's environment detector finds (`OTEL_RESOURCE_ATTRIBUTES`,
+ * then `OTEL_SERVICE_NAME`, read from `process.env`), over `service.name = serviceName`.
+ * Plain data, so worker threads export under the same resource.
+ */
+export async function detectOtlpResource(serviceName: string, load: OtelSdkLoader = defaultLoader): Promise<Record<string, ResourceAttributeValue>> {
+  const { resources } = await loadSdk(load);
+  const detected = resources.detectResources({ detectors: [resources.envDetector] });
+  const merged = resources.resourceFromAttributes({ 'service.name': serviceName }).merge(detected);
+  const out: Record<string, ResourceAttributeValue> = {};
+  for (const [k, v] of Object.entries(merged.attributes)) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  }
+  return out;
+}
+
+/** Why an export failed, in a few words (`HTTP 404 Not Found`, `connect ECONNREFUSED …`). */
+function reasonOf(err: unknown): string {
+  if (!(err instanceof Error)) return err === undefined ? 'export failed' : String(err);
+  const code = (err as { code?: unknown }).code;
+  const cause = (err as { cause?: unknown }).cause;
+  const base = typeof code === 'number' ? `HTTP ${code}${err.message !== '' ? ` ${err.message}` : ''}` : err.message || err.name;
+  return cause instanceof Error && cause.message !== '' && !base.includes(cause.message) ? `${base}: ${cause.message}` : base;
+}
+
+/** Wraps an exporter so each failure is reported (the caller says it once) and none escapes as a rejection. */
+function reportingExporter(inner: SpanExporter, failed: (err: unknown) => void): SpanExporter {
+  return {
+    export(spans: ReadableSpan[], done) {
+      try {
+        inner.export(spans, (result) => {
+          if (result.code !== 0) failed(result.error);
+          done(result);
+        });
+      } catch (err) {
+        failed(err);
+        done({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
+      }
+    },
+    shutdown: () => inner.shutdown().catch(failed),
+    forceFlush: () => (inner.forceFlush?.() ?? Promise.resolve()).catch(failed),
+  };
+}
+
+/**
+ * Starts OTLP/HTTP export; throws a `FlowgaugeError` (FG_CONFIG_INVALID) when the SDK is not
+ * installed. `onExportFailure` is told once, with the endpoint and the reason, when spans
+ * could not be delivered; nothing this returns ever rejects.
+ */
+export async function enableOtlpExport(
+  options: OtlpExportOptions,
+  load: OtelSdkLoader = defaultLoader,
+  onExportFailure: (message: string) => void = () => undefined,
+): Promise<OtlpExport> {
+  if (options.serviceName === '') throw new InvalidArgumentError('OTLP export needs a non-empty serviceName');
+  if (options.endpoint !== undefined && !/^https?:\/\/[^/]/.test(options.endpoint)) {
+    throw new InvalidArgumentError('OTLP endpoint must be an http(s) URL such as http://127.0.0.1:4318/v1/traces');
+  }
+  const url = options.endpoint ?? DEFAULT_OTLP_TRACES_ENDPOINT;
+  const shown = shownEndpoint(url);
+  let said = false;
+  const failed = (err: unknown): void => {
+    if (said) return;
+    said = true;
+    onExportFailure(`flowgauge: warning: spans could not be exported to ${shown} (${reasonOf(err)}); the run's result does not depend on them\n`);
+  };
+  const mods = await loadSdk(load);
+  const exporter = reportingExporter(new mods.otlp.OTLPTraceExporter({ url }), failed);
   const processor = options.immediate === true ? new mods.sdk.SimpleSpanProcessor(exporter) : new mods.sdk.BatchSpanProcessor(exporter);
   const provider = new mods.sdk.BasicTracerProvider({
-    resource: mods.resources.resourceFromAttributes({ 'service.name': options.serviceName }),
+    resource: mods.resources.resourceFromAttributes({ 'service.name': options.serviceName, ...options.resourceAttributes }),
     spanProcessors: [processor],
   });
+  const deadlineMs = options.shutdownTimeoutMs ?? 15_000;
+  const bounded = async (p: Promise<void>, what: string): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        failed(new Error(`${what} did not finish within ${deadlineMs} ms`));
+        resolve();
+      }, deadlineMs);
+      timer.unref();
+    });
+    try {
+      await Promise.race([p.catch(failed), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     tracer: provider.getTracer('flowgauge'),
-    forceFlush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    endpoint: shown,
+    forceFlush: () => bounded(provider.forceFlush(), 'the export'),
+    shutdown: () => bounded(provider.shutdown(), 'the last export'),
   };
 }

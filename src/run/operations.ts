@@ -46,15 +46,28 @@ function stringQuery(q: Readonly<Record<string, unknown>> | undefined): Record<s
   return out;
 }
 
+/** The ids in a request's address that are picked per request (a run to read, a session's history). */
+export interface AddressIds {
+  readonly runId?: string | undefined;
+  readonly sessionId?: string | undefined;
+}
+
+/** Picks the ids `entry`'s address needs; call it once per request (it takes the next recent run id). */
+export function addressIdsOf(entry: ResolvedMixEntry, targets: OperationTargets): AddressIds {
+  if (entry.op === 'getRun') return { runId: targets.runIds.next() ?? 'run_unknown' };
+  if (entry.op === 'getHistory') return { sessionId: entry.sessionId ?? targets.sessionId ?? 'session_unknown' };
+  return {};
+}
+
 /** Sends the request a mix entry describes. Never rejects: failures are in the result. */
 export function callOperation(
   client: Client,
   entry: ResolvedMixEntry,
   targets: OperationTargets,
   opts: CallOptions,
+  ids: AddressIds = addressIdsOf(entry, targets),
 ): Promise<ApiResult<unknown> | StreamResult> {
   const flowId = entry.flowId ?? targets.defaultFlowId;
-  const sessionId = entry.sessionId ?? targets.sessionId;
   switch (entry.op) {
     case 'run':
       return client.run(flowId, { input: inputText(entry), ...(entry.sessionId ? { session_id: entry.sessionId } : {}) }, opts);
@@ -63,7 +76,7 @@ export function callOperation(
     case 'getRun':
       // Before the run has created one, a request for a run id nobody made is still a fair
       // probe of the endpoint; preparation seeds one so this is rare.
-      return client.getRun(targets.runIds.next() ?? 'run_unknown', opts);
+      return client.getRun(ids.runId ?? 'run_unknown', opts);
     case 'listFlows':
       return client.listFlows(stringQuery(entry.query) as Parameters<Client['listFlows']>[0], opts);
     case 'getFlow':
@@ -71,7 +84,7 @@ export function callOperation(
     case 'createSession':
       return client.createSession({ flow_id: flowId, user_id: 'flowgauge', metadata: { source: 'flowgauge' } }, opts);
     case 'getHistory':
-      return client.getHistory(sessionId ?? 'session_unknown', opts);
+      return client.getHistory(ids.sessionId ?? 'session_unknown', opts);
     case 'getUsage':
       return client.getUsage(stringQuery(entry.query) as Parameters<Client['getUsage']>[0], opts);
     case 'trigger':

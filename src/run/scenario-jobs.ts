@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { NOT_STARTED, type Job } from '../load/index.js';
 import { createMixPicker, IterationFailure, type DataRow, type Journey, type ResolvedScenario, type RowSource } from '../scenario/index.js';
 import { errorLocation } from './error-location.js';
-import { callOperation, flowOf, type OperationTargets } from './operations.js';
+import { addressIdsOf, callOperation, flowOf, type OperationTargets } from './operations.js';
 import type { RunState, ScenarioState } from './run-state.js';
 import { createVu } from './vu.js';
 
@@ -31,7 +31,9 @@ export function createMixJob(d: JobDeps): Job {
   return async (intendedNs, signal) => {
     const entry = pick();
     const flowId = flowOf(entry, targets);
-    const hook = state.hook({ scenario: unit.name, op: entry.op, flowId });
+    // The ids of the address are picked before the request's hook, so its span carries the full URL.
+    const ids = addressIdsOf(entry, targets);
+    const hook = state.hook({ scenario: unit.name, op: entry.op, flowId, ...ids });
     const deadlineMs = deadlines[entry.op];
     let opts: CallOptions;
     if (hook?.headers !== undefined) opts = { signal, headers: { ...hook.headers }, deadlineMs };
@@ -40,7 +42,7 @@ export function createMixJob(d: JobDeps): Job {
       opts = shared !== undefined && shared.signal === signal ? shared : { signal, deadlineMs };
       plain.set(entry.op, opts);
     }
-    const result = await callOperation(client, entry, targets, opts);
+    const result = await callOperation(client, entry, targets, opts, ids);
     if (result.ok && entry.op === 'run') {
       const id: unknown = (result.value as { id?: unknown } | null)?.id;
       if (typeof id === 'string') targets.runIds.add(id);

@@ -54,7 +54,7 @@ export function createVu(d: VuDeps): Vu {
     // A request that would start after the run's stop is never sent nor counted: the client
     // answers ABORTED at once (the run's signal, whatever the journey passed) and nothing is recorded.
     if (signal.aborted) return send({ ...opts, signal });
-    const hook = state.hook({ scenario: scenario.name, op, flowId, runId: extra.runId });
+    const hook = state.hook({ scenario: scenario.name, op, flowId, runId: extra.runId, sessionId: op === 'getHistory' ? extra.sessionId : undefined });
     const headers = hook?.headers === undefined ? opts?.headers : { ...hook.headers, ...opts?.headers };
     const o: CallOptions = {
       deadlineMs: deadlinesMs[op],

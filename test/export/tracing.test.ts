@@ -24,23 +24,33 @@ describe('createRequestTracer', () => {
     providers.push(provider);
     const rt = createRequestTracer(tracer);
     expect(rt.enabled).toBe(true);
-    rt.startSpan('run', 'flow-a').end(makeSample(), GOOD);
+    const target = { baseUrl: 'http://user:pw@api.test:8080/v1/?token=secret', webhookHost: 'https://hooks.test' };
+    rt.startSpan('run', 'flow-a', { target }).end(makeSample(), GOOD);
     rt.startSpan('getRun', undefined).end(makeSample({ op: 'getRun', flowId: undefined, status: 503, errorCode: 'SERVICE_UNAVAILABLE' }), BAD);
     rt.startSpan('run', 'flow-a').end(makeSample({ status: 429, errorCode: 'RATE_LIMITED' }), EXPECTED_429);
     const [ok, bad, throttled] = exporter.getFinishedSpans();
-    expect(ok?.name).toBe('flowgauge run');
+    expect(ok?.name).toBe('POST /flows/{flow_id}/run');
     expect(ok?.kind).toBe(SpanKind.CLIENT);
     expect(ok?.attributes).toEqual({
+      [SPAN_ATTRIBUTES.method]: 'POST',
+      [SPAN_ATTRIBUTES.urlTemplate]: '/flows/{flow_id}/run',
+      [SPAN_ATTRIBUTES.urlFull]: 'http://api.test:8080/v1/flows/flow-a/run',
+      [SPAN_ATTRIBUTES.serverAddress]: 'api.test',
+      [SPAN_ATTRIBUTES.serverPort]: 8080,
       [SPAN_ATTRIBUTES.operation]: 'run',
       [SPAN_ATTRIBUTES.flowId]: 'flow-a',
       [SPAN_ATTRIBUTES.statusCode]: 200,
       [SPAN_ATTRIBUTES.sli]: 'good',
     });
     expect(ok?.status.code).toBe(SpanStatusCode.UNSET);
+    expect(bad?.name).toBe('GET /runs/{run_id}');
     expect(bad?.attributes).toEqual({
+      [SPAN_ATTRIBUTES.method]: 'GET',
+      [SPAN_ATTRIBUTES.urlTemplate]: '/runs/{run_id}',
       [SPAN_ATTRIBUTES.operation]: 'getRun',
       [SPAN_ATTRIBUTES.statusCode]: 503,
-      [SPAN_ATTRIBUTES.errorType]: 'SERVICE_UNAVAILABLE',
+      [SPAN_ATTRIBUTES.errorType]: '503',
+      [SPAN_ATTRIBUTES.errorCode]: 'SERVICE_UNAVAILABLE',
       [SPAN_ATTRIBUTES.sli]: 'bad',
     });
     expect(bad?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'SERVICE_UNAVAILABLE' });

@@ -17,7 +17,7 @@ import { resolveScenario } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { writeReportFiles } from '../report-files.js';
-import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
 interface CapacityArgs extends TargetArgs {
@@ -66,8 +66,8 @@ export const capacityCommand: MakeCommand = (ctx) => ({
         json: { type: 'boolean', describe: 'print capacity.json to stdout; the table goes to stderr' },
       }),
   handler: async (argv) => {
-    const args = argv as unknown as CapacityArgs;
     const { io } = ctx;
+    const args = withEnvBaseUrl(argv as unknown as CapacityArgs, io.env);
     const { op, p99Ms, maxErrorRatio, stepS } = parseArgs(args);
     const log = args.json === true ? io.stderr : io.stdout;
     const target = await resolveTarget(args, io, 'enterprise');

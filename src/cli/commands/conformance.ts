@@ -15,7 +15,7 @@ import { parseListenAddress } from '../../run/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { reportDir, writeReportFiles } from '../report-files.js';
-import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
 interface ConformanceArgs extends TargetArgs {
@@ -41,8 +41,8 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
       'max-requests': { type: 'number', describe: 'most requests the battery may send (default 150)' },
     }),
   handler: async (argv) => {
-    const args = argv as unknown as ConformanceArgs;
     const { io } = ctx;
+    const args = withEnvBaseUrl(argv as unknown as ConformanceArgs, io.env);
     const listen = args['webhook-listen'] === undefined ? undefined : parseListenAddress(args['webhook-listen']);
     if (args['webhook-listen'] !== undefined && listen === undefined) {
       throw new UsageError(`--webhook-listen "${args['webhook-listen']}" is not host:port, e.g. 127.0.0.1:8787`);

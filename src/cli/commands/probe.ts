@@ -25,7 +25,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { TextSink } from '../io.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
-import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
 interface ProbeArgs extends TargetArgs {
@@ -129,8 +129,8 @@ export const probeCommand: MakeCommand = (ctx) => ({
       quiet: { type: 'boolean', describe: 'print only incidents and errors' },
     }),
   handler: async (argv) => {
-    const args = argv as unknown as ProbeArgs;
     const { io } = ctx;
+    const args = withEnvBaseUrl(argv as unknown as ProbeArgs, io.env);
     let intervalMs = args.interval === undefined ? DEFAULT_INTERVAL_MS : duration('interval', args.interval);
     // Each round writes a record per check: a sub-second interval floods the history for nothing.
     if (args.interval !== undefined && intervalMs < MIN_INTERVAL_MS) throw new UsageError(`--interval "${args.interval}" is too short: at least ${MIN_INTERVAL_MS / 1000}s between rounds`);

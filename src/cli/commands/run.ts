@@ -21,7 +21,7 @@ import { checkTenantTokens, connectionsFor, ownTokenOf, tenantClients, tenantTok
 import { runInWorkers } from '../workers/run-in-workers.js';
 import { startRunExporters, type RunExporters } from '../run-exporters.js';
 import { autoWorkersNote, checkWorkerFlags, parseWorkers } from '../workers/workers-option.js';
-import { resolveTarget, TARGET_OPTIONS, type TargetArgs } from '../target-options.js';
+import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { withProcessEnv } from '../process-env.js';
@@ -176,7 +176,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         pushgateway: { type: 'string', describe: 'push metrics to this Pushgateway every 10 s and at the end (job flowgauge, instance, shard)' },
         otel: {
           type: 'string',
-          describe: 'export a span per request over OTLP/HTTP (optional dependencies); value: endpoint, or empty for OTEL_EXPORTER_OTLP_* / localhost:4318',
+          describe: 'export a span per request over OTLP/HTTP (optional dependencies); value: the collector\'s base URL (http://host:4318 → /v1/traces) or a full traces URL, or empty for OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT / localhost:4318; a failed export is a warning',
         },
         shards: { type: 'number', describe: 'number of shards, with the shard index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' },
         dashboard: { type: 'string', describe: 'serve a live dashboard on 127.0.0.1 during the run (port, default 5665; 0 picks a free one)' },
@@ -197,8 +197,8 @@ export const runCommand: MakeCommand = (ctx) => ({
       }),
   // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
   handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), async () => {
-    const args = argv as unknown as RunArgs;
     const { io } = ctx;
+    const args = withEnvBaseUrl(argv as unknown as RunArgs, io.env);
     const file = findScenarioFile(io.cwd, args.scenario);
     if (file === undefined) {
       throw new UsageError(scenarioNotFound(args.scenario, resolve(io.cwd, args.scenario), builtinScenarioNames()));
@@ -270,6 +270,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         pushgateway: args.pushgateway,
         shard,
         otel: args.otel,
+        env: io.env,
         dashboardPort: args.dashboard === undefined ? undefined : dashboardPort(args.dashboard),
         log,
         stderr: io.stderr,

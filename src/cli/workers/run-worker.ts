@@ -78,7 +78,7 @@ async function runShard(): Promise<void> {
   const metrics = input.exports.metrics === undefined ? undefined : createRunMetrics(input.exports.metrics);
   let otlp: OtlpExport | undefined;
   try {
-    otlp = input.exports.otel === undefined ? undefined : await enableOtlpExport(input.exports.otel);
+    otlp = input.exports.otel === undefined ? undefined : await enableOtlpExport(input.exports.otel, undefined, (m) => process.stderr.write(m));
     const exported = workerExports(metrics);
     const outcome = await executeRun({
       scenario: plan,

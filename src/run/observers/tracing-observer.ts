@@ -1,19 +1,46 @@
 /**
  * One OpenTelemetry span per request: started before the request, so its `traceparent` goes
- * with it, and ended with the judged sample.
+ * with it, and ended with the judged sample. Its times are the run clock's, mapped to the
+ * epoch with nanosecond precision; its URL is the scenario's client's (no token, no query).
  */
-import type { RequestTracer } from '../../export/index.js';
+import { epochClock, type RequestTarget, type RequestTracer } from '../../export/index.js';
 import type { RunObserver } from '../observer.js';
 
 /** The tracing observer; undefined when the tracer records nothing (no hook on the hot path). */
 export function createTracingObserver(tracer: RequestTracer): RunObserver | undefined {
   if (!tracer.enabled) return undefined;
+  let epoch: ((ns: number) => [number, number]) | undefined;
+  let nowNs: (() => number) | undefined;
+  const targets = new Map<string, RequestTarget>();
+  let targetOf: (scenario: string) => RequestTarget | undefined = () => undefined;
   return {
     name: 'tracing',
+    start(ctx) {
+      epoch = epochClock(ctx.clock);
+      nowNs = () => ctx.clock.nowNs();
+      targetOf = (scenario) => {
+        let t = targets.get(scenario);
+        if (t === undefined) {
+          const c = ctx.clientOf(scenario);
+          t = { baseUrl: c.baseUrl, webhookHost: c.webhookHost };
+          targets.set(scenario, t);
+        }
+        return t;
+      };
+    },
     request(r) {
-      const span = tracer.startSpan(r.op, r.flowId);
+      const toEpoch = epoch;
+      const span = tracer.startSpan(r.op, r.flowId, {
+        target: targetOf(r.scenario),
+        runId: r.runId,
+        sessionId: r.sessionId,
+        startTime: toEpoch !== undefined && nowNs !== undefined ? toEpoch(nowNs()) : undefined,
+      });
       const traceparent = span.traceparent;
-      return { headers: traceparent === undefined ? undefined : { traceparent }, end: (s) => span.end(s, s.verdict) };
+      return {
+        headers: traceparent === undefined ? undefined : { traceparent },
+        end: (s) => span.end(s, s.verdict, toEpoch?.(s.endNs)),
+      };
     },
   };
 }
