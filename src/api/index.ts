@@ -4,6 +4,7 @@ export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
 export { ApiError, TransportError, classifyTransportError, createTransportError } from './errors.js';
 export { DEFAULT_REQUEST_MS, USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
 export { parseRateLimitHeaders, retryWaitSeconds, type ResponseHeaders } from './rate-limit-headers.js';
+export { urlWithoutSecrets } from './redact.js';
 export {
   EMPTY_STREAM_TIMING,
   errorCodeOf,

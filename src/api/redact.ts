@@ -54,3 +54,20 @@ export function redactRateLimit(info: RateLimitInfo, redact: Redact): RateLimitI
   if (l === limit && m === remaining && r === reset && a === retryAfter) return info;
   return { ...info, raw: { limit: l, remaining: m, reset: r, retryAfter: a } };
 }
+
+/**
+ * A URL with no credentials, query or fragment (where tokens get pasted), or undefined when it
+ * does not parse: what a report, a span or a warning may show of an address.
+ */
+export function urlWithoutSecrets(url: string): URL | undefined {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u;
+  } catch {
+    return undefined;
+  }
+}

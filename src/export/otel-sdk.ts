@@ -10,6 +10,7 @@
  */
 import type { Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { urlWithoutSecrets } from '../api/index.js';
 import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
 
 /** Attribute values a resource may carry (what crosses to worker threads: plain data). */
@@ -109,16 +110,7 @@ export function otlpTracesEndpoint(flag: string | undefined, env: Readonly<Recor
 
 /** A URL as a warning may show it: no credentials, no query. */
 export function shownEndpoint(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    u.hash = '';
-    return u.toString();
-  } catch {
-    return '(unparseable endpoint)';
-  }
+  return urlWithoutSecrets(url)?.toString() ?? '(unparseable endpoint)';
 }
 
 async function loadSdk(load: OtelSdkLoader): Promise<OtelSdkModules> {

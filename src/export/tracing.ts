@@ -17,6 +17,7 @@
  * off for every load-test request, flag 01 would force it on at load-test rates.
  */
 import { SpanKind, SpanStatusCode, isSpanContextValid, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import { urlWithoutSecrets } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { RequestSample, Verdict } from '../core/types.js';
@@ -122,17 +123,9 @@ function serverOf(url: URL): { address: string; port: number } {
 
 /** A base address without credentials, query, fragment or trailing slash. */
 function cleanBase(address: string): URL | undefined {
-  try {
-    const u = new URL(address);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    u.hash = '';
-    u.pathname = u.pathname.replace(/\/+$/, '');
-    return u;
-  } catch {
-    return undefined;
-  }
+  const u = urlWithoutSecrets(address);
+  if (u !== undefined) u.pathname = u.pathname.replace(/\/+$/, '');
+  return u;
 }
 
 /** The URL attributes of a request, computed once per target and operation (ids filled per request). */
