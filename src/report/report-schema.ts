@@ -19,8 +19,7 @@ import { opsSchema } from './sections/ops.js';
 import { rateLimitSchema } from './sections/rate-limit.js';
 import { runSchema } from './sections/run.js';
 import { scenariosSchema } from './sections/scenarios.js';
-import type { ScenarioReport } from './sections/scenarios.js';
-import { bool, obj, str, written, type DeepReadonly } from './sections/schema-kit.js';
+import { bool, obj, str } from './sections/schema-kit.js';
 import { sliceMsSchema, sliceSchema } from './sections/slices.js';
 import { sloSchema } from './sections/slo.js';
 import { stepsSchema } from './sections/steps.js';
@@ -33,61 +32,28 @@ export const reportSchema = obj(
   {
     ...runSchema,
     load: loadSchema,
-    /** Operations that saw at least one request. */
     ops: opsSchema,
     stream: streamSchema,
     rateLimit: rateLimitSchema,
     slo: sloSchema,
     thresholds: z.array(thresholdSchema),
-    /** Distinct violations, most frequent first (at most a few hundred; see `contractViolationTotals`). */
     contractViolations: z.array(violationSchema),
-    /**
-     * One entry per slice from the run's start, by intended start time: `{ t (s since start),
-     * requests, good, bad, excluded, responses429, ops: { <op>: { count, latency } } }` where
-     * `latency` is a serialised HDR histogram like those of `histograms`.
-     */
     slices: z.array(sliceSchema),
-    /**
-     * Serialised HdrHistograms (compressed base64, values in µs; `stream.tokensPerS` in
-     * milli-tokens per second) keyed `<op>.latency` and `stream.<timing>`. Merging the histograms
-     * of several shards gives exact percentiles of the whole.
-     */
     histograms: histogramsSchema,
   },
   {
-    /** Added in @1: true when every threshold passed (true with no thresholds). */
-    passed: written(bool),
-    /** Added in @1: the abort-on-fail threshold metric that ended the run early, if one did. */
+    passed: bool,
     abortedBy: str,
-    /** Added in @1: every violation seen, and what the bounded list dropped. */
-    contractViolationTotals: written(violationTotalsSchema),
-    /** Added in @1: length of a slice in ms (1000 by default). */
-    sliceMs: written(sliceMsSchema),
-    /** Added in @1: notifications received during the run, when a receiver listened. */
+    contractViolationTotals: violationTotalsSchema,
+    sliceMs: sliceMsSchema,
     notifications: notificationsSchema,
-    /** Added in @1: asynchronous runs and triggers followed to their end, when there were any. */
     asyncRuns: asyncRunsSchema,
-    /** Added in @1: the service's own account of the run, compared with the client's. */
     audit: auditSchema,
-    /** Added in @1: PASS, FAIL, INTERRUPTED (stopped by the user) or ABORTED (by an abort-on-fail threshold). */
     verdict: verdictSchema,
-    /** Added in @1: journey iterations, when the run had journeys. */
     iterations: iterationsSchema,
-    /** Added in @1: journey checks by name. */
     checks: checksSchema,
-    /** Added in @1: latency of named journey steps. */
     steps: stepsSchema,
     scenarios: scenariosSchema,
-    /** Added in @1: where the generator itself limited the load, and what to change. */
     warnings: warningsSchema,
   },
 );
-
-/**
- * The whole report, `flowgauge/report@1`, as this version writes it: the type of `reportSchema`
- * (fields it marks `written` required), with `scenarios` typed from the sections it repeats.
- */
-export type Report = Omit<DeepReadonly<z.output<typeof reportSchema>>, 'scenarios'> & {
-  /** Added in @1: each scenario of a run of several (the top level is the whole run). */
-  readonly scenarios?: Readonly<Record<string, ScenarioReport>>;
-};

@@ -5,10 +5,9 @@
  * seen; the times to completion keep only a summary (no histogram), so each statistic takes its
  * worst shard.
  */
-import type { z } from 'zod';
-import { bySection, fields, max, min, recompute, setting, sum, sumCounts, weightedMean, worst, type Rule } from './merge-kit.js';
-import { notProjected } from './project-kit.js';
-import { bool, count, countMap, keyed, nonNegative, nullable, num, obj, pct, written, type DeepReadonly } from './schema-kit.js';
+import type { AsyncRunsReport } from '../model.js';
+import { fields, max, min, recompute, setting, sum, sumCounts, weightedMean, worst, type Rule } from './merge-kit.js';
+import { bool, count, countMap, keyed, nonNegative, nullable, num, obj, pct } from './schema-kit.js';
 
 const nullableNum = nullable(num);
 
@@ -16,54 +15,30 @@ const nullableNum = nullable(num);
 export const asyncRunsSchema = obj(
   {
     pollIntervalMs: nonNegative,
-    /** Completion is observed up to one interval late; on average half of it. */
     meanBiasMs: nonNegative,
     followed: obj({ run: count, trigger: count }),
     final: obj(keyed(['completed', 'failed', 'timeout', 'abandoned', 'error'] as const, count)),
-    /** Intended start of the request → the poll that saw the run finished (completed or failed). */
     timeToCompletionMs: pct,
-    /** Polls per finished follow (completed or failed), exact. */
     pollsPerRun: obj({ runs: count, mean: nonNegative, max: count }),
     progress: obj(
+      { min: nullableNum, max: nullableNum, monotonic: bool, decreases: count },
       {
-        /** Lowest and highest value seen; null before any. */
-        min: nullableNum,
-        max: nullableNum,
-        /** True when no run's progress ever went down. */
-        monotonic: bool,
-        /** Polls whose progress was lower than the previous poll's, and the runs that had one. */
-        decreases: count,
-      },
-      {
-        /** Numeric progress values seen. */
-        values: written(count),
-        /** Range of the value at completion. */
-        atCompletion: written(obj({ min: nullableNum, max: nullableNum })),
-        outside0to100: written(count),
-        nonInteger: written(count),
-        /** Polls whose body had no numeric progress. */
-        missing: written(count),
-        runsWithDecrease: written(count),
+        values: count,
+        atCompletion: obj({ min: nullableNum, max: nullableNum }),
+        outside0to100: count,
+        nonInteger: count,
+        missing: count,
+        runsWithDecrease: count,
       },
     ),
   },
   {
-    notFollowed: written(obj({ cap: count, stopped: count })),
-    /** Follows still going when the snapshot was taken. */
-    active: written(count),
-    polls: written(obj({ total: count, statuses: countMap, errors: countMap })),
-    triggers: written(
-      obj({
-        completedByPolling: count,
-        completedByNotification: count,
-        /** Intended start of the trigger → its run's completion, by either route. */
-        timeToCompletionMs: pct,
-      }),
-    ),
+    notFollowed: obj({ cap: count, stopped: count }),
+    active: count,
+    polls: obj({ total: count, statuses: countMap, errors: countMap }),
+    triggers: obj({ completedByPolling: count, completedByNotification: count, timeToCompletionMs: pct }),
   },
 );
-/** `asyncRuns` (added in @1): runs that answered `running` and triggers, followed to their end. */
-export type AsyncRunsReport = DeepReadonly<z.output<typeof asyncRunsSchema>>;
 
 type Progress = AsyncRunsReport['progress'];
 type PollsPerRun = AsyncRunsReport['pollsPerRun'];
@@ -100,6 +75,3 @@ export const asyncRunsMerge: Rule<AsyncRunsReport> = fields<AsyncRunsReport>({
   }),
   triggers: fields<AsyncRunsReport['triggers']>({ completedByPolling: sum, completedByNotification: sum, timeToCompletionMs: worst }),
 });
-
-/** `asyncRuns`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const asyncRunsSection = notProjected(bySection(asyncRunsMerge));

@@ -4,17 +4,12 @@
  */
 import { z } from 'zod';
 import { mergeCheckExamples, type CheckCounts, type CheckExample } from '../../collect/iteration-stats.js';
-import { bySection, custom, each, fields, sum, type Rule } from './merge-kit.js';
-import type { FullSection, ScopeState } from './project-kit.js';
-import { count, obj, str, type DeepReadonly } from './schema-kit.js';
+import type { ChecksReport } from '../model.js';
+import { custom, each, fields, sum, type Rule } from './merge-kit.js';
+import { count, obj, str } from './schema-kit.js';
 
 /** report@1 `checks`. */
 export const checksSchema = z.record(z.string(), obj({ passes: count, fails: count }, { examples: z.array(obj({ expected: str, actual: str })) }));
-/**
- * `checks` (added in @1): named journey checks, `{ passes, fails, examples? }` each; `examples`
- * (added in @1) holds up to 3 distinct failures as `{ expected, actual }` text of ≤ 200 characters.
- */
-export type ChecksReport = DeepReadonly<z.output<typeof checksSchema>>;
 
 const checkMerge = fields<CheckCounts>({
   passes: sum,
@@ -31,9 +26,3 @@ export function mergeChecks(parts: readonly (ChecksReport | undefined)[]): Check
   if (present.length === 0) return undefined;
   return checksMerge.merge(present, { scope: { startMs: 0, histograms: {}, sources: present.map((p) => p.source) }, path: 'checks', key: 'checks', parents: present.length });
 }
-
-/** `checks`: the journeys' checks, present when journeys ran and checked something. */
-export const checksSection: FullSection<ChecksReport, object, ScopeState> = {
-  ...bySection(checksMerge),
-  project: (s) => (s.iterations !== undefined && Object.keys(s.iterations.checks).length > 0 ? s.iterations.checks : undefined),
-};

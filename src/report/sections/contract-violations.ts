@@ -8,21 +8,13 @@ import { z } from 'zod';
 import type { ContractViolationEntry, ContractViolationTotals } from '../../collect/contract-violations.js';
 import { OPS } from '../../core/ops.js';
 import type { Report } from '../model.js';
-import { fields, sum, type Part } from './merge-kit.js';
-import type { FullSection, ScopeState } from './project-kit.js';
+import { fields, sum, type Part, type Section } from './merge-kit.js';
 import { count, obj, str } from './schema-kit.js';
 
 /** report@1 `contractViolations[]`. */
 export const violationSchema = obj({ op: z.enum(OPS), path: str, expected: str, got: str, count });
 /** report@1 `contractViolationTotals`. */
-export const violationTotalsSchema = obj({
-  /** Every violation seen. */
-  total: count,
-  /** Distinct violations not kept in the table because it was full. */
-  droppedDistinct: count,
-  /** Occurrences of those. */
-  droppedCount: count,
-});
+export const violationTotalsSchema = obj({ total: count, droppedDistinct: count, droppedCount: count });
 
 /** Distinct violations the collector keeps by default. */
 const DEFAULT_MAX_DISTINCT = 200;
@@ -44,8 +36,7 @@ function table(parts: readonly Part<WithViolations>[]): { rows: ContractViolatio
 }
 
 /** `contractViolations` (top level only), kind `union`: the tables joined, counts added, bounded. */
-export const violationsSection: FullSection<readonly ContractViolationEntry[], WithViolations, ScopeState> = {
-  project: (s) => s.snapshot.contractViolations,
+export const violationsSection: Section<readonly ContractViolationEntry[], WithViolations> = {
   merge(parts) {
     if (parts.every((p) => p.value.contractViolations === undefined)) return undefined;
     if (parts.length === 1) return parts[0]?.value.contractViolations;
@@ -57,8 +48,7 @@ export const violationsSection: FullSection<readonly ContractViolationEntry[], W
 const totalsRule = fields<ContractViolationTotals>({ total: sum, droppedDistinct: sum, droppedCount: sum });
 
 /** `contractViolationTotals` (top level and each scenario's), kind `sum`: the totals add, plus the rows the merged table dropped. */
-export const violationTotalsSection: FullSection<ContractViolationTotals, WithViolations, ScopeState> = {
-  project: (s) => s.snapshot.contractViolationTotals,
+export const violationTotalsSection: Section<ContractViolationTotals, WithViolations> = {
   merge(parts, scope) {
     // A report written before the totals: every violation is in its table.
     const totals = parts.map((p) => ({

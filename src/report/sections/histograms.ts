@@ -4,14 +4,11 @@
  * the sections that re-read a `Pct` from them read the merged ones.
  */
 import { z } from 'zod';
-import type { FullSection, ScopeState } from './project-kit.js';
+import type { Section } from './merge-kit.js';
 import { hdr } from './schema-kit.js';
 
 /** report@1 `histograms` (and a scenario's). */
 export const histogramsSchema = z.record(z.string(), hdr);
 
-/** `histograms`: the collectors' and the journeys' serialised histograms; merged, kind `histogram`: the scope's merged histograms. */
-export const histogramsSection: FullSection<Readonly<Record<string, string>>, object, ScopeState> = {
-  project: (s) => ({ ...s.snapshot.histograms, ...(s.iterations?.histograms ?? {}) }),
-  merge: (_parts, scope) => scope.histograms,
-};
+/** `histograms`, kind `histogram`: the scope's merged histograms. */
+export const histogramsSection: Section<Readonly<Record<string, string>>> = { merge: (_parts, scope) => scope.histograms };

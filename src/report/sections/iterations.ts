@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { MAX_ITERATION_ERRORS } from '../../collect/iteration-stats.js';
-import { bySection, custom, fields, histogram, recompute, sum, type Part, type Rule } from './merge-kit.js';
-import type { FullSection, ScopeState } from './project-kit.js';
-import { count, obj, pct, str, written, type DeepReadonly } from './schema-kit.js';
+import type { IterationsReport } from '../model.js';
+import { custom, fields, histogram, recompute, sum, type Part, type Rule } from './merge-kit.js';
+import { count, obj, pct, str } from './schema-kit.js';
 
 /** report@1 `iterations`. */
 export const iterationsSchema = obj(
@@ -16,19 +16,12 @@ export const iterationsSchema = obj(
     completed: count,
     failed: count,
     interrupted: count,
-    /** Iterations the schedule could not start (`maxInFlight` reached). */
     dropped: count,
     durationMs: pct,
-    /** The first distinct failure messages, most frequent first. */
     errors: z.array(obj({ message: str, count })),
   },
-  {
-    /** Failures whose message was not among the kept ones. */
-    otherErrors: written(count),
-  },
+  { otherErrors: count },
 );
-/** `iterations` (added in @1): journey iterations by outcome. */
-export type IterationsReport = DeepReadonly<z.output<typeof iterationsSchema>>;
 
 type ErrorRow = IterationsReport['errors'][number];
 
@@ -56,6 +49,3 @@ export const iterationsMerge: Rule<IterationsReport> = fields<IterationsReport>(
     return own + messages(parents.map((p) => ({ value: p.value.errors, source: p.source }))).slice(MAX_ITERATION_ERRORS).reduce((n, e) => n + e.count, 0);
   }),
 });
-
-/** `iterations`: the journeys' accounting, present only when journeys ran. */
-export const iterationsSection: FullSection<IterationsReport, object, ScopeState> = { ...bySection(iterationsMerge), project: (s) => s.iterations?.iterations };

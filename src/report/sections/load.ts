@@ -5,48 +5,22 @@
  * not credited with the sum of their rates.
  */
 import { z } from 'zod';
-import { bySection, fields, recompute, round3, setting, sum, sumOrNull, worst, type Part, type Rule } from './merge-kit.js';
-import type { BuildReportInput, FullSection, ScopeState } from './project-kit.js';
-import { count, nonNegative, nullable, obj, pct, str, type DeepReadonly } from './schema-kit.js';
+import type { LoadReport } from '../model.js';
+import { fields, recompute, round3, setting, sum, sumOrNull, worst, type Part, type Rule } from './merge-kit.js';
+import { count, nonNegative, nullable, obj, pct, str } from './schema-kit.js';
 
 /** report@1 `load`. */
 export const loadSchema = obj(
   {
     executor: str,
-    /** Requested arrival rate; null for closed-model executors, which have none. */
     targetRatePerS: nullable(nonNegative),
-    /** started / durationS. */
     achievedRatePerS: nonNegative,
     started: count,
-    /** Starts skipped because `maxInFlight` was reached (never silently delayed). */
     dropped: count,
-    /** Actual start − intended start. */
     scheduleLagMs: pct,
   },
-  {
-    /**
-     * Requests still in flight when the grace period of a stop ran out, aborted by flowgauge:
-     * they say nothing about the service, so they are in no other count.
-     */
-    cancelled: count,
-    /**
-     * Added in @1: requests still open when the grace period after the schedule ended, within their
-     * own deadline (one past it is a `TIMEOUT`): the run cut them, so they are in no other count.
-     */
-    cut: count,
-    /** Added in @1, with `cut`: the grace period that ended, in s (absent when scenarios had different ones). */
-    gracefulStopS: nonNegative,
-    /**
-     * Added in @1: the schedule's own length in s (from its start to its end, without the drain
-     * that follows); `achievedRatePerS` is `started / scheduleS`.
-     */
-    scheduleS: nonNegative,
-    /** Added in @1: worker threads that generated the load (`flowgauge run --workers N`); absent for one. */
-    workers: z.int().min(1),
-  },
+  { cancelled: count, cut: count, gracefulStopS: nonNegative, scheduleS: nonNegative, workers: z.int().min(1) },
 );
-/** `load`: what the executor was asked to do and did. */
-export type LoadReport = DeepReadonly<z.output<typeof loadSchema>>;
 
 /**
  * Seconds during which at least one part was active: the union of `[start, start + active)`
@@ -94,24 +68,3 @@ export const loadMerge: Rule<LoadReport> = fields<LoadReport>({
   // Threads that generated the load, over all shards.
   workers: sum,
 });
-
-/** `load` of a report or a scenario section: the achieved rate over the schedule's own window. */
-export function loadOf(load: BuildReportInput['load'], durationS: number): LoadReport {
-  // Rounded before dividing, so the report's own rate and scheduleS agree (and merge gives them back).
-  const scheduleS = load.scheduleS === undefined ? undefined : round3(load.scheduleS);
-  const windowS = scheduleS ?? durationS;
-  return {
-    executor: load.executor,
-    targetRatePerS: load.targetRatePerS,
-    achievedRatePerS: windowS > 0 ? round3(load.started / windowS) : 0,
-    started: load.started,
-    dropped: load.dropped,
-    scheduleLagMs: load.scheduleLagMs,
-    ...(load.cancelled !== undefined && load.cancelled > 0 ? { cancelled: load.cancelled } : {}),
-    ...(load.cut !== undefined && load.cut > 0 ? { cut: load.cut, ...(load.gracefulStopS !== undefined ? { gracefulStopS: load.gracefulStopS } : {}) } : {}),
-    ...(scheduleS !== undefined ? { scheduleS } : {}),
-  };
-}
-
-/** `load`: projected from the executor's counts, merged by the rules above. */
-export const loadSection: FullSection<LoadReport, object, ScopeState> = { ...bySection(loadMerge), project: (s) => loadOf(s.load, s.durationS) };

@@ -6,65 +6,39 @@
  */
 import { z } from 'zod';
 import type { NotificationEventSet } from '../../collect/notification-matcher.js';
-import { bySection, custom, fields, setting, sum, sumCounts, worst, type Rule } from './merge-kit.js';
-import { notProjected } from './project-kit.js';
-import { count, countMap, nonNegative, obj, pct, written, type DeepReadonly } from './schema-kit.js';
+import type { NotificationsReport } from '../model.js';
+import { custom, fields, setting, sum, sumCounts, worst, type Rule } from './merge-kit.js';
+import { count, countMap, nonNegative, obj, pct } from './schema-kit.js';
 
 /** report@1 `notifications`. */
 export const notificationsSchema = obj(
   {
     eventSet: z.enum(['flow.run', 'flow', 'mixed', 'none']),
-    /** Accepted deliveries by event name as sent (at most 20 names; the rest under `(other)`). */
     events: countMap,
-    /** Accepted deliveries during the run. */
     received: count,
-    /** Runs whose completion the client observed: each should be notified. */
     expected: count,
-    /** Of those, notified (completed or failed event received). */
     matched: count,
-    /** Of those, not notified within `graceMs` of the client seeing the completion. */
     missing: count,
-    /** Second and later deliveries of the same event for the same run. */
     duplicate: count,
-    /** Runs whose completion was delivered before their start. */
     outOfOrder: count,
-    /** Receipt − the client's observation of the completion, for deliveries that came after it. */
     deliveryLatencyMs: pct,
-    /** Deliveries the receiver refused, by reason (`bad-signature`, `replay`, `oversize`, …). */
     rejected: countMap,
   },
   {
-    /** Requests that reached the receiver, accepted or not. */
-    requests: written(count),
-    /** Deliveries that arrived before the run started (warm-up traffic), ignored. */
-    beforeRun: written(count),
-    /** Missing ones whose delivery came after the grace period. */
-    late: written(count),
-    /** Completions still within their grace period when the snapshot was taken (a run cut short). */
-    awaiting: written(count),
-    /** Runs whose delivered status contradicted the one the client saw. */
-    statusMismatch: written(count),
-    /** Run events for runs the client never saw (other traffic, or requests that failed on the way back). */
-    unsolicited: written(count),
-    sessionEvents: written(count),
-    unknownEvents: written(count),
-    /** Deliveries that arrived before the client saw the completion, and by how much. */
-    beforeClient: written(count),
-    leadMs: written(pct),
-    graceMs: written(nonNegative),
-    triggers: written(
-      obj({
-        accepted: count,
-        matchedByRunId: count,
-        matchedByFlowOrder: count,
-        /** Accepted triggers with no run found, or no completion delivered. */
-        unresolved: count,
-      }),
-    ),
+    requests: count,
+    beforeRun: count,
+    late: count,
+    awaiting: count,
+    statusMismatch: count,
+    unsolicited: count,
+    sessionEvents: count,
+    unknownEvents: count,
+    beforeClient: count,
+    leadMs: pct,
+    graceMs: nonNegative,
+    triggers: obj({ accepted: count, matchedByRunId: count, matchedByFlowOrder: count, unresolved: count }),
   },
 );
-/** `notifications` (added in @1): outbound notifications received during the run. */
-export type NotificationsReport = DeepReadonly<z.output<typeof notificationsSchema>>;
 
 /** Event names the matcher keeps; the rest are counted under `(other)`. */
 const MAX_EVENT_NAMES = 20;
@@ -109,6 +83,3 @@ export const notificationsMerge: Rule<NotificationsReport> = fields<Notification
   graceMs: setting({ label: 'notifications.graceMs (the grace period)' }),
   triggers: fields<NotificationsReport['triggers']>({ accepted: sum, matchedByRunId: sum, matchedByFlowOrder: sum, unresolved: sum }),
 });
-
-/** `notifications`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const notificationsSection = notProjected(bySection(notificationsMerge));

@@ -5,71 +5,39 @@
  * `SCENARIO_SECTIONS` (the type makes it required).
  */
 import { z } from 'zod';
-import type { Pct } from '../../collect/histogram.js';
-import type { ContractViolationTotals } from '../../collect/contract-violations.js';
-import type { Report } from '../model.js';
-import type { ChecksReport } from './checks.js';
-import type { IterationsReport } from './iterations.js';
-import type { LoadReport } from './load.js';
-import type { OpReport } from './ops.js';
-import type { RateLimitReport } from './rate-limit.js';
-import type { SloReport } from './slo.js';
-import type { StreamReport } from './stream.js';
-import type { OpName } from '../../core/ops.js';
-import { checksSection } from './checks.js';
+import type { Report, ScenarioReport } from '../model.js';
+import { checksMerge } from './checks.js';
 import { violationTotalsSection } from './contract-violations.js';
 import { histogramsSection } from './histograms.js';
-import { iterationsSection } from './iterations.js';
-import { loadSection } from './load.js';
-import { mergeHistogramMaps, mergeSections, type Part, type Scope, type Source } from './merge-kit.js';
-import { opsSection } from './ops.js';
-import type { FullSection, FullSections, RunState, ScopeState } from './project-kit.js';
-import { rateLimitSection } from './rate-limit.js';
-import { sloSection } from './slo.js';
-import { stepsSection } from './steps.js';
-import { streamSection } from './stream.js';
+import { iterationsMerge } from './iterations.js';
+import { loadMerge } from './load.js';
+import { bySection, mergeHistogramMaps, mergeSections, type Part, type Scope, type Section, type Sections, type Source } from './merge-kit.js';
+import { opsMerge } from './ops.js';
+import { rateLimitMerge } from './rate-limit.js';
+import { sloMerge } from './slo.js';
+import { stepsMerge } from './steps.js';
+import { streamMerge } from './stream.js';
 
 // Each scenario's sections have the top level's shapes (documented there, not again).
 /** report@1 `scenarios`. */
 export const scenariosSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
 
-/**
- * `scenarios.<name>` (added in @1): one scenario of a run of several, with its own figures. The
- * schema leaves a scenario's shape to the top level's sections, so its type is put together from
- * theirs.
- */
-export interface ScenarioReport {
-  readonly load: LoadReport;
-  readonly ops: Partial<Record<OpName, OpReport>>;
-  readonly stream: StreamReport;
-  readonly rateLimit: RateLimitReport;
-  readonly slo: SloReport;
-  readonly contractViolationTotals: ContractViolationTotals;
-  readonly iterations?: IterationsReport;
-  readonly checks?: ChecksReport;
-  readonly steps?: Readonly<Record<string, Pct>>;
-  /** Serialised histograms of this scenario, keyed as the top level's (merge stays exact). */
-  readonly histograms: Readonly<Record<string, string>>;
-}
-
-/** Every section of a scenario's report, how it is projected and how it merges. */
-export const SCENARIO_SECTIONS: FullSections<ScenarioReport, ScopeState> = {
-  load: loadSection,
-  ops: opsSection,
-  stream: streamSection,
-  rateLimit: rateLimitSection,
-  slo: sloSection,
+/** Every section of a scenario's report, and how it merges. */
+export const SCENARIO_SECTIONS: Sections<ScenarioReport> = {
+  load: bySection(loadMerge),
+  ops: bySection(opsMerge),
+  stream: bySection(streamMerge),
+  rateLimit: bySection(rateLimitMerge),
+  slo: bySection(sloMerge),
   contractViolationTotals: violationTotalsSection,
-  iterations: iterationsSection,
-  checks: checksSection,
-  steps: stepsSection,
+  iterations: bySection(iterationsMerge),
+  checks: bySection(checksMerge),
+  steps: bySection(stepsMerge),
   histograms: histogramsSection,
 };
 
 /** `scenarios`, kind `each`: scenario by scenario, each like a report of its own. */
-export const scenariosSection: FullSection<Readonly<Record<string, ScenarioReport>>, Pick<Report, 'scenarios'>, RunState> = {
-  // Each scenario's sections are projected by `buildScenarioSection` (with SCENARIO_SECTIONS).
-  project: (s) => s.input.scenarios,
+export const scenariosSection: Section<Readonly<Record<string, ScenarioReport>>, Pick<Report, 'scenarios'>> = {
   merge(parts, scope) {
     const names = [...new Set(parts.flatMap((p) => Object.keys(p.value.scenarios ?? {})))];
     if (names.length === 0) return undefined;

@@ -8,24 +8,17 @@ import { encodeHistogram } from '../../collect/histogram.js';
 import type { SliceEntry } from '../../collect/slices.js';
 import { OPS, type OpName } from '../../core/ops.js';
 import type { Report } from '../model.js';
-import { mergeEncoded, round3, setting, type Part, type Scope } from './merge-kit.js';
-import type { FullSection, ScopeState } from './project-kit.js';
+import { mergeEncoded, round3, setting, type Part, type Scope, type Section } from './merge-kit.js';
 import { byOp, count, hdr, nonNegative, obj } from './schema-kit.js';
 
 /** report@1 `slices[]`. */
 export const sliceSchema = obj({
-  /** Start of the slice in seconds since the run's start. */
   t: nonNegative,
-  /** Requests intended to start in the slice (and observed so far). */
   requests: count,
   good: count,
   bad: count,
   excluded: count,
   responses429: count,
-  /**
-   * Per operation: count (every request, 429s included) and serialised latency histogram (µs,
-   * HdrHistogram compressed base64) of the served answers: every one but a 429.
-   */
   ops: byOp(obj({ count, latency: hdr })),
 });
 /** report@1 `sliceMs`. */
@@ -42,10 +35,7 @@ function sliceMsOf(parts: readonly Part<WithSlices>[], scope: Scope): number {
 }
 
 /** `sliceMs`, kind `setting`: the parts must agree (else an error). */
-export const sliceMsSection: FullSection<number, WithSlices, ScopeState> = {
-  project: (s) => s.snapshot.sliceMs,
-  merge: (parts, scope) => sliceMsOf(parts, scope),
-};
+export const sliceMsSection: Section<number, WithSlices> = { merge: (parts, scope) => sliceMsOf(parts, scope) };
 
 interface SliceAcc {
   requests: number;
@@ -57,8 +47,7 @@ interface SliceAcc {
 }
 
 /** `slices`: counts `sum`, latencies `histogram`, each slice where its start falls on the merged clock. */
-export const slicesSection: FullSection<readonly SliceEntry[], WithSlices, ScopeState> = {
-  project: (s) => s.snapshot.slices,
+export const slicesSection: Section<SliceEntry[], WithSlices> = {
   merge(parts, scope) {
     const sliceMs = sliceMsOf(parts, scope);
     if (parts.length === 1) return parts[0]?.value.slices as SliceEntry[];

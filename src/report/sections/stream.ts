@@ -5,51 +5,34 @@
 import { z } from 'zod';
 import { promptLengthFrom } from '../../collect/prompt-length.js';
 import type { StreamHistogramName } from '../../collect/stream-collector.js';
-import { bySection, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
-import type { FullSection, ScopeState } from './project-kit.js';
-import { count, obj, pct, written, type DeepReadonly } from './schema-kit.js';
+import type { StreamReport } from '../model.js';
+import { fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
+import { count, obj, pct } from './schema-kit.js';
 
 /** report@1 `stream`. */
 export const streamSchema = obj(
   {
-    /** Streams opened: samples of a stream that got a 2xx response. */
     count,
-    /** Streams that ended with `end` and no error. */
     completed: count,
-    /** count − completed: no `end`, or an error event. */
     incomplete: count,
     timeToStartMs: pct,
     ttftMs: pct,
-    /** Every gap between consecutive token arrivals. */
     itlMs: pct,
-    /** (last token − first token) / (tokens − 1), per stream with at least two tokens. */
     tpotMs: pct,
-    /** tokens / (end − first token), per completed stream; in tokens per second, not ms. */
     tokensPerS: pct,
-    /** Token events received in all streams. */
     tokens: count,
-    /** Streams whose token events differ from `usage.completion_tokens` (when the end event had it). */
     tokenCountMismatches: count,
   },
   {
-    ttfbMs: written(pct),
-    timeToEndMs: written(pct),
-    /**
-     * Streams of two or more tokens whose tokens all arrived at one instant (one read): the answer
-     * was not streamed to the client, so their ITL and TPOT say nothing of generation. Optional for
-     * reports written before it was counted.
-     */
+    ttfbMs: pct,
+    timeToEndMs: pct,
     deliveredAtOnce: count,
-    unknownEvents: written(count),
-    malformedEvents: written(count),
-    /** Prompt lengths of the streams sent, in words (the `Pct` fields are words, not ms). */
+    unknownEvents: count,
+    malformedEvents: count,
     inputWords: pct,
-    /** TTFT (ms, from the intended start) by prompt-length band, for streams that got a token. */
     ttftByInputWords: z.record(z.string(), pct),
   },
 );
-/** `stream`: stream timings (the serialised histograms are under `histograms`). */
-export type StreamReport = DeepReadonly<z.output<typeof streamSchema>>;
 
 const timing = (name: StreamHistogramName) => histogram(`stream.${name}`, { noun: 'values' });
 // Added later than the others: a report written before their histograms keeps only the summary.
@@ -76,12 +59,3 @@ export const streamMerge: Rule<StreamReport> = fields<StreamReport>({
   inputWords: fromHistograms((h) => promptLengthFrom(h).inputWords),
   ttftByInputWords: fromHistograms((h) => promptLengthFrom(h).ttftByInputWords),
 });
-
-/** `stream`: the stream collector's snapshot without its histograms (they are under `histograms`). */
-export const streamSection: FullSection<StreamReport, object, ScopeState> = {
-  ...bySection(streamMerge),
-  project(s) {
-    const { histograms: _histograms, ...stream } = s.snapshot.stream;
-    return stream;
-  },
-};

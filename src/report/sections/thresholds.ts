@@ -10,25 +10,11 @@ import { evaluateThresholdsOn } from '../metrics.js';
 import { thresholdOfResult, type ParsedThreshold, type ThresholdResult } from '../../slo/thresholds.js';
 import type { Report } from '../model.js';
 import { reportVerdict, type RunVerdict } from '../verdict.js';
-import type { FullSection, RunState } from './project-kit.js';
+import type { Section } from './merge-kit.js';
 import { bool, num, nullable, obj, str } from './schema-kit.js';
 
 /** report@1 `thresholds[]`. */
-export const thresholdSchema = obj(
-  {
-    metric: str,
-    op: z.enum(COMPARATORS),
-    /** The limit, in the metric's unit (ms for latencies, ratio 0–1 for percentages). */
-    value: num,
-    /** What was measured, in the same unit; null when nothing was observed. */
-    observed: nullable(num),
-    passed: bool,
-  },
-  {
-    /** True for a default the run was judged on because it set no thresholds. */
-    implicit: bool,
-  },
-);
+export const thresholdSchema = obj({ metric: str, op: z.enum(COMPARATORS), value: num, observed: nullable(num), passed: bool }, { implicit: bool });
 /** report@1 `verdict`. */
 export const verdictSchema = z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED']);
 
@@ -51,8 +37,7 @@ function shardThresholds(reports: readonly Pick<Report, 'thresholds'>[]): { pars
 }
 
 /** `thresholds`, kind `recompute`: judged again on the merged report. */
-export const thresholdsSection: FullSection<readonly ThresholdResult[], Report, RunState> = {
-  project: (s) => s.input.thresholds,
+export const thresholdsSection: Section<readonly ThresholdResult[], Report> = {
   after: true,
   merge(parts, _scope, _key, merged) {
     const { parsed, unknown } = shardThresholds(parts.map((p) => p.value));
@@ -61,15 +46,13 @@ export const thresholdsSection: FullSection<readonly ThresholdResult[], Report, 
 };
 
 /** `passed`, kind `recompute`: every threshold judged again passed. */
-export const passedSection: FullSection<boolean, Report, RunState> = {
-  project: (s) => s.input.thresholds.every((t) => t.passed),
+export const passedSection: Section<boolean, Report> = {
   after: true,
   merge: (_parts, _scope, _key, merged) => (merged.thresholds ?? []).every((t) => t.passed),
 };
 
 /** `verdict`, kind `recompute`: from the merged run's end and its thresholds. */
-export const verdictSection: FullSection<RunVerdict, Report, RunState> = {
-  project: (s) => reportVerdict({ interrupted: s.input.interrupted, abortedBy: s.input.abortedBy, passed: s.input.thresholds.every((t) => t.passed) }),
+export const verdictSection: Section<RunVerdict, Report> = {
   after: true,
   merge: (_parts, _scope, _key, merged) => reportVerdict({ interrupted: merged.interrupted === true, abortedBy: merged.abortedBy, passed: merged.passed === true }),
 };

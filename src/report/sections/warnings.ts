@@ -4,22 +4,12 @@
  * starts spread over more than a second.
  */
 import { z } from 'zod';
-import type { Report } from '../model.js';
-import { union, type Part, type Source } from './merge-kit.js';
-import type { FullSection, RunState } from './project-kit.js';
-import { obj, str, type DeepReadonly } from './schema-kit.js';
+import type { Report, RunWarning } from '../model.js';
+import { union, type Part, type Section, type Source } from './merge-kit.js';
+import { obj, str } from './schema-kit.js';
 
 /** report@1 `warnings`. */
-export const warningsSchema = z.array(
-  obj({
-    /** Stable, e.g. `DATA_EXHAUSTED`, `DROPPED`, `SCHEDULE_BEHIND`. */
-    code: str,
-    /** What happened and what to change. */
-    message: str,
-  }),
-);
-/** `warnings[]` (added in @1): the generator itself limited or distorted the load. */
-export type RunWarning = DeepReadonly<z.output<typeof warningsSchema>>[number];
+export const warningsSchema = z.array(obj({ code: str, message: str }));
 
 /** Shards whose starts lie further apart than this did not run side by side (`flowgauge run --start-at` allows as much). */
 const SHARDS_TOGETHER_MS = 1000;
@@ -45,8 +35,7 @@ function notTogether(sources: readonly Source[], parts: readonly Part<Pick<Repor
 const distinct = union<RunWarning>((w) => `${w.code}\u0000${w.message}`);
 
 /** `warnings`, kind `union` (plus the merge's own). */
-export const warningsSection: FullSection<readonly RunWarning[], Pick<Report, 'startedAt' | 'warnings'>, RunState> = {
-  project: (s) => (s.input.warnings !== undefined && s.input.warnings.length > 0 ? s.input.warnings : undefined),
+export const warningsSection: Section<readonly RunWarning[], Pick<Report, 'startedAt' | 'warnings'>> = {
   merge(parts, scope) {
     const lists = parts.flatMap((p) => (p.value.warnings === undefined ? [] : [{ value: p.value.warnings, source: p.source }]));
     const own = notTogether(scope.sources, parts);
