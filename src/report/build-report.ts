@@ -3,6 +3,7 @@
  * journey accounting, projected into the contract's sections (`model.ts` holds the types).
  * Pure: wall-clock times come in as arguments.
  */
+import { urlWithoutSecrets } from '../api/redact.js';
 import type { CollectorSnapshot } from '../collect/collectors.js';
 import type { Pct } from '../collect/histogram.js';
 import type { IterationStatsSnapshot } from '../collect/iteration-stats.js';
@@ -56,19 +57,12 @@ const round = (x: number, digits: number): number => {
  * reach a report). Unparseable input is cut at the first `?` and stripped of `user:pass@`.
  */
 export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    u.hash = '';
-    const out = u.toString();
-    // URL adds a `/` to a bare origin; keep the user's spelling.
-    const path = url.split(/[?#]/)[0] ?? '';
-    return !path.endsWith('/') && out.endsWith('/') ? out.slice(0, -1) : out;
-  } catch {
-    return (url.split(/[?#]/)[0] ?? '').replace(/\/\/[^/@]*@/, '//');
-  }
+  const u = urlWithoutSecrets(url);
+  if (u === undefined) return (url.split(/[?#]/)[0] ?? '').replace(/\/\/[^/@]*@/, '//');
+  const out = u.toString();
+  // URL adds a `/` to a bare origin; keep the user's spelling.
+  const path = url.split(/[?#]/)[0] ?? '';
+  return !path.endsWith('/') && out.endsWith('/') ? out.slice(0, -1) : out;
 }
 
 /** `load` of a report or a scenario section: the achieved rate over the schedule's own window. */
