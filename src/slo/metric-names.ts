@@ -206,6 +206,20 @@ export const PROBE_METRICS = {
     help: 'TLS version negotiated by the last probe of the check (always 1; only the current version has a series).',
     labelNames: ['check', 'version'],
   },
+  lastRun: {
+    name: 'flowgauge_probe_last_run_timestamp_seconds',
+    type: 'gauge',
+    help: 'Unix time (seconds) the last probe of the check finished; alert when it stops moving.',
+    labelNames: ['check'],
+    aggregator: 'max',
+  },
+  tlsCertExpiry: {
+    name: 'flowgauge_probe_tls_cert_expiry_timestamp_seconds',
+    type: 'gauge',
+    help: "Unix time (seconds) the target's leaf certificate expires, as seen by the last probe of the check over TLS.",
+    labelNames: ['check'],
+    aggregator: 'min',
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 /** Every metric spec, for documentation and tests. */
