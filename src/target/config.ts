@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors.js';
 import type { Tier } from '../core/tiers.js';
 import { parseFaultPatch } from './faults.js';
 import { RATE_LIMIT_SHAPES } from './limiters.js';
-import type { NotificationSpec, ReferenceServiceOptions, TokenSpec } from './options.js';
+import type { NotificationSpec, ReferenceServiceOptions, TokenSpec } from './option-shapes.js';
 import {
   at,
   checkKeys,

@@ -5,42 +5,12 @@
  * seen; the times to completion keep only a summary (no histogram), so each statistic takes its
  * worst shard.
  */
-import type { AsyncRunsReport } from '../model.js';
-import { fields, max, min, recompute, setting, sum, sumCounts, weightedMean, worst, type Rule } from './merge-kit.js';
-import { bool, count, countMap, keyed, nonNegative, nullable, num, obj, pct } from './schema-kit.js';
-
-const nullableNum = nullable(num);
-
-/** report@1 `asyncRuns`. */
-export const asyncRunsSchema = obj(
-  {
-    pollIntervalMs: nonNegative,
-    meanBiasMs: nonNegative,
-    followed: obj({ run: count, trigger: count }),
-    final: obj(keyed(['completed', 'failed', 'timeout', 'abandoned', 'error'] as const, count)),
-    timeToCompletionMs: pct,
-    pollsPerRun: obj({ runs: count, mean: nonNegative, max: count }),
-    progress: obj(
-      { min: nullableNum, max: nullableNum, monotonic: bool, decreases: count },
-      {
-        values: count,
-        atCompletion: obj({ min: nullableNum, max: nullableNum }),
-        outside0to100: count,
-        nonInteger: count,
-        missing: count,
-        runsWithDecrease: count,
-      },
-    ),
-  },
-  {
-    notFollowed: obj({ cap: count, stopped: count }),
-    active: count,
-    polls: obj({ total: count, statuses: countMap, errors: countMap }),
-    triggers: obj({ completedByPolling: count, completedByNotification: count, timeToCompletionMs: pct }),
-  },
-);
+import { bySection, fields, max, min, recompute, setting, sum, sumCounts, weightedMean, worst, type Rule } from './merge-kit.js';
+import { notProjected } from './project-kit.js';
+import type { AsyncRunsReport } from './async-runs-schema.js';
 
 type Progress = AsyncRunsReport['progress'];
+
 type PollsPerRun = AsyncRunsReport['pollsPerRun'];
 
 /** How `asyncRuns` merges. */
@@ -75,3 +45,6 @@ export const asyncRunsMerge: Rule<AsyncRunsReport> = fields<AsyncRunsReport>({
   }),
   triggers: fields<AsyncRunsReport['triggers']>({ completedByPolling: sum, completedByNotification: sum, timeToCompletionMs: worst }),
 });
+
+/** `asyncRuns`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
+export const asyncRunsSection = notProjected(bySection(asyncRunsMerge));

@@ -10,49 +10,17 @@
  * sum, and the difference and `exact` are computed again from the merged figures. Sessions
  * belong to the shard that made them: their counts add.
  */
-import { z } from 'zod';
-import type { AuditReport, SessionAuditReport, TenantAuditReport, UsageAuditReport, UsageCounts, UsageFlowAudit } from '../model.js';
-import { allFlag, anyOf, custom, fields, first, recompute, setting, sum, union, type Part, type Rule } from './merge-kit.js';
-import { bool, count, int, nullable, obj, str } from './schema-kit.js';
-
-const usageCounts = obj({ totalRuns: count, successfulRuns: count, failedRuns: count, totalTokens: count });
-const usageDiff = obj({ totalRuns: int, successfulRuns: int, failedRuns: int, totalTokens: int });
-const usageAudit = obj(
-  {
-    window: obj({ start: str, end: str }),
-    service: nullable(usageCounts),
-    client: usageCounts,
-    diff: nullable(usageDiff),
-    exact: bool,
-  },
-  {
-    scope: z.enum(['per-flow', 'account']),
-    flows: z.array(obj({ flowId: str, service: nullable(usageCounts), client: usageCounts, diff: nullable(usageDiff) })),
-    clientUnknown: obj({ runsWithoutTokens: count, unresolved: count }),
-    errors: z.array(str),
-    filterIgnored: bool,
-    forbidden: bool,
-  },
-);
-const sessionAudit = obj(
-  { sessions: count, runs: count, checked: count, inOrder: count, alternating: count, countMatches: count },
-  {
-    concurrent: count,
-    problems: z.array(obj({ sessionId: str, check: z.enum(['read', 'order', 'roles', 'count', 'timestamps', 'total']), expected: str, got: str })),
-  },
-);
-
-/** report@1 `audit`. */
-export const auditSchema = obj(
-  {},
-  { usage: usageAudit, sessions: sessionAudit, tenants: z.array(obj({ scenarios: z.array(str) }, { usage: usageAudit, sessions: sessionAudit })), incomplete: bool },
-);
+import { allFlag, anyOf, bySection, custom, fields, first, recompute, setting, sum, union, type Part, type Rule } from './merge-kit.js';
+import { notProjected } from './project-kit.js';
+import type { AuditReport, SessionAuditReport, TenantAuditReport, UsageAuditReport, UsageCounts, UsageFlowAudit } from './audit-schema.js';
 
 /** Problems the sessions audit keeps. */
 const MAX_PROBLEMS = 50;
 
 const FIGURES = ['totalRuns', 'successfulRuns', 'failedRuns', 'totalTokens'] as const;
+
 const figures = (f: (k: (typeof FIGURES)[number]) => number): UsageCounts => ({ totalRuns: f('totalRuns'), successfulRuns: f('successfulRuns'), failedRuns: f('failedRuns'), totalTokens: f('totalTokens') });
+
 const sub = (a: UsageCounts, b: UsageCounts): UsageCounts => figures((k) => a[k] - b[k]);
 
 /** The service's figures: per figure the highest answer (see above); null when no shard could read them. */
@@ -73,6 +41,7 @@ const flowMerge = fields<UsageFlowAudit>({
 });
 
 const isoMin = custom<string>('min', (parts) => new Date(Math.min(...parts.map((p) => Date.parse(p.value)))).toISOString());
+
 const isoMax = custom<string>('max', (parts) => new Date(Math.max(...parts.map((p) => Date.parse(p.value)))).toISOString());
 
 const usageMerge: Rule<UsageAuditReport> = fields<UsageAuditReport>({
@@ -127,3 +96,6 @@ export const auditMerge: Rule<AuditReport> = fields<AuditReport>({
   }),
   incomplete: anyOf,
 });
+
+/** `audit`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
+export const auditSection = notProjected(bySection(auditMerge));

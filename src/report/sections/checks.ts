@@ -2,14 +2,10 @@
  * `checks` (journeys): by check name, passes and fails add; the examples are the first distinct
  * ones of the shards, at most as many as the writer keeps.
  */
-import { z } from 'zod';
 import { mergeCheckExamples, type CheckCounts, type CheckExample } from '../../collect/iteration-stats.js';
-import type { ChecksReport } from '../model.js';
-import { custom, each, fields, sum, type Rule } from './merge-kit.js';
-import { count, obj, str } from './schema-kit.js';
-
-/** report@1 `checks`. */
-export const checksSchema = z.record(z.string(), obj({ passes: count, fails: count }, { examples: z.array(obj({ expected: str, actual: str })) }));
+import { bySection, custom, each, fields, sum, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
+import type { ChecksReport } from './checks-schema.js';
 
 const checkMerge = fields<CheckCounts>({
   passes: sum,
@@ -26,3 +22,9 @@ export function mergeChecks(parts: readonly (ChecksReport | undefined)[]): Check
   if (present.length === 0) return undefined;
   return checksMerge.merge(present, { scope: { startMs: 0, histograms: {}, sources: present.map((p) => p.source) }, path: 'checks', key: 'checks', parents: present.length });
 }
+
+/** `checks`: the journeys' checks, present when journeys ran and checked something. */
+export const checksSection: FullSection<ChecksReport, object, ScopeState> = {
+  ...bySection(checksMerge),
+  project: (s) => (s.iterations !== undefined && Object.keys(s.iterations.checks).length > 0 ? s.iterations.checks : undefined),
+};

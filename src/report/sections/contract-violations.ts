@@ -4,17 +4,10 @@
  * frequent first, as bounded as the largest part's table); the totals add, and count the rows
  * the merged table could not keep as dropped.
  */
-import { z } from 'zod';
 import type { ContractViolationEntry, ContractViolationTotals } from '../../collect/contract-violations.js';
-import { OPS } from '../../core/ops.js';
 import type { Report } from '../model.js';
-import { fields, sum, type Part, type Section } from './merge-kit.js';
-import { count, obj, str } from './schema-kit.js';
-
-/** report@1 `contractViolations[]`. */
-export const violationSchema = obj({ op: z.enum(OPS), path: str, expected: str, got: str, count });
-/** report@1 `contractViolationTotals`. */
-export const violationTotalsSchema = obj({ total: count, droppedDistinct: count, droppedCount: count });
+import { fields, sum, type Part } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
 
 /** Distinct violations the collector keeps by default. */
 const DEFAULT_MAX_DISTINCT = 200;
@@ -36,7 +29,8 @@ function table(parts: readonly Part<WithViolations>[]): { rows: ContractViolatio
 }
 
 /** `contractViolations` (top level only), kind `union`: the tables joined, counts added, bounded. */
-export const violationsSection: Section<readonly ContractViolationEntry[], WithViolations> = {
+export const violationsSection: FullSection<readonly ContractViolationEntry[], WithViolations, ScopeState> = {
+  project: (s) => s.snapshot.contractViolations,
   merge(parts) {
     if (parts.every((p) => p.value.contractViolations === undefined)) return undefined;
     if (parts.length === 1) return parts[0]?.value.contractViolations;
@@ -48,7 +42,8 @@ export const violationsSection: Section<readonly ContractViolationEntry[], WithV
 const totalsRule = fields<ContractViolationTotals>({ total: sum, droppedDistinct: sum, droppedCount: sum });
 
 /** `contractViolationTotals` (top level and each scenario's), kind `sum`: the totals add, plus the rows the merged table dropped. */
-export const violationTotalsSection: Section<ContractViolationTotals, WithViolations> = {
+export const violationTotalsSection: FullSection<ContractViolationTotals, WithViolations, ScopeState> = {
+  project: (s) => s.snapshot.contractViolationTotals,
   merge(parts, scope) {
     // A report written before the totals: every violation is in its table.
     const totals = parts.map((p) => ({

@@ -3,12 +3,10 @@
  * latencies exact). They are merged once per scope before any section (`Scope.histograms`), so
  * the sections that re-read a `Pct` from them read the merged ones.
  */
-import { z } from 'zod';
-import type { Section } from './merge-kit.js';
-import { hdr } from './schema-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
 
-/** report@1 `histograms` (and a scenario's). */
-export const histogramsSchema = z.record(z.string(), hdr);
-
-/** `histograms`, kind `histogram`: the scope's merged histograms. */
-export const histogramsSection: Section<Readonly<Record<string, string>>> = { merge: (_parts, scope) => scope.histograms };
+/** `histograms`: the collectors' and the journeys' serialised histograms; merged, kind `histogram`: the scope's merged histograms. */
+export const histogramsSection: FullSection<Readonly<Record<string, string>>, object, ScopeState> = {
+  project: (s) => ({ ...s.snapshot.histograms, ...(s.iterations?.histograms ?? {}) }),
+  merge: (_parts, scope) => scope.histograms,
+};

@@ -3,25 +3,10 @@
  * failure messages are one list across the shards (counts added, most frequent first, as many as
  * the writer keeps), the rest counted in `otherErrors`.
  */
-import { z } from 'zod';
 import { MAX_ITERATION_ERRORS } from '../../collect/iteration-stats.js';
-import type { IterationsReport } from '../model.js';
-import { custom, fields, histogram, recompute, sum, type Part, type Rule } from './merge-kit.js';
-import { count, obj, pct, str } from './schema-kit.js';
-
-/** report@1 `iterations`. */
-export const iterationsSchema = obj(
-  {
-    started: count,
-    completed: count,
-    failed: count,
-    interrupted: count,
-    dropped: count,
-    durationMs: pct,
-    errors: z.array(obj({ message: str, count })),
-  },
-  { otherErrors: count },
-);
+import { bySection, custom, fields, histogram, recompute, sum, type Part, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
+import type { IterationsReport } from './iterations-schema.js';
 
 type ErrorRow = IterationsReport['errors'][number];
 
@@ -49,3 +34,6 @@ export const iterationsMerge: Rule<IterationsReport> = fields<IterationsReport>(
     return own + messages(parents.map((p) => ({ value: p.value.errors, source: p.source }))).slice(MAX_ITERATION_ERRORS).reduce((n, e) => n + e.count, 0);
   }),
 });
+
+/** `iterations`: the journeys' accounting, present only when journeys ran. */
+export const iterationsSection: FullSection<IterationsReport, object, ScopeState> = { ...bySection(iterationsMerge), project: (s) => s.iterations?.iterations };

@@ -4,23 +4,9 @@
  * shard's schedule ran (each placed on the wall clock by its start), so shards started apart are
  * not credited with the sum of their rates.
  */
-import { z } from 'zod';
-import type { LoadReport } from '../model.js';
-import { fields, recompute, round3, setting, sum, sumOrNull, worst, type Part, type Rule } from './merge-kit.js';
-import { count, nonNegative, nullable, obj, pct, str } from './schema-kit.js';
-
-/** report@1 `load`. */
-export const loadSchema = obj(
-  {
-    executor: str,
-    targetRatePerS: nullable(nonNegative),
-    achievedRatePerS: nonNegative,
-    started: count,
-    dropped: count,
-    scheduleLagMs: pct,
-  },
-  { cancelled: count, cut: count, gracefulStopS: nonNegative, scheduleS: nonNegative, workers: z.int().min(1) },
-);
+import { bySection, fields, recompute, round3, setting, sum, sumOrNull, worst, type Part, type Rule } from './merge-kit.js';
+import type { BuildReportInput, FullSection, ScopeState } from './project-kit.js';
+import type { LoadReport } from './load-schema.js';
 
 /**
  * Seconds during which at least one part was active: the union of `[start, start + active)`
@@ -68,3 +54,24 @@ export const loadMerge: Rule<LoadReport> = fields<LoadReport>({
   // Threads that generated the load, over all shards.
   workers: sum,
 });
+
+/** `load` of a report or a scenario section: the achieved rate over the schedule's own window. */
+export function loadOf(load: BuildReportInput['load'], durationS: number): LoadReport {
+  // Rounded before dividing, so the report's own rate and scheduleS agree (and merge gives them back).
+  const scheduleS = load.scheduleS === undefined ? undefined : round3(load.scheduleS);
+  const windowS = scheduleS ?? durationS;
+  return {
+    executor: load.executor,
+    targetRatePerS: load.targetRatePerS,
+    achievedRatePerS: windowS > 0 ? round3(load.started / windowS) : 0,
+    started: load.started,
+    dropped: load.dropped,
+    scheduleLagMs: load.scheduleLagMs,
+    ...(load.cancelled !== undefined && load.cancelled > 0 ? { cancelled: load.cancelled } : {}),
+    ...(load.cut !== undefined && load.cut > 0 ? { cut: load.cut, ...(load.gracefulStopS !== undefined ? { gracefulStopS: load.gracefulStopS } : {}) } : {}),
+    ...(scheduleS !== undefined ? { scheduleS } : {}),
+  };
+}
+
+/** `load`: projected from the executor's counts, merged by the rules above. */
+export const loadSection: FullSection<LoadReport, object, ScopeState> = { ...bySection(loadMerge), project: (s) => loadOf(s.load, s.durationS) };

@@ -4,44 +4,14 @@
  * the union of the sets each saw; delivery latency and lead keep only a summary (no histogram),
  * so each statistic takes its worst shard.
  */
-import { z } from 'zod';
 import type { NotificationEventSet } from '../../collect/notification-matcher.js';
-import type { NotificationsReport } from '../model.js';
-import { custom, fields, setting, sum, sumCounts, worst, type Rule } from './merge-kit.js';
-import { count, countMap, nonNegative, obj, pct } from './schema-kit.js';
-
-/** report@1 `notifications`. */
-export const notificationsSchema = obj(
-  {
-    eventSet: z.enum(['flow.run', 'flow', 'mixed', 'none']),
-    events: countMap,
-    received: count,
-    expected: count,
-    matched: count,
-    missing: count,
-    duplicate: count,
-    outOfOrder: count,
-    deliveryLatencyMs: pct,
-    rejected: countMap,
-  },
-  {
-    requests: count,
-    beforeRun: count,
-    late: count,
-    awaiting: count,
-    statusMismatch: count,
-    unsolicited: count,
-    sessionEvents: count,
-    unknownEvents: count,
-    beforeClient: count,
-    leadMs: pct,
-    graceMs: nonNegative,
-    triggers: obj({ accepted: count, matchedByRunId: count, matchedByFlowOrder: count, unresolved: count }),
-  },
-);
+import { bySection, custom, fields, setting, sum, sumCounts, worst, type Rule } from './merge-kit.js';
+import { notProjected } from './project-kit.js';
+import type { NotificationsReport } from './notifications-schema.js';
 
 /** Event names the matcher keeps; the rest are counted under `(other)`. */
 const MAX_EVENT_NAMES = 20;
+
 const OTHER = '(other)';
 
 /** `union` of the sets seen: `none` adds nothing, both names make `mixed`. */
@@ -83,3 +53,6 @@ export const notificationsMerge: Rule<NotificationsReport> = fields<Notification
   graceMs: setting({ label: 'notifications.graceMs (the grace period)' }),
   triggers: fields<NotificationsReport['triggers']>({ accepted: sum, matchedByRunId: sum, matchedByFlowOrder: sum, unresolved: sum }),
 });
+
+/** `notifications`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
+export const notificationsSection = notProjected(bySection(notificationsMerge));

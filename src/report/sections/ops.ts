@@ -2,17 +2,11 @@
  * `ops`: per operation, counts add and the latency (and the phases) are re-read from the merged
  * histograms, so a merged report reads as one run's.
  */
-import { PHASES, type PhaseName, type PhasesSnapshot } from '../../collect/request-phases.js';
+import type { PhaseName, PhasesSnapshot } from '../../collect/request-phases.js';
 import { OPS, type OpName } from '../../core/ops.js';
-import type { OpReport } from '../model.js';
-import { each, fields, histogram, sum, sumCounts, type Rule } from './merge-kit.js';
-import { byOp, count, countMap, keyed, obj, pct } from './schema-kit.js';
-
-const phasesSchema = obj(keyed(PHASES.map((p) => `${p}Ms` as const), pct));
-/** report@1 `ops.<op>`. */
-export const opSchema = obj({ count, good: count, bad: count, excluded: count, statuses: countMap, errors: countMap, latencyMs: pct }, { phases: phasesSchema });
-/** report@1 `ops`. */
-export const opsSchema = byOp(opSchema);
+import { bySection, each, fields, histogram, sum, sumCounts, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
+import type { OpReport } from './ops-schema.js';
 
 function phasesMerge(op: string): Rule<PhasesSnapshot> {
   const phase = (p: PhaseName) => histogram(`${op}.phase.${p}`, { noun: 'requests' });
@@ -34,3 +28,6 @@ function opMerge(op: string): Rule<OpReport> {
 
 /** How `ops` merges: each operation by the rules above, in the order of `OPS`. */
 export const opsMerge = each(opMerge, { order: OPS }) as Rule<Partial<Record<OpName, OpReport>>>;
+
+/** `ops`: the collectors' operations as they are, merged by the rules above. */
+export const opsSection: FullSection<Partial<Record<OpName, OpReport>>, object, ScopeState> = { ...bySection(opsMerge), project: (s) => s.snapshot.ops };

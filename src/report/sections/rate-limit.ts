@@ -4,34 +4,10 @@
  * first 429 is the earliest in wall time (its index within its own shard), the recovery the
  * slowest shard's, the advertised limit the highest.
  */
-import { z } from 'zod';
 import type { RateLimitWindow } from '../../collect/rate-limit-analyser.js';
-import type { RateLimitReport } from '../model.js';
-import { anyOf, custom, fields, histogram, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
-import { bool, count, countMap, nonNegative, nullable, num, obj, pct, str } from './schema-kit.js';
-
-/** report@1 `rateLimit`. */
-export const rateLimitSchema = obj(
-  {
-    advertisedLimit: nullable(count),
-    resetSemantics: z.enum(['delta-seconds', 'epoch-seconds', 'unknown']),
-    responses429: count,
-    expected429: count,
-    premature429: count,
-    headerViolations: countMap,
-    windows: z.array(obj({ reset: nullable(str), accepted: count, rejected: count }, { limit: nullable(count), minRemaining: nullable(count) })),
-  },
-  {
-    responses: count,
-    headerless429: count,
-    uncertain429: count,
-    rolling: bool,
-    latencyMs: pct,
-    windowsDropped: count,
-    first429: nullable(obj({ index: count, atMs: num })),
-    recoveryMs: nullable(nonNegative),
-  },
-);
+import { anyOf, bySection, custom, fields, histogram, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
+import type { RateLimitReport } from './rate-limit-schema.js';
 
 /** Windows kept in the merged report, newest last (as the analyser keeps them). */
 const MAX_WINDOWS = 1000;
@@ -101,3 +77,12 @@ export const rateLimitMerge: Rule<RateLimitReport> = fields<RateLimitReport>({
   // The slowest shard's recovery.
   recoveryMs: max<number | null>(),
 });
+
+/**
+ * `rateLimit`: the analyser's findings with the latency of the 429 answers (from the
+ * `ratelimit.latency` histogram, which `ops.*.latencyMs` leaves out).
+ */
+export const rateLimitSection: FullSection<RateLimitReport, object, ScopeState> = {
+  ...bySection(rateLimitMerge),
+  project: (s) => ({ ...s.snapshot.rateLimit, latencyMs: s.snapshot.rateLimitLatencyMs }),
+};

@@ -3,26 +3,49 @@
  * shard (else an error); the span is from the first start to the last end; the run counts as
  * interrupted when one shard was, as aborted by the first shard's threshold that aborted it.
  */
-import { z } from 'zod';
-import { REPORT_SCHEMA, type Report } from '../model.js';
+import type { Report } from '../model.js';
 import { allOf, anyOf, bySection, custom, fields, first, round3, setting, type Section } from './merge-kit.js';
-import { bool, nonNegative, obj, str, timestamp } from './schema-kit.js';
-
-/** report@1's own fields, as zod shapes (composed in report-schema.ts). */
-export const runSchema = {
-  schema: z.literal(REPORT_SCHEMA),
-  scenario: str,
-  interrupted: bool,
-  target: obj({ baseUrl: str, embedded: bool }),
-  startedAt: timestamp,
-  endedAt: timestamp,
-  durationS: nonNegative,
-} as const;
+import type { FullSection, RunState } from './project-kit.js';
+import { REPORT_SCHEMA } from './run-schema.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * Removes credentials and the query string from a URL (a token pasted into a URL must not
+ * reach a report). Unparseable input is cut at the first `?` and stripped of `user:pass@`.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    const out = u.toString();
+    // URL adds a `/` to a bare origin; keep the user's spelling.
+    const path = url.split(/[?#]/)[0] ?? '';
+    return !path.endsWith('/') && out.endsWith('/') ? out.slice(0, -1) : out;
+  } catch {
+    return (url.split(/[?#]/)[0] ?? '').replace(/\/\/[^/@]*@/, '//');
+  }
+}
+
+type RunField = 'schema' | 'scenario' | 'interrupted' | 'target' | 'startedAt' | 'endedAt' | 'durationS' | 'abortedBy';
+
+/** How each of the run's own fields is projected from what the run knows. */
+const project: { readonly [K in RunField]-?: (s: RunState) => Report[K] } = {
+  schema: () => REPORT_SCHEMA,
+  scenario: (s) => s.input.scenario,
+  interrupted: (s) => s.input.interrupted,
+  target: (s) => ({ baseUrl: redactUrl(s.input.target.baseUrl), embedded: s.input.target.embedded }),
+  startedAt: (s) => iso(s.input.startedAtMs),
+  endedAt: (s) => iso(s.input.endedAtMs),
+  durationS: (s) => s.durationS,
+  abortedBy: (s) => s.input.abortedBy,
+};
+
 /** How each of the run's own fields merges. */
-export const runSections: { readonly [K in 'schema' | 'scenario' | 'interrupted' | 'target' | 'startedAt' | 'endedAt' | 'durationS' | 'abortedBy']-?: Section<Exclude<Report[K], undefined>, Report> } = {
+const merge: { readonly [K in RunField]-?: Section<Exclude<Report[K], undefined>, Report> } = {
   schema: bySection(setting({ label: 'the schema' })),
   scenario: bySection(setting({ label: 'the scenario' })),
   interrupted: bySection(anyOf),
@@ -42,3 +65,8 @@ export const runSections: { readonly [K in 'schema' | 'scenario' | 'interrupted'
   // The earliest shard's abort-on-fail threshold.
   abortedBy: bySection(first<string>()),
 };
+
+/** The run's own fields: how each is projected and how it merges. */
+export const runSections = Object.fromEntries(
+  (Object.keys(merge) as RunField[]).map((k) => [k, { ...merge[k], project: project[k] }]),
+) as { readonly [K in RunField]-?: FullSection<Exclude<Report[K], undefined>, Report, RunState> };

@@ -4,40 +4,39 @@
  * histograms, on the merged run's clock. Adding a section to a scenario's report is one line in
  * `SCENARIO_SECTIONS` (the type makes it required).
  */
-import { z } from 'zod';
-import type { Report, ScenarioReport } from '../model.js';
-import { checksMerge } from './checks.js';
+import type { Report } from '../model.js';
+import { checksSection } from './checks.js';
 import { violationTotalsSection } from './contract-violations.js';
 import { histogramsSection } from './histograms.js';
-import { iterationsMerge } from './iterations.js';
-import { loadMerge } from './load.js';
-import { bySection, mergeHistogramMaps, mergeSections, type Part, type Scope, type Section, type Sections, type Source } from './merge-kit.js';
-import { opsMerge } from './ops.js';
-import { rateLimitMerge } from './rate-limit.js';
-import { sloMerge } from './slo.js';
-import { stepsMerge } from './steps.js';
-import { streamMerge } from './stream.js';
+import { iterationsSection } from './iterations.js';
+import { loadSection } from './load.js';
+import { mergeHistogramMaps, mergeSections, type Part, type Scope, type Source } from './merge-kit.js';
+import { opsSection } from './ops.js';
+import type { FullSection, FullSections, RunState, ScopeState } from './project-kit.js';
+import { rateLimitSection } from './rate-limit.js';
+import { sloSection } from './slo.js';
+import { stepsSection } from './steps.js';
+import { streamSection } from './stream.js';
+import type { ScenarioReport } from './scenarios-schema.js';
 
-// Each scenario's sections have the top level's shapes (documented there, not again).
-/** report@1 `scenarios`. */
-export const scenariosSchema = z.record(z.string(), z.record(z.string(), z.unknown()));
-
-/** Every section of a scenario's report, and how it merges. */
-export const SCENARIO_SECTIONS: Sections<ScenarioReport> = {
-  load: bySection(loadMerge),
-  ops: bySection(opsMerge),
-  stream: bySection(streamMerge),
-  rateLimit: bySection(rateLimitMerge),
-  slo: bySection(sloMerge),
+/** Every section of a scenario's report, how it is projected and how it merges. */
+export const SCENARIO_SECTIONS: FullSections<ScenarioReport, ScopeState> = {
+  load: loadSection,
+  ops: opsSection,
+  stream: streamSection,
+  rateLimit: rateLimitSection,
+  slo: sloSection,
   contractViolationTotals: violationTotalsSection,
-  iterations: bySection(iterationsMerge),
-  checks: bySection(checksMerge),
-  steps: bySection(stepsMerge),
+  iterations: iterationsSection,
+  checks: checksSection,
+  steps: stepsSection,
   histograms: histogramsSection,
 };
 
 /** `scenarios`, kind `each`: scenario by scenario, each like a report of its own. */
-export const scenariosSection: Section<Readonly<Record<string, ScenarioReport>>, Pick<Report, 'scenarios'>> = {
+export const scenariosSection: FullSection<Readonly<Record<string, ScenarioReport>>, Pick<Report, 'scenarios'>, RunState> = {
+  // Each scenario's sections are projected by `buildScenarioSection` (with SCENARIO_SECTIONS).
+  project: (s) => s.input.scenarios,
   merge(parts, scope) {
     const names = [...new Set(parts.flatMap((p) => Object.keys(p.value.scenarios ?? {})))];
     if (names.length === 0) return undefined;

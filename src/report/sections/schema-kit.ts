@@ -8,7 +8,16 @@ import { OPS } from '../../core/ops.js';
 import { PCT_STATS } from '../../slo/threshold-grammar.js';
 
 type Shape = Record<string, z.ZodType>;
-type Added<A extends Shape> = { [K in keyof A]: z.ZodOptional<A[K]> };
+/** An added field this version always writes (see `written`). */
+export type Written<S extends z.ZodType> = S & { readonly '~written': true };
+type Added<A extends Shape> = { [K in keyof A]: A[K] extends { readonly '~written': true } ? A[K] : z.ZodOptional<A[K]> };
+
+/**
+ * An added field (in `obj`'s `added`) this version always writes: optional in the schema (and the
+ * JSON Schema), as earlier @1 writers left it out, but required in the type taken from the schema,
+ * which says what this version writes. Only the type changes; the schema is the field's own.
+ */
+export const written = <S extends z.ZodType>(schema: S): Written<S> => schema as Written<S>;
 
 /**
  * A loose object whose `design` fields (DESIGN's names) are required and whose `added` ones
@@ -48,3 +57,14 @@ export const byOp = <S extends z.ZodType>(value: S) =>
 
 /** A `Pct`: percentiles, maximum and mean of an HDR histogram, and the number of values. */
 export const pct = obj({ ...keyed(PCT_STATS, nonNegative), count });
+
+/**
+ * A schema's output as the report's types say it: every field readonly at every depth, and a
+ * loose object's `[key: string]: unknown` (which lets readers skip fields they do not know, and
+ * says nothing about any field) left out.
+ */
+export type DeepReadonly<T> = T extends readonly (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T as string extends K ? (unknown extends T[K] ? never : K) : K]: DeepReadonly<T[K]> }
+    : T;

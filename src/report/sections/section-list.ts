@@ -1,32 +1,35 @@
 /**
- * Every section of report@1 and the module that says how it merges: `mergeReports` loops over
- * this list. Adding a section to the report is one module in `sections/` (its zod piece and its
- * merge) and one line here; the type makes the line required, so a section the merge does not
- * know cannot compile.
+ * Every section of report@1 and the module that says how it is projected from the run's state
+ * and how it merges: `buildReport` and `mergeReports` loop over this list. Adding a section to
+ * the report is its schema (`sections/<name>-schema.ts`: the zod piece and the type taken from
+ * it) with one line in `report-schema.ts`, and its logic (`sections/<name>.ts`: projection and
+ * merge) with one line here. The two are apart because the logic is typed by the whole report,
+ * which is typed by every schema; the type of this list makes its line required, so a section
+ * the list does not know cannot compile.
  */
 import type { Report } from '../model.js';
-import { asyncRunsMerge } from './async-runs.js';
-import { auditMerge } from './audit.js';
-import { checksMerge } from './checks.js';
+import { asyncRunsSection } from './async-runs.js';
+import { auditSection } from './audit.js';
+import { checksSection } from './checks.js';
 import { violationsSection, violationTotalsSection } from './contract-violations.js';
 import { histogramsSection } from './histograms.js';
-import { iterationsMerge } from './iterations.js';
-import { loadMerge } from './load.js';
-import { bySection, type Sections } from './merge-kit.js';
-import { notificationsMerge } from './notifications.js';
-import { opsMerge } from './ops.js';
-import { rateLimitMerge } from './rate-limit.js';
+import { iterationsSection } from './iterations.js';
+import { loadSection } from './load.js';
+import { notificationsSection } from './notifications.js';
+import { opsSection } from './ops.js';
+import type { FullSections, RunState } from './project-kit.js';
+import { rateLimitSection } from './rate-limit.js';
 import { runSections } from './run.js';
 import { scenariosSection } from './scenarios.js';
 import { sliceMsSection, slicesSection } from './slices.js';
-import { sloMerge } from './slo.js';
-import { stepsMerge } from './steps.js';
-import { streamMerge } from './stream.js';
+import { sloSection } from './slo.js';
+import { stepsSection } from './steps.js';
+import { streamSection } from './stream.js';
 import { passedSection, thresholdsSection, verdictSection } from './thresholds.js';
 import { warningsSection } from './warnings.js';
 
-/** Every section of report@1, and how it merges (in the order of the merged report's fields). */
-export const REPORT_SECTIONS: Sections<Report> = {
+/** Every section of report@1, how it is projected and how it merges (in the order of the report's fields). */
+export const REPORT_SECTIONS: FullSections<Report, RunState> = {
   schema: runSections.schema,
   scenario: runSections.scenario,
   interrupted: runSections.interrupted,
@@ -34,11 +37,11 @@ export const REPORT_SECTIONS: Sections<Report> = {
   startedAt: runSections.startedAt,
   endedAt: runSections.endedAt,
   durationS: runSections.durationS,
-  load: bySection(loadMerge),
-  ops: bySection(opsMerge),
-  stream: bySection(streamMerge),
-  rateLimit: bySection(rateLimitMerge),
-  slo: bySection(sloMerge),
+  load: loadSection,
+  ops: opsSection,
+  stream: streamSection,
+  rateLimit: rateLimitSection,
+  slo: sloSection,
   thresholds: thresholdsSection,
   passed: passedSection,
   abortedBy: runSections.abortedBy,
@@ -48,12 +51,12 @@ export const REPORT_SECTIONS: Sections<Report> = {
   sliceMs: sliceMsSection,
   slices: slicesSection,
   histograms: histogramsSection,
-  notifications: bySection(notificationsMerge),
-  asyncRuns: bySection(asyncRunsMerge),
-  audit: bySection(auditMerge),
-  iterations: bySection(iterationsMerge),
-  checks: bySection(checksMerge),
-  steps: bySection(stepsMerge),
+  notifications: notificationsSection,
+  asyncRuns: asyncRunsSection,
+  audit: auditSection,
+  iterations: iterationsSection,
+  checks: checksSection,
+  steps: stepsSection,
   scenarios: scenariosSection,
   warnings: warningsSection,
 };

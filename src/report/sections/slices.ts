@@ -3,26 +3,12 @@
  * shard's `startedAt` + the slice's `t`); counts add and each operation's latency histogram
  * merges exactly.
  */
-import { z } from 'zod';
 import { encodeHistogram } from '../../collect/histogram.js';
 import type { SliceEntry } from '../../collect/slices.js';
 import { OPS, type OpName } from '../../core/ops.js';
 import type { Report } from '../model.js';
-import { mergeEncoded, round3, setting, type Part, type Scope, type Section } from './merge-kit.js';
-import { byOp, count, hdr, nonNegative, obj } from './schema-kit.js';
-
-/** report@1 `slices[]`. */
-export const sliceSchema = obj({
-  t: nonNegative,
-  requests: count,
-  good: count,
-  bad: count,
-  excluded: count,
-  responses429: count,
-  ops: byOp(obj({ count, latency: hdr })),
-});
-/** report@1 `sliceMs`. */
-export const sliceMsSchema = z.number().gt(0);
+import { mergeEncoded, round3, setting, type Part, type Scope } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
 
 type WithSlices = Pick<Report, 'slices'> & Partial<Pick<Report, 'sliceMs'>>;
 
@@ -35,7 +21,10 @@ function sliceMsOf(parts: readonly Part<WithSlices>[], scope: Scope): number {
 }
 
 /** `sliceMs`, kind `setting`: the parts must agree (else an error). */
-export const sliceMsSection: Section<number, WithSlices> = { merge: (parts, scope) => sliceMsOf(parts, scope) };
+export const sliceMsSection: FullSection<number, WithSlices, ScopeState> = {
+  project: (s) => s.snapshot.sliceMs,
+  merge: (parts, scope) => sliceMsOf(parts, scope),
+};
 
 interface SliceAcc {
   requests: number;
@@ -47,7 +36,8 @@ interface SliceAcc {
 }
 
 /** `slices`: counts `sum`, latencies `histogram`, each slice where its start falls on the merged clock. */
-export const slicesSection: Section<SliceEntry[], WithSlices> = {
+export const slicesSection: FullSection<readonly SliceEntry[], WithSlices, ScopeState> = {
+  project: (s) => s.snapshot.slices,
   merge(parts, scope) {
     const sliceMs = sliceMsOf(parts, scope);
     if (parts.length === 1) return parts[0]?.value.slices as SliceEntry[];

@@ -2,29 +2,30 @@
  * `slo`: the run's events against the availability objective. Events add; every ratio is
  * computed again from the merged events (a ratio of sums, never a sum or mean of ratios).
  */
-import { z } from 'zod';
-import { sloSection } from '../build-report.js';
-import type { SloReport } from '../model.js';
-import { fields, recompute, setting, sum, type Rule } from './merge-kit.js';
-import { count, nonNegative, nullable, obj, ratio } from './schema-kit.js';
+import { errorBudget } from '../../slo/budget.js';
+import { bySection, fields, recompute, setting, sum, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
+import type { SloReport } from './slo-schema.js';
 
-/** report@1 `slo`. */
-export const sloSchema = obj(
-  {
-    objective: z.number().gt(0).lt(1),
-    good: count,
-    bad: count,
-    excluded: count,
-    availability: nullable(ratio),
-    errorBudgetConsumed: nonNegative,
-    burnRate: nonNegative,
-  },
-  { errorRatio: ratio, allowedBadEvents: count },
-);
+/** `slo` from SLI counts. */
+export function sloOf(totals: { readonly good: number; readonly bad: number; readonly excluded: number }, objective: number): SloReport {
+  const budget = errorBudget({ good: totals.good, bad: totals.bad, objective });
+  return {
+    objective,
+    good: totals.good,
+    bad: totals.bad,
+    excluded: totals.excluded,
+    availability: budget.availability ?? null,
+    errorRatio: budget.errorRatio,
+    errorBudgetConsumed: budget.budgetConsumed,
+    burnRate: budget.burnRate,
+    allowedBadEvents: budget.allowedBadEvents,
+  };
+}
 
 /** The figures of the merged events (objective, good, bad and excluded are merged first). */
 const again = <K extends keyof SloReport>(k: K) =>
-  recompute<SloReport, SloReport[K]>((m) => sloSection({ good: m.good ?? 0, bad: m.bad ?? 0, excluded: m.excluded ?? 0 }, m.objective as number)[k]);
+  recompute<SloReport, SloReport[K]>((m) => sloOf({ good: m.good ?? 0, bad: m.bad ?? 0, excluded: m.excluded ?? 0 }, m.objective as number)[k]);
 
 /** How `slo` merges. */
 export const sloMerge: Rule<SloReport> = fields<SloReport>({
@@ -38,3 +39,6 @@ export const sloMerge: Rule<SloReport> = fields<SloReport>({
   burnRate: again('burnRate'),
   allowedBadEvents: again('allowedBadEvents'),
 });
+
+/** `slo`: the SLI counts against the objective, merged by the rules above. */
+export const sloSection: FullSection<SloReport, object, ScopeState> = { ...bySection(sloMerge), project: (s) => sloOf(s.snapshot.totals, s.objective) };

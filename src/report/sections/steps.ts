@@ -1,11 +1,13 @@
 /** `steps` (journeys): each named step's latency re-read from its merged histogram (`step.<name>`). */
-import { z } from 'zod';
 import type { Pct } from '../../collect/histogram.js';
-import { each, histogram, type Rule } from './merge-kit.js';
-import { pct } from './schema-kit.js';
-
-/** report@1 `steps`. */
-export const stepsSchema = z.record(z.string(), pct);
+import { bySection, each, histogram, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
 
 /** How `steps` merges: each step (kind `each`) by its histogram. */
 export const stepsMerge: Rule<Readonly<Record<string, Pct>>> = each((name) => histogram(`step.${name}`, { noun: 'steps' }));
+
+/** `steps`: the journeys' named steps, present when journeys ran and named some. */
+export const stepsSection: FullSection<Readonly<Record<string, Pct>>, object, ScopeState> = {
+  ...bySection(stepsMerge),
+  project: (s) => (s.iterations !== undefined && Object.keys(s.iterations.steps).length > 0 ? s.iterations.steps : undefined),
+};

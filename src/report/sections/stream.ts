@@ -2,39 +2,14 @@
  * `stream`: counts add; every timing is re-read from its merged histogram (`stream.<timing>`),
  * the prompt lengths and TTFT by prompt length from theirs.
  */
-import { z } from 'zod';
 import { promptLengthFrom } from '../../collect/prompt-length.js';
 import type { StreamHistogramName } from '../../collect/stream-collector.js';
-import type { StreamReport } from '../model.js';
-import { fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
-import { count, obj, pct } from './schema-kit.js';
-
-/** report@1 `stream`. */
-export const streamSchema = obj(
-  {
-    count,
-    completed: count,
-    incomplete: count,
-    timeToStartMs: pct,
-    ttftMs: pct,
-    itlMs: pct,
-    tpotMs: pct,
-    tokensPerS: pct,
-    tokens: count,
-    tokenCountMismatches: count,
-  },
-  {
-    ttfbMs: pct,
-    timeToEndMs: pct,
-    deliveredAtOnce: count,
-    unknownEvents: count,
-    malformedEvents: count,
-    inputWords: pct,
-    ttftByInputWords: z.record(z.string(), pct),
-  },
-);
+import { bySection, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
+import type { FullSection, ScopeState } from './project-kit.js';
+import type { StreamReport } from './stream-schema.js';
 
 const timing = (name: StreamHistogramName) => histogram(`stream.${name}`, { noun: 'values' });
+
 // Added later than the others: a report written before their histograms keeps only the summary.
 const laterTiming = (name: StreamHistogramName) => histogram(`stream.${name}`, { orWorst: true });
 
@@ -59,3 +34,12 @@ export const streamMerge: Rule<StreamReport> = fields<StreamReport>({
   inputWords: fromHistograms((h) => promptLengthFrom(h).inputWords),
   ttftByInputWords: fromHistograms((h) => promptLengthFrom(h).ttftByInputWords),
 });
+
+/** `stream`: the stream collector's snapshot without its histograms (they are under `histograms`). */
+export const streamSection: FullSection<StreamReport, object, ScopeState> = {
+  ...bySection(streamMerge),
+  project(s) {
+    const { histograms: _histograms, ...stream } = s.snapshot.stream;
+    return stream;
+  },
+};

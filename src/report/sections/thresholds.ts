@@ -4,19 +4,11 @@
  * (scope and all: `pro:availability` is judged on `scenarios.pro`). A key this version cannot
  * read is a claim it cannot check: it fails, as an unobserved one does.
  */
-import { z } from 'zod';
-import { COMPARATORS } from '../../slo/threshold-grammar.js';
 import { evaluateThresholdsOn } from '../metrics.js';
 import { thresholdOfResult, type ParsedThreshold, type ThresholdResult } from '../../slo/thresholds.js';
 import type { Report } from '../model.js';
 import { reportVerdict, type RunVerdict } from '../verdict.js';
-import type { Section } from './merge-kit.js';
-import { bool, num, nullable, obj, str } from './schema-kit.js';
-
-/** report@1 `thresholds[]`. */
-export const thresholdSchema = obj({ metric: str, op: z.enum(COMPARATORS), value: num, observed: nullable(num), passed: bool }, { implicit: bool });
-/** report@1 `verdict`. */
-export const verdictSchema = z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED']);
+import type { FullSection, RunState } from './project-kit.js';
 
 /** The thresholds the shards were judged by, each once, to be judged again on the whole. */
 function shardThresholds(reports: readonly Pick<Report, 'thresholds'>[]): { parsed: ParsedThreshold[]; unknown: ThresholdResult[] } {
@@ -37,7 +29,8 @@ function shardThresholds(reports: readonly Pick<Report, 'thresholds'>[]): { pars
 }
 
 /** `thresholds`, kind `recompute`: judged again on the merged report. */
-export const thresholdsSection: Section<readonly ThresholdResult[], Report> = {
+export const thresholdsSection: FullSection<readonly ThresholdResult[], Report, RunState> = {
+  project: (s) => s.input.thresholds,
   after: true,
   merge(parts, _scope, _key, merged) {
     const { parsed, unknown } = shardThresholds(parts.map((p) => p.value));
@@ -46,13 +39,15 @@ export const thresholdsSection: Section<readonly ThresholdResult[], Report> = {
 };
 
 /** `passed`, kind `recompute`: every threshold judged again passed. */
-export const passedSection: Section<boolean, Report> = {
+export const passedSection: FullSection<boolean, Report, RunState> = {
+  project: (s) => s.input.thresholds.every((t) => t.passed),
   after: true,
   merge: (_parts, _scope, _key, merged) => (merged.thresholds ?? []).every((t) => t.passed),
 };
 
 /** `verdict`, kind `recompute`: from the merged run's end and its thresholds. */
-export const verdictSection: Section<RunVerdict, Report> = {
+export const verdictSection: FullSection<RunVerdict, Report, RunState> = {
+  project: (s) => reportVerdict({ interrupted: s.input.interrupted, abortedBy: s.input.abortedBy, passed: s.input.thresholds.every((t) => t.passed) }),
   after: true,
   merge: (_parts, _scope, _key, merged) => reportVerdict({ interrupted: merged.interrupted === true, abortedBy: merged.abortedBy, passed: merged.passed === true }),
 };

@@ -3,13 +3,10 @@
  * said by several in the same words is said once), and `SHARDS_NOT_TOGETHER` when the shards'
  * starts spread over more than a second.
  */
-import { z } from 'zod';
-import type { Report, RunWarning } from '../model.js';
-import { union, type Part, type Section, type Source } from './merge-kit.js';
-import { obj, str } from './schema-kit.js';
-
-/** report@1 `warnings`. */
-export const warningsSchema = z.array(obj({ code: str, message: str }));
+import type { Report } from '../model.js';
+import { union, type Part, type Source } from './merge-kit.js';
+import type { FullSection, RunState } from './project-kit.js';
+import type { RunWarning } from './warnings-schema.js';
 
 /** Shards whose starts lie further apart than this did not run side by side (`flowgauge run --start-at` allows as much). */
 const SHARDS_TOGETHER_MS = 1000;
@@ -35,7 +32,8 @@ function notTogether(sources: readonly Source[], parts: readonly Part<Pick<Repor
 const distinct = union<RunWarning>((w) => `${w.code}\u0000${w.message}`);
 
 /** `warnings`, kind `union` (plus the merge's own). */
-export const warningsSection: Section<readonly RunWarning[], Pick<Report, 'startedAt' | 'warnings'>> = {
+export const warningsSection: FullSection<readonly RunWarning[], Pick<Report, 'startedAt' | 'warnings'>, RunState> = {
+  project: (s) => (s.input.warnings !== undefined && s.input.warnings.length > 0 ? s.input.warnings : undefined),
   merge(parts, scope) {
     const lists = parts.flatMap((p) => (p.value.warnings === undefined ? [] : [{ value: p.value.warnings, source: p.source }]));
     const own = notTogether(scope.sources, parts);

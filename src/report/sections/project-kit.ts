@@ -1,0 +1,88 @@
+/**
+ * What a section of report@1 is projected from, and the loop that projects a report (or one
+ * scenario's section of it) section by section. Pure: wall-clock times come in as arguments.
+ */
+import type { CollectorSnapshot } from '../../collect/collectors.js';
+import type { Pct } from '../../collect/histogram.js';
+import type { IterationStatsSnapshot } from '../../collect/iteration-stats.js';
+import type { ThresholdResult } from '../../slo/thresholds.js';
+import type { RunWarning } from './warnings-schema.js';
+import type { ScenarioReport } from './scenarios-schema.js';
+import type { Section } from './merge-kit.js';
+
+/** What `buildReport` needs. */
+export interface BuildReportInput {
+  readonly scenario: string;
+  readonly interrupted: boolean;
+  readonly target: { readonly baseUrl: string; readonly embedded: boolean };
+  /** Wall-clock ms since the Unix epoch. */
+  readonly startedAtMs: number;
+  readonly endedAtMs: number;
+  readonly load: {
+    readonly executor: string;
+    readonly targetRatePerS: number | null;
+    readonly started: number;
+    readonly dropped: number;
+    readonly scheduleLagMs: Pct;
+    /** The schedule's own length in s; without it the achieved rate is over the whole duration. */
+    readonly scheduleS?: number;
+    readonly cancelled?: number;
+    /** Requests still open when the grace period ended, within their own deadline. */
+    readonly cut?: number;
+    /** The grace period that ended, in s (written with `cut`). */
+    readonly gracefulStopS?: number;
+  };
+  readonly snapshot: CollectorSnapshot;
+  /** Journey accounting; its sections appear only when journeys ran. */
+  readonly iterations?: IterationStatsSnapshot | undefined;
+  /** Sections of each scenario of a run of several. */
+  readonly scenarios?: Readonly<Record<string, ScenarioReport>>;
+  readonly warnings?: readonly RunWarning[];
+  readonly abortedBy?: string;
+  /** Results to embed; evaluate them against this report with `evaluateReportThresholds`. */
+  readonly thresholds: readonly ThresholdResult[];
+  /** Defaults to the snapshot's objective. */
+  readonly objective?: number;
+}
+
+/** The state of one scope (the run's total, or one scenario's) that its sections are projected from. */
+export interface ScopeState {
+  readonly load: BuildReportInput['load'];
+  /** The scope's duration in s, rounded as the report writes it. */
+  readonly durationS: number;
+  readonly snapshot: CollectorSnapshot;
+  readonly iterations: IterationStatsSnapshot | undefined;
+  readonly objective: number;
+}
+
+/** The run's state: its total's, and what only the whole run has (what it was, when, its thresholds). */
+export interface RunState extends ScopeState {
+  readonly input: BuildReportInput;
+}
+
+/** How one section is projected from a scope's state; undefined leaves it out. */
+export interface Projected<V, P> {
+  project(state: P): V | undefined;
+}
+
+/** A section's merge and its projection. */
+export type FullSection<V, S, P> = Section<V, S> & Projected<V, P>;
+
+/**
+ * Every field of `S` with its merge and its projection from `P`: a section added to the model
+ * does not compile until it has both.
+ */
+export type FullSections<S, P> = { readonly [K in keyof S & string]-?: FullSection<Exclude<S[K], undefined>, S, P> };
+
+/** Projects a scope section by section, in the list's order; a section left undefined is left out. */
+export function projectSections<S extends object, P>(sections: FullSections<S, P>, state: P): S {
+  const out: Record<string, unknown> = {};
+  for (const [key, section] of Object.entries(sections) as [string, Projected<unknown, P>][]) {
+    const v = section.project(state);
+    if (v !== undefined) out[key] = v;
+  }
+  return out as S;
+}
+
+/** A section that `buildReport` does not project: the run's observers add it after (`run/observers/`). */
+export const notProjected = <V, S>(section: Section<V, S>): FullSection<V, S, unknown> => ({ ...section, project: () => undefined });
