@@ -71,3 +71,16 @@ export function urlWithoutSecrets(url: string): URL | undefined {
     return undefined;
   }
 }
+
+/**
+ * Removes credentials and the query string from a URL (a token pasted into a URL must not
+ * reach a report). Unparseable input is cut at the first `?` and stripped of `user:pass@`.
+ */
+export function redactUrl(url: string): string {
+  const u = urlWithoutSecrets(url);
+  if (u === undefined) return (url.split(/[?#]/)[0] ?? '').replace(/\/\/[^/@]*@/, '//');
+  const out = u.toString();
+  // URL adds a `/` to a bare origin; keep the user's spelling.
+  const path = url.split(/[?#]/)[0] ?? '';
+  return !path.endsWith('/') && out.endsWith('/') ? out.slice(0, -1) : out;
+}

@@ -14,7 +14,7 @@ import { round3 } from './sections/merge-kit.js';
 
 export type { BuildReportInput } from './sections/project-kit.js';
 export { loadOf as loadSection } from './sections/load.js';
-export { redactUrl } from './sections/run.js';
+export { redactUrl } from '../api/redact.js';
 export { sloOf as sloSection } from './sections/slo.js';
 
 /** One scenario's section of a run of several. */

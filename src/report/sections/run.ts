@@ -3,32 +3,13 @@
  * shard (else an error); the span is from the first start to the last end; the run counts as
  * interrupted when one shard was, as aborted by the first shard's threshold that aborted it.
  */
+import { redactUrl } from '../../api/redact.js';
 import type { Report } from '../model.js';
 import { allOf, anyOf, bySection, custom, fields, first, round3, setting, type Section } from './merge-kit.js';
 import type { FullSection, RunState } from './project-kit.js';
 import { REPORT_SCHEMA } from './run-schema.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-/**
- * Removes credentials and the query string from a URL (a token pasted into a URL must not
- * reach a report). Unparseable input is cut at the first `?` and stripped of `user:pass@`.
- */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    u.hash = '';
-    const out = u.toString();
-    // URL adds a `/` to a bare origin; keep the user's spelling.
-    const path = url.split(/[?#]/)[0] ?? '';
-    return !path.endsWith('/') && out.endsWith('/') ? out.slice(0, -1) : out;
-  } catch {
-    return (url.split(/[?#]/)[0] ?? '').replace(/\/\/[^/@]*@/, '//');
-  }
-}
 
 type RunField = 'schema' | 'scenario' | 'interrupted' | 'target' | 'startedAt' | 'endedAt' | 'durationS' | 'abortedBy';
 
