@@ -1,5 +1,5 @@
 /**
- * Parsing of the `X-RateLimit-*` and `Retry-After` headers (spec §8). Runs on every response,
+ * Parsing of the `X-RateLimit-*` and `Retry-After` headers (docs/reference-service.md, "Rate limits"). Runs on every response,
  * so it does four lookups and no allocation when none of the headers is present.
  */
 import type { RateLimitInfo } from '../core/types.js';

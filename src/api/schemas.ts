@@ -1,5 +1,5 @@
 /**
- * Response schemas of the interface's resources (spec §2), in zod 4. Objects are loose:
+ * Response schemas of the interface's resources (docs/reference-service.md), in zod 4. Objects are loose:
  * extra fields are allowed. A custom message of the form `expected:<text>` names what the
  * spec states where zod's own wording would mislead (see `validate.ts`).
  */
@@ -13,7 +13,7 @@ export const timestampSchema = z.iso.datetime({ offset: true, error: 'expected:I
 // zod reports a non-number under an integer schema as `expected number`; say integer.
 const int = z.number({ error: 'expected:integer' }).int({ error: 'expected:integer' });
 
-/** Run usage (spec §2 Run.usage). */
+/** Run usage (a run's `usage`). */
 export const usageSchema = z.looseObject({ total_tokens: int, prompt_tokens: int, completion_tokens: int });
 
 const runStateSchema = z.enum(['running', 'completed', 'failed']);
@@ -120,7 +120,7 @@ export const usageStatsSchema = z.looseObject({
 /** Acknowledgement of the inbound trigger. */
 export const triggerAckSchema = z.looseObject({ message: z.string(), status: z.string() });
 
-/** The error body (spec §7). */
+/** The error body (docs/reference-service.md, "Errors"). */
 export const errorBodySchema = z.looseObject({
   error: z.looseObject({
     code: z.string(),
@@ -141,7 +141,7 @@ export type BodySchema = z.ZodType;
 
 /**
  * Fields the run response must carry once the run is no longer `running`: `completed_at`
- * and `usage` (spec §4 run response). Wrong types are already reported by `runSchema`.
+ * and `usage` (the answer to a run). Wrong types are already reported by `runSchema`.
  */
 export function runCompletionViolations(op: OpName, value: Record<string, unknown>, out: ContractViolation[]): void {
   if (value.status !== 'completed') return;

@@ -1,12 +1,12 @@
 /**
- * Shapes of the interface's resources (spec §2) and of the request bodies the client sends.
+ * Shapes of the interface's resources (docs/reference-service.md) and of the request bodies the client sends.
  * Optional fields are those the spec lets be absent in some legal answer (for example a run
  * that is still `running` has no `completed_at`); the schemas report every other gap as a
  * contract violation while the value is still handed over.
  */
 import type { RunStatus } from '../core/types.js';
 
-/** Token counts of a run (spec §2 Run.usage). */
+/** Token counts of a run (a run's `usage`). */
 export interface Usage {
   readonly total_tokens: number;
   readonly prompt_tokens: number;

@@ -62,7 +62,7 @@ export interface StreamCollector {
  * an HDR histogram of the same settings as latencies, so the ÷1000 of `toPct` gives tokens/s
  * back with three significant digits, and the serialised form merges like the others.
  *
- * TPOT is DESIGN's (end − first token)/(tokens − 1), the definition LLM benchmarks share
+ * TPOT is docs/measuring.md's (end − first token)/(tokens − 1), the definition LLM benchmarks share
  * (request latency less TTFT, over the tokens after the first), so figures compare across
  * tools; the mean ITL is reported beside it. A stream that never ended uses its last token.
  */

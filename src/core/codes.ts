@@ -2,7 +2,7 @@
  * Classification codes of request outcomes. These are data recorded per request, never thrown.
  */
 
-/** The seven error codes of the interface (spec §7). */
+/** The seven error codes of the interface (docs/reference-service.md, "Errors"). */
 export const API_ERROR_CODES = [
   'INVALID_REQUEST',
   'UNAUTHORIZED',
@@ -61,7 +61,7 @@ export type ErrorCode = ApiErrorCode | 'UNKNOWN' | TransportErrorCode;
 
 const STATUS_TO_CODE: ReadonlyMap<number, ApiErrorCode> = new Map(API_ERROR_CODES.map((c) => [API_ERROR_STATUS[c], c]));
 
-/** The interface's code for an HTTP status (spec §7 pairs each code with one status), if any. */
+/** The interface's code for an HTTP status (the interface pairs each code with one status), if any. */
 export function apiErrorCodeOfStatus(status: number): ApiErrorCode | undefined {
   return STATUS_TO_CODE.get(status);
 }

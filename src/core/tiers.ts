@@ -1,4 +1,4 @@
-/** The interface's rate-limit tiers (spec §8). */
+/** The interface's rate-limit tiers (docs/reference-service.md, "Rate limits"). */
 
 /** Named tiers with a published limit. */
 export const TIER_LIMITS_PER_MINUTE = { free: 100, pro: 1000 } as const;

@@ -60,7 +60,7 @@ export interface StreamTiming {
   readonly malformedEvents: number;
 }
 
-/** Status values of a run (spec §3). */
+/** Status values of a run (docs/reference-service.md, "Runs"). */
 export type RunStatus = 'running' | 'completed' | 'failed';
 
 /**
@@ -110,7 +110,7 @@ export interface RequestSample {
   inputWords?: number;
 }
 
-/** How a request counts against the 99.9 % objective (DESIGN "SLI definitions"). */
+/** How a request counts against the 99.9 % objective (docs/measuring.md, "SLI"). */
 export type SliClass = 'good' | 'bad' | 'excluded';
 
 /**

@@ -5,7 +5,7 @@
  * of that run; the next success closes it, and its time is the incident's end. Shorter runs of
  * failures are no incident (they still count as downtime in the uptime math). Each incident,
  * and the mean time to recover, is compared with the service's recovery time objective
- * (spec §1: under 4 hours).
+ * (the interface states under 4 hours; docs/probes.md).
  */
 import { InvalidArgumentError } from '../core/errors.js';
 import type { OutcomePoint } from './series.js';

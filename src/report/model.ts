@@ -1,5 +1,5 @@
 /**
- * The report model, `flowgauge/report@1`: a contract other tools read (DESIGN "Contracts").
+ * The report model, `flowgauge/report@1`: a contract other tools read (docs/report-json.md).
  * Field names here are fixed; fields may be added, never renamed. Times in ms, rates per
  * second, ratios 0–1. Each type is taken from its section's zod schema
  * (`sections/<section>-schema.ts`, `z.output`, readonly at every depth), where its fields are

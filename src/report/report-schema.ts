@@ -1,6 +1,6 @@
 /**
  * `flowgauge/report@1` as a zod schema: the one definition the reader validates with and the
- * JSON Schema is generated from (report-json-schema.ts). Every field DESIGN names is required;
+ * JSON Schema is generated from (report-json-schema.ts). Every field report@1 always had (docs/report-json.md) is required;
  * fields this implementation added are optional, so other producers (merge, older writers)
  * stay valid. Every object is loose: @1 may grow fields and readers must ignore what they do
  * not know. Each section's piece lives with its merge in `sections/<section>.ts`; this file

@@ -1,6 +1,6 @@
 /**
  * SLI classification: how one request counts against the availability objective
- * (DESIGN "SLI definitions"). Pure; the throttle judgement comes from the rate-limit analyser.
+ * (docs/measuring.md, "SLI: what counts against the objective"). Pure; the throttle judgement comes from the rate-limit analyser.
  */
 import type { RequestSample, SliClass, ThrottleClass } from '../core/types.js';
 
@@ -8,7 +8,7 @@ import type { RequestSample, SliClass, ThrottleClass } from '../core/types.js';
 const STATUS_TOO_MANY = 429;
 
 /**
- * Classifies one request, row by row of the DESIGN table:
+ * Classifies one request, row by row of the table in docs/measuring.md:
  *
  * | outcome | class |
  * |---|---|

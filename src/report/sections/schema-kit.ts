@@ -20,7 +20,7 @@ type Added<A extends Shape> = { [K in keyof A]: A[K] extends { readonly '~writte
 export const written = <S extends z.ZodType>(schema: S): Written<S> => schema as Written<S>;
 
 /**
- * A loose object whose `design` fields (DESIGN's names) are required and whose `added` ones
+ * A loose object whose `design` fields (those report@1 always had: docs/report-json.md) are required and whose `added` ones
  * (this implementation's) are optional; kept apart so which is which reads off the call.
  */
 export function obj<D extends Shape, A extends Shape = Record<never, never>>(design: D, added?: A): z.ZodObject<D & Added<A>, z.core.$loose> {
