@@ -1,7 +1,6 @@
 /**
- * report@1 `histograms`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `histograms.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 `histograms`: the zod schema. How the section is projected and merged is in
+ * `histograms.ts`; the whole report's schema is put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
 import { hdr } from './schema-kit.js';

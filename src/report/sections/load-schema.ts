@@ -1,7 +1,7 @@
 /**
- * report@1 `load`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `load.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 `load`: the zod schema, and the types taken from it (`z.output`, readonly at every
+ * depth). How the section is projected and merged is in `load.ts`; the whole report's schema is
+ * put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
 import { count, nonNegative, nullable, obj, pct, str, type DeepReadonly } from './schema-kit.js';

@@ -1,7 +1,7 @@
 /**
  * report@1 `notifications`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `notifications.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * every depth). How the section is projected and merged is in `notifications.ts`; the whole
+ * report's schema is put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
 import { count, countMap, nonNegative, obj, pct, written, type DeepReadonly } from './schema-kit.js';

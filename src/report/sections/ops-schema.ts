@@ -1,7 +1,7 @@
 /**
- * report@1 `ops`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `ops.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 `ops`: the zod schema, and the types taken from it (`z.output`, readonly at every
+ * depth). How the section is projected and merged is in `ops.ts`; the whole report's schema is put
+ * together in `../report-schema.ts`.
  */
 import type { z } from 'zod';
 import { PHASES } from '../../collect/request-phases.js';

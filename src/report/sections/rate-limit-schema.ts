@@ -1,7 +1,7 @@
 /**
- * report@1 `rateLimit`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `rate-limit.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 `rateLimit`: the zod schema, and the types taken from it (`z.output`, readonly at every
+ * depth). How the section is projected and merged is in `rate-limit.ts`; the whole report's schema
+ * is put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
 import { bool, count, countMap, nonNegative, nullable, num, obj, pct, str, written, type DeepReadonly } from './schema-kit.js';

@@ -1,7 +1,7 @@
 /**
- * report@1 the run's own fields (`schema`, `scenario`, `target`, times): the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `run.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 the run's own fields (`schema`, `scenario`, `target`, times): the zod schema. How the
+ * section is projected and merged is in `run.ts`; the whole report's schema is put together in
+ * `../report-schema.ts`.
  */
 import { z } from 'zod';
 import { bool, nonNegative, obj, str, timestamp } from './schema-kit.js';

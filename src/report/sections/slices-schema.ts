@@ -1,7 +1,6 @@
 /**
- * report@1 `slices` and `sliceMs`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `slices.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 `slices` and `sliceMs`: the zod schema. How the section is projected and merged is in
+ * `slices.ts`; the whole report's schema is put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
 import { byOp, count, hdr, nonNegative, obj } from './schema-kit.js';

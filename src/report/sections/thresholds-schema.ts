@@ -1,7 +1,7 @@
 /**
- * report@1 `thresholds`, `passed` and `verdict`: the zod schema, and the types taken from it (`z.output`, readonly at
- * every depth). How the section is projected and merged is in `thresholds.ts`; the whole report's
- * schema is put together in `../report-schema.ts`.
+ * report@1 `thresholds`, `passed` and `verdict`: the zod schema. How the section is projected and
+ * merged is in `thresholds.ts`; the whole report's schema is put together in `../report-
+ * schema.ts`.
  */
 import { z } from 'zod';
 import { COMPARATORS } from '../../slo/threshold-grammar.js';
