@@ -14,6 +14,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
 import { createReportWriter } from '../report-writer.js';
+import { checkOutFlag } from '../report-files.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
@@ -204,6 +205,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       throw new UsageError(scenarioNotFound(args.scenario, resolve(io.cwd, args.scenario), builtinScenarioNames()));
     }
     checkWholeNumberFlags(argv);
+    checkOutFlag(args.out);
     const env = { ...io.env, ...parseEnvFlags(args.env) };
     let durationMs: number | undefined;
     if (args.duration !== undefined) {
