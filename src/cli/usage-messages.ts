@@ -3,7 +3,7 @@
  * `duration`), did-you-mean for a mistyped flag or command, "name a scenario" instead of "Not
  * enough non-option arguments", and k6's `--vus` answered with flowgauge's closed model. Pure.
  */
-import { editDistance } from '../core/edit-distance.js';
+import { closestName } from '../core/edit-distance.js';
 
 /** What the rewrite needs to know about the command line. */
 export interface UsageContext {
@@ -28,16 +28,7 @@ const K6_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** The closest of `names` to `typed`, when close enough to be a typo (case ignored). */
-export function closest(typed: string, names: readonly string[]): string | undefined {
-  const t = typed.toLowerCase();
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const n of names) {
-    const d = editDistance(t, n.toLowerCase());
-    if (d < bestD) [best, bestD] = [n, d];
-  }
-  return best !== undefined && bestD <= Math.max(1, Math.min(3, Math.floor(typed.length / 3))) ? best : undefined;
-}
+export const closest = closestName;
 
 /** How the user typed a flag: `-d` for one letter, `--name` otherwise. */
 export function flagAsTyped(name: string): string {

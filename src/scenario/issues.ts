@@ -1,10 +1,11 @@
 /**
  * Turns zod issues into `ConfigIssue`s: paths written as `mix[2].weight`, messages that say
- * what is allowed, one issue per unknown field.
+ * what is allowed, one issue per unknown field with the nearest allowed one.
  */
 import type { z } from 'zod';
 import type { ConfigIssue } from '../core/errors.js';
 import { show } from './schema.js';
+import { formKeyHint, unknownKeyMessage } from './unknown-keys.js';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -69,10 +70,10 @@ export function toConfigIssues(issues: readonly z.core.$ZodIssue[], prefix: read
     const path = [...prefix, ...iss.path].filter((k) => typeof k !== 'string' || !k.startsWith('~'));
     if (iss.code === 'unrecognized_keys') {
       for (const key of iss.keys) {
-        out.push({ path: formatPath([...path, key]), message: `unknown field (a typo?); ${iss.message}` });
+        out.push({ path: formatPath([...path, key]), message: unknownKeyMessage(key, iss.message, path.length === 0) });
       }
     } else {
-      out.push({ path: formatPath(path), message: iss.message });
+      out.push({ path: formatPath(path), message: iss.message + (iss.code === 'invalid_union' ? formKeyHint(iss.input, iss.message) : '') });
     }
   }
   return out;
