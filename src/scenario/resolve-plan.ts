@@ -9,6 +9,7 @@ import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { defaultThresholds, readingGuard, resolveScenario, type ResolveOptions } from './resolve.js';
 import type { ResolvedRunPlan } from './run-plan.js';
 import { unknownKeyMessage } from './unknown-keys.js';
+import { k6ArrayHint } from '../slo/k6-thresholds.js';
 import type { ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 
 /** Fields of a plan's top level; each entry of `scenarios` is a scenario without `name`. */
@@ -49,7 +50,7 @@ function thresholdsOf(raw: unknown, path: string, issues: ConfigIssue[]): Resolv
       if (v.delayAbortEval !== undefined && (delay === undefined || delay < 0)) issues.push({ path: `${path}["${key}"].delayAbortEval`, message: 'must be a duration such as "10s"' });
       out.push({ key, expr: v.expr, abortOnFail: v.abortOnFail === true, ...(delay !== undefined && delay >= 0 ? { delayAbortEvalMs: delay } : {}) });
     }
-    else issues.push({ path: `${path}["${key}"]`, message: 'must be an expression such as "<2s", or { expr, abortOnFail }' });
+    else issues.push({ path: `${path}["${key}"]`, message: Array.isArray(v) ? k6ArrayHint(key, v) : 'must be an expression such as "<2s", or { expr, abortOnFail }' });
   }
   return out;
 }
