@@ -73,18 +73,23 @@ export async function writeReportFiles(dir: string, files: Readonly<Record<strin
   return written;
 }
 
-/** Points `reports/latest` at `dir` when `dir` lies under `<cwd>/reports`. Best effort. */
-export async function updateLatest(cwd: string, dir: string): Promise<void> {
+/**
+ * Points `reports/latest` at `dir` when `dir` lies under `<cwd>/reports`. Best effort: resolves
+ * to the link's path when it was made, else `undefined`.
+ */
+export async function updateLatest(cwd: string, dir: string): Promise<string | undefined> {
   const reports = resolve(cwd, 'reports');
   const rel = relative(reports, dir);
-  if (rel.startsWith('..') || rel === '') return;
+  if (rel.startsWith('..') || rel === '') return undefined;
   const link = join(reports, 'latest');
   const tmp = `${link}.tmp-${process.pid}`;
   try {
     await rm(tmp, { force: true });
     await symlink(rel, tmp);
     await rename(tmp, link);
+    return link;
   } catch {
     // A filesystem without symlinks still has the report itself; nothing is lost.
+    return undefined;
   }
 }
