@@ -5,6 +5,52 @@
  */
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
+import { UsageError } from './context.js';
+
+const EXPORTS = 'it exports Prometheus metrics (--metrics-port to be scraped, --pushgateway URL to push) and OTLP spans (--otel URL)';
+
+/** k6's outputs (`--out <name>[=<target>]`) and flowgauge's way to each. */
+const K6_OUTPUTS: Readonly<Record<string, (target: string) => string>> = {
+  json: (t) =>
+    `flowgauge's --out takes a directory and writes report.json, report.md and report.html into it: --out ${dirFor(t, 'json')} ` +
+    `(the report is then ${join(dirFor(t, 'json'), 'report.json')}), or --json > ${t === '' ? 'report.json' : t} for report.json on stdout; ` +
+    'report.json is the whole summary (histograms, per-second slices, thresholds), not a line per data point',
+  csv: (t) =>
+    `flowgauge writes no CSV: report.json holds every figure, per-second ones in its slices; --out ${dirFor(t, 'csv')} puts the reports in that directory`,
+  'experimental-prometheus-rw': () => `flowgauge does not remote-write; ${EXPORTS}`,
+  'experimental-opentelemetry': () => 'flowgauge exports a span per request over OTLP/HTTP: --otel URL',
+  'web-dashboard': () => 'flowgauge serves its live dashboard with --dashboard [PORT]',
+  influxdb: () => `flowgauge has no InfluxDB output: ${EXPORTS}`,
+  statsd: () => `flowgauge has no StatsD output: ${EXPORTS}`,
+  datadog: () => `flowgauge has no Datadog output: ${EXPORTS}`,
+  kafka: () => `flowgauge has no Kafka output: ${EXPORTS}`,
+  cloud: () => `flowgauge has no cloud output: ${EXPORTS}; the reports stay on disk`,
+};
+
+/** Outputs k6 names alone (`--out influxdb`); `json`, `csv` and `cloud` alone may be directories. */
+const K6_BARE = new Set(['experimental-prometheus-rw', 'experimental-opentelemetry', 'web-dashboard', 'influxdb', 'statsd', 'datadog', 'kafka']);
+
+/** `x.json` → `x`: the directory a k6 output file becomes. */
+function dirFor(target: string, ext: string): string {
+  if (target === '') return 'reports/run';
+  const stripped = target.endsWith(`.${ext}`) ? target.slice(0, -(ext.length + 1)) : target;
+  return stripped === '' ? 'reports/run' : stripped;
+}
+
+/**
+ * Checks a run's `--out` before anything starts: a directory, never k6's `--out json=FILE` (or
+ * another k6 output) silently turned into a directory named `json=FILE`. Returns `out`; throws a
+ * `UsageError` (exit 2) naming flowgauge's way.
+ */
+export function checkOutFlag(out: string | undefined): string | undefined {
+  if (out === undefined) return undefined;
+  const m = /^([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(out.trim());
+  if (m === null) return out;
+  const name = m[1] as string;
+  const answer = K6_OUTPUTS[name];
+  if (answer === undefined || (m[2] === undefined && !K6_BARE.has(name))) return out;
+  throw new UsageError(`--out ${out} is k6's output form; ${answer(m[2] ?? '')}`);
+}
 
 /** The directory a run's report goes to. */
 export function reportDir(cwd: string, scenario: string, startedAtMs: number, out: string | undefined): string {
@@ -27,18 +73,23 @@ export async function writeReportFiles(dir: string, files: Readonly<Record<strin
   return written;
 }
 
-/** Points `reports/latest` at `dir` when `dir` lies under `<cwd>/reports`. Best effort. */
-export async function updateLatest(cwd: string, dir: string): Promise<void> {
+/**
+ * Points `reports/latest` at `dir` when `dir` lies under `<cwd>/reports`. Best effort: resolves
+ * to the link's path when it was made, else `undefined`.
+ */
+export async function updateLatest(cwd: string, dir: string): Promise<string | undefined> {
   const reports = resolve(cwd, 'reports');
   const rel = relative(reports, dir);
-  if (rel.startsWith('..') || rel === '') return;
+  if (rel.startsWith('..') || rel === '') return undefined;
   const link = join(reports, 'latest');
   const tmp = `${link}.tmp-${process.pid}`;
   try {
     await rm(tmp, { force: true });
     await symlink(rel, tmp);
     await rename(tmp, link);
+    return link;
   } catch {
     // A filesystem without symlinks still has the report itself; nothing is lost.
+    return undefined;
   }
 }

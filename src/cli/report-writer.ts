@@ -15,12 +15,15 @@ export interface ReportWriter extends RunObserver {
   readonly dir: string | undefined;
   /** The last report.html written (the live dashboard serves it at the end). */
   readonly html: string | undefined;
+  /** `reports/latest`, once it points at `dir`. */
+  readonly latest: string | undefined;
 }
 
 /** A report writer for a run named `name` under `cwd` (or in `out`). */
 export function createReportWriter(o: { readonly cwd: string; readonly name: string; readonly out: string | undefined }): ReportWriter {
   let dir: string | undefined;
   let html: string | undefined;
+  let latest: string | undefined;
   const write = async (report: Report): Promise<void> => {
     dir ??= reportDir(o.cwd, o.name, Date.parse(report.startedAt), o.out);
     const files = await renderReportFiles(report);
@@ -35,10 +38,13 @@ export function createReportWriter(o: { readonly cwd: string; readonly name: str
     get html() {
       return html;
     },
+    get latest() {
+      return latest;
+    },
     scheduleEnded: write,
     async end(report) {
       await write(report);
-      if (o.out === undefined && dir !== undefined) await updateLatest(o.cwd, dir);
+      if (o.out === undefined && dir !== undefined) latest = await updateLatest(o.cwd, dir);
     },
   };
 }

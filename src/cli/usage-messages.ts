@@ -3,7 +3,7 @@
  * `duration`), did-you-mean for a mistyped flag or command, "name a scenario" instead of "Not
  * enough non-option arguments", and k6's `--vus` answered with flowgauge's closed model. Pure.
  */
-import { editDistance } from '../core/edit-distance.js';
+import { closestName } from '../core/edit-distance.js';
 
 /** What the rewrite needs to know about the command line. */
 export interface UsageContext {
@@ -28,16 +28,7 @@ const K6_FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** The closest of `names` to `typed`, when close enough to be a typo (case ignored). */
-export function closest(typed: string, names: readonly string[]): string | undefined {
-  const t = typed.toLowerCase();
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const n of names) {
-    const d = editDistance(t, n.toLowerCase());
-    if (d < bestD) [best, bestD] = [n, d];
-  }
-  return best !== undefined && bestD <= Math.max(1, Math.min(3, Math.floor(typed.length / 3))) ? best : undefined;
-}
+export const closest = closestName;
 
 /** How the user typed a flag: `-d` for one letter, `--name` otherwise. */
 export function flagAsTyped(name: string): string {
@@ -64,9 +55,26 @@ function unknownOne(arg: string, ctx: UsageContext): string {
   return `unknown flag ${flagAsTyped(arg)}${near !== undefined ? `: did you mean ${flagAsTyped(near)}?` : ''}`;
 }
 
+const SCENARIO_FILE = /\.(ts|mts|js|mjs|json|ya?ml)$/i;
+
+/**
+ * k6's `k6 run script.js` habit typed without the command (`flowgauge smoke.js`): the word in
+ * the command's place is a scenario (a file name, a path or a ready scenario), so the command
+ * that runs it is the answer. Only the scenario is echoed: the other arguments may hold a token.
+ */
+function scenarioInCommandPlace(command: string | undefined, ctx: UsageContext): string | undefined {
+  if (command === undefined || ctx.commands.includes(command)) return undefined;
+  const looksLikeScenario = SCENARIO_FILE.test(command) || /[/\\]/.test(command) || ctx.scenarios.includes(command);
+  if (!looksLikeScenario) return undefined;
+  const more = ctx.argv.length > 1 ? ', your other flags after it' : '';
+  return `"${command}" is not a command: did you mean \`flowgauge run ${command}\`${more}? (a scenario is run by the run command, as in k6 run)`;
+}
+
 /** Rewrites a yargs validation message; unknown messages pass through. */
 export function humanizeUsageMessage(msg: string, ctx: UsageContext): string {
   const command = firstPositional(ctx.argv);
+  const run = /^(Unknown arguments?|Did you mean)/.test(msg) ? scenarioInCommandPlace(command, ctx) : undefined;
+  if (run !== undefined) return run;
   let m = /^Unknown arguments?: (.+)$/s.exec(msg);
   if (m !== null) return (m[1] as string).split(', ').map((a) => unknownOne(a.trim(), ctx)).join('; ');
   m = /^Did you mean (.+)\?$/.exec(msg);

@@ -4,35 +4,59 @@
  * the `*_HELP` strings say what is allowed.
  */
 
-const DURATION_RE = /^\s*(\d+(?:\.\d+)?)\s*(ns|us|µs|ms|s|m|min|h|d)?\s*$/;
-const DURATION_UNIT_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  min: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
+// One or more number-and-unit parts, Go's and k6's form (`1m30s`, `1h2m`, `1.5s`): the
+// units are read longest first so `ms` is never `m` and `s`.
+const DURATION_PART_RE = /(\d+(?:\.\d+)?)(ns|us|µs|ms|min|s|m|h|d)/y;
+const BARE_NUMBER_RE = /^\d+(?:\.\d+)?$/;
+/**
+ * Units as (power of ten, multiplier) of milliseconds. Scaling by a power of ten goes through
+ * the decimal text (`"1.1e3"`), so `1.1s` is exactly 1100.
+ */
+const DURATION_UNIT_MS: Readonly<Record<string, readonly [number, number]>> = {
+  ns: [-6, 1],
+  us: [-3, 1],
+  µs: [-3, 1],
+  ms: [0, 1],
+  s: [3, 1],
+  m: [3, 60],
+  min: [3, 60],
+  h: [3, 3600],
+  d: [3, 86_400],
 };
 
+/** `text` (digits, maybe a fraction) of `unit` in milliseconds; `undefined` for an unknown unit. */
+export function durationPartMs(text: string, unit: string): number | undefined {
+  const f = DURATION_UNIT_MS[unit];
+  return f === undefined ? undefined : Number(`${text}e${f[0]}`) * f[1];
+}
+
 /** What `parseDurationMs` accepts, for error messages. */
-export const DURATION_HELP = 'a duration such as "500ms", "30s", "2m", "1h", "30d" (or a number of milliseconds)';
+export const DURATION_HELP =
+  'a duration such as "500ms", "30s", "2m", "1h", "30d", "1.5s", or k6/Go\'s "1m30s" and "1h2m" (units ns, us, ms, s, m, h, d; a bare number means milliseconds)';
 
 /**
- * Reads a duration into milliseconds. A bare number (or numeric string) means milliseconds.
+ * Reads a duration into milliseconds: one unit (`30s`, `1.5m`) or several in a row as Go and k6
+ * write them (`1m30s`, `1h2m3.5s`). A bare number (or numeric string) means milliseconds.
  * Returns `undefined` for anything else, including negative and non-finite values.
  */
 export function parseDurationMs(input: unknown): number | undefined {
   if (typeof input === 'number') return Number.isFinite(input) && input >= 0 ? input : undefined;
   if (typeof input !== 'string') return undefined;
-  const m = DURATION_RE.exec(input);
-  if (m === null) return undefined;
-  const value = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  const factor = DURATION_UNIT_MS[unit];
-  return factor === undefined ? undefined : value * factor;
+  const text = input.trim();
+  if (BARE_NUMBER_RE.test(text)) return Number(text);
+  // Spaces are allowed only between the number and a single unit (`30 s`), as before.
+  const compact = /^\d+(?:\.\d+)?\s+[a-zµ]+$/.test(text) ? text.replace(/\s+/, '') : text;
+  if (compact === '') return undefined;
+  let total = 0;
+  let at = 0;
+  while (at < compact.length) {
+    DURATION_PART_RE.lastIndex = at;
+    const m = DURATION_PART_RE.exec(compact);
+    if (m === null) return undefined;
+    total += durationPartMs(m[1] as string, m[2] as string) ?? Number.NaN;
+    at = DURATION_PART_RE.lastIndex;
+  }
+  return Number.isFinite(total) ? total : undefined;
 }
 
 const RATE_RE = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(s|sec|second|m|min|minute|h|hour)\s*$/;

@@ -17,8 +17,22 @@ export interface AutocannonMeasureOptions {
   readonly timeoutS?: number;
 }
 
+/**
+ * The part of an autocannon result a step reads. Written out here rather than named from
+ * `autocannon`, so the package's declaration files never import autocannon's types (which live
+ * in @types/autocannon, a dev dependency): a consumer's strict `tsc` then compiles them.
+ */
+export interface AutocannonResultView {
+  readonly statusCodeStats?: Readonly<Record<string, { readonly count?: number } | undefined>>;
+  /** Connection errors and timeouts: requests that got no response. */
+  readonly errors: number;
+  /** Seconds. */
+  readonly duration: number;
+  readonly latency: { readonly p50: number; readonly p99: number };
+}
+
 /** Reads an autocannon result into a step measurement. */
-export function measurementOf(concurrency: number, r: autocannon.Result): StepMeasurement {
+export function measurementOf(concurrency: number, r: AutocannonResultView): StepMeasurement {
   const stats = r.statusCodeStats ?? {};
   let responses = 0;
   let good = 0;

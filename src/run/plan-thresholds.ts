@@ -38,7 +38,9 @@ export function parsePlanThresholds(plan: ResolvedRunPlan): RunThresholds {
       issues.push({ path: `thresholds["${t.key}"]`, message: names.length === 1 ? `"${scope}:" scopes a threshold to one scenario of several; this run has one: write "${metricKey}"` : `no scenario "${scope}"; scenarios: ${names.join(', ')}` });
       continue;
     }
-    const parsed = parseThreshold(t.key, t.expr);
+    const judged = scope === undefined ? plan.scenarios : plan.scenarios.filter((s) => s.name === scope);
+    const ops = judged.some((s) => s.journey !== undefined) ? undefined : [...new Set(judged.flatMap((s) => s.mix.map((e) => e.op)))];
+    const parsed = parseThreshold(t.key, t.expr, ops === undefined ? {} : { ops });
     if (!parsed.ok) {
       issues.push({ path: `thresholds["${t.key}"]`, message: parsed.error });
       continue;

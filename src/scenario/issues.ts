@@ -1,10 +1,13 @@
 /**
  * Turns zod issues into `ConfigIssue`s: paths written as `mix[2].weight`, messages that say
- * what is allowed, one issue per unknown field.
+ * what is allowed, one issue per unknown field with the nearest allowed one.
  */
 import type { z } from 'zod';
 import type { ConfigIssue } from '../core/errors.js';
 import { show } from './schema.js';
+import { formKeyHint, unknownKeyMessage } from './unknown-keys.js';
+import { isOpName, type OpName } from '../core/ops.js';
+import { k6ArrayHint } from '../slo/k6-thresholds.js';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -61,18 +64,34 @@ export function zodErrorMap(iss: z.core.$ZodRawIssue): string | undefined {
   return undefined;
 }
 
-/** Maps zod's issues, splitting an unknown-fields issue into one issue per field. */
-export function toConfigIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): ConfigIssue[] {
+/** The operations a raw scenario's mix sends; `undefined` when it may send others (a journey, steps). */
+function mixOps(raw: unknown): OpName[] | undefined {
+  const mix = raw !== null && typeof raw === 'object' ? (raw as { mix?: unknown }).mix : undefined;
+  if (!Array.isArray(mix)) return undefined;
+  const ops = mix.map((e: unknown) => (e !== null && typeof e === 'object' ? (e as { op?: unknown }).op : undefined)).filter(isOpName);
+  return ops.length === 0 ? undefined : [...new Set(ops)];
+}
+
+/**
+ * Maps zod's issues, splitting an unknown-fields issue into one issue per field. `raw` is the
+ * scenario as written, so k6's threshold arrays are answered with its own operations.
+ */
+export function toConfigIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = [], raw?: unknown): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const iss of issues) {
+    const input: unknown = (iss as { input?: unknown }).input;
+    if (iss.path.length === 2 && iss.path[0] === 'thresholds' && Array.isArray(input)) {
+      out.push({ path: formatPath([...prefix, ...iss.path]), message: k6ArrayHint(String(iss.path[1]), input, mixOps(raw)) });
+      continue;
+    }
     // Keys starting with "~" are the schema's own routing fields, never the user's.
     const path = [...prefix, ...iss.path].filter((k) => typeof k !== 'string' || !k.startsWith('~'));
     if (iss.code === 'unrecognized_keys') {
       for (const key of iss.keys) {
-        out.push({ path: formatPath([...path, key]), message: `unknown field (a typo?); ${iss.message}` });
+        out.push({ path: formatPath([...path, key]), message: unknownKeyMessage(key, iss.message, path.length === 0) });
       }
     } else {
-      out.push({ path: formatPath(path), message: iss.message });
+      out.push({ path: formatPath(path), message: iss.message + (iss.code === 'invalid_union' ? formKeyHint(input, iss.message) : '') });
     }
   }
   return out;

@@ -8,6 +8,8 @@ import { parseDurationMs } from '../core/units.js';
 import { DEFAULT_OBJECTIVE } from '../slo/budget.js';
 import { defaultThresholds, readingGuard, resolveScenario, type ResolveOptions } from './resolve.js';
 import type { ResolvedRunPlan } from './run-plan.js';
+import { unknownKeyMessage } from './unknown-keys.js';
+import { k6ArrayHint } from '../slo/k6-thresholds.js';
 import type { ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 
 /** Fields of a plan's top level; each entry of `scenarios` is a scenario without `name`. */
@@ -48,7 +50,7 @@ function thresholdsOf(raw: unknown, path: string, issues: ConfigIssue[]): Resolv
       if (v.delayAbortEval !== undefined && (delay === undefined || delay < 0)) issues.push({ path: `${path}["${key}"].delayAbortEval`, message: 'must be a duration such as "10s"' });
       out.push({ key, expr: v.expr, abortOnFail: v.abortOnFail === true, ...(delay !== undefined && delay >= 0 ? { delayAbortEvalMs: delay } : {}) });
     }
-    else issues.push({ path: `${path}["${key}"]`, message: 'must be an expression such as "<2s", or { expr, abortOnFail }' });
+    else issues.push({ path: `${path}["${key}"]`, message: Array.isArray(v) ? k6ArrayHint(key, v) : 'must be an expression such as "<2s", or { expr, abortOnFail }' });
   }
   return out;
 }
@@ -68,7 +70,7 @@ function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options:
   if (!isPlanInput(raw)) return resolveScenario(raw, overrides, options);
   const input = raw as Record<string, unknown>;
   const issues: ConfigIssue[] = [];
-  for (const k of Object.keys(input)) if (!PLAN_FIELDS.has(k)) issues.push({ path: k, message: `unknown field of a run of several scenarios; allowed: ${[...PLAN_FIELDS].join(', ')}` });
+  for (const k of Object.keys(input)) if (!PLAN_FIELDS.has(k)) issues.push({ path: k, message: unknownKeyMessage(k, `allowed in a run of several scenarios: ${[...PLAN_FIELDS].join(', ')}`, false) });
   const name = input.name;
   if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: 'name', message: 'must be lower-case letters, digits and dashes (1–63)' });
   const objectiveRaw = isObject(input.slo) ? input.slo.objective : undefined;

@@ -57,7 +57,7 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
         message: `a scenario must be an object such as defineScenario({ name, tier, load, mix }), got ${show(raw)}`,
       });
     } else {
-      issues.unshift(...toConfigIssues(parsed.error.issues));
+      issues.unshift(...toConfigIssues(parsed.error.issues, [], raw));
     }
     throw new ConfigError(issues, subject(raw, options.source));
   }

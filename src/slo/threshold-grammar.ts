@@ -6,6 +6,7 @@
  */
 import { OPS, isOpName } from '../core/ops.js';
 import type { OpName } from '../core/ops.js';
+import { durationPartMs } from '../core/units.js';
 
 /** Statistics of a percentile summary, in the order reports show them. */
 export const PCT_STATS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean', 'count'] as const;
@@ -160,24 +161,9 @@ export interface ParsedExpression {
   readonly value: number;
 }
 
-/**
- * Duration units as (power of ten, multiplier) of milliseconds. Scaling by a power of ten goes
- * through the decimal text (`"99.9e-2"`), so `99.9%` is exactly 0.999 and `0.3s` exactly 300.
- */
-const DURATION_UNITS_MS: Readonly<Record<string, readonly [number, number]>> = {
-  ns: [-6, 1],
-  us: [-3, 1],
-  µs: [-3, 1],
-  ms: [0, 1],
-  s: [3, 1],
-  m: [3, 60],
-  min: [3, 60],
-  h: [3, 3600],
-};
-
 /** What an expression may look like for each unit, for error messages. */
 export const EXPRESSION_HELP: Readonly<Record<ThresholdUnit, string>> = {
-  ms: 'a comparator (<, <=, >, >=, ==, !=) and a duration such as "< 2s", "<= 500ms", "< 1.5m", "< 250us" (a bare number means ms)',
+  ms: 'a comparator (<, <=, >, >=, ==, !=) and a duration such as "< 2s", "<= 500ms", "< 1.5m", "< 1m30s", "< 250us" (a bare number means ms)',
   ratio: 'a comparator (<, <=, >, >=, ==, !=) and a percentage such as ">= 99.9%" or a ratio from 0 to 1 such as ">= 0.999"',
   count: 'a comparator (<, <=, >, >=, ==, !=) and a plain number such as "== 0" or "< 10"',
   perS: 'a comparator (<, <=, >, >=, ==, !=) and a plain number per second such as "> 20"',
@@ -202,31 +188,44 @@ export function parseExpression(expr: string, unit: ThresholdUnit): ParsedExpres
   if (op === undefined) return 'expected a comparator first';
   i += op.length;
   skip();
-  const numStart = i;
-  while (isDigit(expr[i])) i++;
-  if (expr[i] === '.' && isDigit(expr[i + 1])) {
-    i++;
+  const number = (): string => {
+    const start = i;
     while (isDigit(expr[i])) i++;
-  }
-  if (i === numStart) return 'expected a non-negative number after the comparator';
-  const text = expr.slice(numStart, i);
+    if (expr[i] === '.' && isDigit(expr[i + 1])) {
+      i++;
+      while (isDigit(expr[i])) i++;
+    }
+    return expr.slice(start, i);
+  };
+  const text = number();
+  if (text === '') return 'expected a non-negative number after the comparator';
   skip();
   const unitStart = i;
   while (isUnitChar(expr[i])) i++;
   const suffix = expr.slice(unitStart, i);
+  let value = applyUnit(text, suffix, unit);
+  // Durations may go on, as k6 and Go write them: `1m30s`, `1h2m`.
+  while (unit === 'ms' && suffix !== '' && typeof value === 'number' && isDigit(expr[i])) {
+    const more = number();
+    const start = i;
+    while (isUnitChar(expr[i])) i++;
+    const part = expr.slice(start, i);
+    const next = part === '' ? 'a duration part needs its unit, as in "1m30s"' : applyUnit(more, part, unit);
+    value = typeof next === 'number' ? value + next : next;
+  }
   skip();
+  if (typeof value === 'string') return value;
   if (i !== expr.length) return 'unexpected text after the value';
-  const value = applyUnit(text, suffix, unit);
-  if (typeof value === 'number' && !Number.isFinite(value)) return 'the number is too large';
-  return typeof value === 'string' ? value : { op, value };
+  if (!Number.isFinite(value)) return 'the number is too large';
+  return { op, value };
 }
 
 function applyUnit(text: string, suffix: string, unit: ThresholdUnit): number | string {
   const n = Number(text);
   switch (unit) {
     case 'ms': {
-      const factor = suffix === '' ? DURATION_UNITS_MS['ms'] : DURATION_UNITS_MS[suffix];
-      return factor === undefined ? `unknown duration unit "${suffix}"` : Number(`${text}e${factor[0]}`) * factor[1];
+      const ms = durationPartMs(text, suffix === '' ? 'ms' : suffix);
+      return ms === undefined ? `unknown duration unit "${suffix}"` : ms;
     }
     case 'ratio':
       if (suffix === '%') return n <= 100 ? Number(`${text}e-2`) : 'a percentage cannot exceed 100%';

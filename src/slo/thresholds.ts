@@ -2,7 +2,8 @@
  * Thresholds: parse `{ key: expression }` pairs once, evaluate them against any metric lookup
  * (the final report, or an interim one while the run is live). Pure.
  */
-import { OPS } from '../core/ops.js';
+import { OPS, type OpName } from '../core/ops.js';
+import { k6ExpressionHint, k6ThresholdHint } from './k6-thresholds.js';
 import { suggestMetricKey } from './metric-key-suggest.js';
 import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, parseThresholdKey, splitThresholdKey, thresholdKeyText, unitOf } from './threshold-grammar.js';
 import type { Comparator, MetricKey, ThresholdUnit } from './threshold-grammar.js';
@@ -45,6 +46,12 @@ export type ParseThresholdResult =
   | { readonly ok: true; readonly threshold: ParsedThreshold }
   | { readonly ok: false; readonly error: string };
 
+/** What is known of the run a threshold judges, for better hints. */
+export interface ThresholdContext {
+  /** The operations its scenarios send, when known (mixes); a k6 latency threshold then names each. */
+  readonly ops?: readonly OpName[];
+}
+
 /** Shortens user input echoed in messages. */
 function quote(s: string): string {
   const t = s.length > 60 ? `${s.slice(0, 57)}...` : s;
@@ -55,25 +62,21 @@ function quote(s: string): string {
  * Parses one threshold, `[<scenario>:]<metric>` and its expression; the error says what is
  * allowed for that key. Whether the scope names a scenario of the run is the run's to check.
  */
-export function parseThreshold(key: string, expr: string): ParseThresholdResult {
+export function parseThreshold(key: string, expr: string, context: ThresholdContext = {}): ParseThresholdResult {
   if (typeof key !== 'string' || typeof expr !== 'string') {
     return { ok: false, error: 'a threshold is a metric key and an expression string' };
   }
   const { scope, metricKey } = splitThresholdKey(key);
   if (scope !== undefined) {
     // Scoped: the metric key is parsed alone and messages speak of it (the path names the scope).
-    const parsed = parseThreshold(metricKey, expr);
+    const parsed = parseThreshold(metricKey, expr, context);
     return parsed.ok ? { ok: true, threshold: { ...parsed.threshold, key: thresholdKeyText({ scope, metricKey: parsed.threshold.key }), scope } } : parsed;
-  }
-  // k6 writes the statistic in the expression; here it is part of the key.
-  const k6 = /^\s*(p\((\d+(?:\.\d+)?)\)|avg|med|min|max)\s*([<>=!]=?.*)$/.exec(expr);
-  if (k6 !== null) {
-    const stat = k6[2] !== undefined ? `p${k6[2].replace('.', '')}` : k6[1] === 'avg' ? 'mean' : k6[1] === 'med' ? 'p50' : String(k6[1]);
-    const base = key.trim().replace(/\.(p\d+|mean|max|min)$/, '');
-    return { ok: false, error: `threshold ${quote(key.trim())}: ${quote(expr)} is k6's form; in flowgauge the statistic goes in the key: ${quote(`${base}.${stat}`)}: ${quote(String(k6[3]).trim())}` };
   }
   const metric = parseMetricKey(key);
   if (metric === undefined) {
+    // k6's metric names and k6's expressions get the flowgauge thresholds to write instead.
+    const k6 = k6ThresholdHint(key, [expr], context.ops) ?? k6ExpressionHint(key, expr);
+    if (k6 !== undefined) return { ok: false, error: k6 };
     const fixed = caseFixed(key) ?? suggestMetricKey(key);
     const hint = fixed !== undefined ? `did you mean ${quote(fixed)}? ` : '';
     return { ok: false, error: `unknown threshold metric ${quote(key)}; ${hint}allowed: ${METRIC_KEY_HELP}` };
@@ -81,6 +84,9 @@ export function parseThreshold(key: string, expr: string): ParseThresholdResult 
   const unit = unitOf(metric);
   const parsed = parseExpression(expr, unit);
   if (typeof parsed === 'string') {
+    // `checks: "rate>0.99"` is both a flowgauge key and k6's metric.
+    const k6 = k6ThresholdHint(key, [expr], context.ops) ?? k6ExpressionHint(key, expr);
+    if (k6 !== undefined) return { ok: false, error: k6 };
     return {
       ok: false,
       error: `threshold ${quote(key.trim())}: cannot read ${quote(expr)} (${parsed}); expected ${EXPRESSION_HELP[unit]}`,

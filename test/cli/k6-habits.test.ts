@@ -115,3 +115,158 @@ describe('-e NAME=VALUE', () => {
     expect(process.env.FG_K6_RATE).toBeUndefined();
   });
 });
+
+/** Writes `content` to `name` in the test directory and returns its path. */
+async function scenarioFile(name: string, content: string): Promise<string> {
+  const { writeFileSync } = await import('node:fs');
+  const file = join(dir, name);
+  writeFileSync(file, content);
+  return file;
+}
+
+/** The `{ … }` a hint says to write after "write thresholds: ", parsed. */
+function suggestedThresholds(message: string): Record<string, unknown> {
+  const m = /write thresholds: (\{.*?\})(?: \(| with|$)/m.exec(message);
+  if (m === null) throw new Error(`no thresholds to write in: ${message}`);
+  return JSON.parse(m[1] as string) as Record<string, unknown>;
+}
+
+describe('a k6 user\'s first day', () => {
+  const listFlows = (thresholds: unknown, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ name: 'habit', tier: 'pro', load: { rate: '8/s', duration: '1m30s' }, mix: [{ op: 'listFlows' }, { op: 'getUsage' }], thresholds, ...extra });
+
+  it('`flowgauge smoke.js` (k6 run without run) is answered with the run command, exit 2', async () => {
+    for (const scenario of ['smoke.js', 'smoke', './load/checkout.yaml']) {
+      const r = await cli(scenario, '-d', '3s');
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`did you mean \`flowgauge run ${scenario}\``);
+      expect(r.err).not.toMatch(/unknown flag/);
+    }
+    // Nothing but the scenario is echoed: another argument may be a token.
+    expect((await cli('smoke.js', '--token', 'fg_secret_habit')).err).not.toContain('fg_secret_habit');
+    // A mistyped command is still a mistyped command.
+    expect((await cli('rn', 'smoke')).err).toMatch(/unknown command "rn": did you mean run\?/);
+  });
+
+  it('k6/Go durations work for -d, scenario durations and thresholds; a bad one lists the forms', async () => {
+    const { readFileSync } = await import('node:fs');
+    const file = await scenarioFile('durations.json', listFlows({ 'listFlows.latency.p99': '<1m30s', 'getUsage.latency.max': '<0h1m' }));
+    const out = join(dir, 'durations');
+    const r = await cli('run', file, '-d', '0m0.5s', '--out', out, '--quiet', '--no-audit');
+    expect(r.code, r.err).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { load: { started: number }; thresholds: { metric: string; value: number }[] };
+    expect(report.load.started).toBe(4);
+    expect(report.thresholds.map((t) => t.value)).toEqual([90_000, 60_000]);
+    const bad = await cli('run', file, '-d', '1m30');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--duration "1m30" is not a duration such as .*"1m30s".*"1h2m"/);
+  });
+
+  it('k6 thresholds get the flowgauge thresholds to write, and written they validate', async () => {
+    const k6Forms: [string, unknown][] = [
+      ['http_req_duration', ['p(95)<500', 'p(99)<1500']],
+      ['http_req_duration', 'p(95)<500'],
+      ['http_req_failed', ['rate<0.01']],
+      ['http_req_failed', 'rate<0.01'],
+      ['dropped_iterations', ['count<1']],
+      ['listFlows.latency', ['p(95)<500', 'max<2s']],
+      ['listFlows.latency.p99', 'p(95)<500'],
+    ];
+    for (const [key, value] of k6Forms) {
+      const file = await scenarioFile('k6-thresholds.json', listFlows({ [key]: value }));
+      const refused = await cli('run', file, '-d', '300ms', '--out', join(dir, 'k6-thr'), '--quiet', '--no-audit');
+      expect(refused.code, `${key}: ${JSON.stringify(value)}`).toBe(2);
+      expect(refused.err).not.toContain('http_req_duration.p95');
+      // Follow the hint: paste what it says and the same run is accepted.
+      const written = refused.err.includes('write thresholds: ')
+        ? suggestedThresholds(refused.err)
+        : (JSON.parse(`{${/: ("[^"]+": "[^"]+")\s*$/m.exec(refused.err)?.[1] ?? ''}}`) as Record<string, unknown>);
+      expect(Object.keys(written).length, refused.err).toBeGreaterThan(0);
+      const fixed = await scenarioFile('k6-fixed.json', listFlows(written));
+      const ran = await cli('run', fixed, '-d', '300ms', '--out', join(dir, 'k6-fixed'), '--quiet', '--no-audit');
+      expect(ran.err, `${key}: followed ${JSON.stringify(written)}`).not.toMatch(/invalid scenario|thresholds\[/);
+      expect([0, 1], ran.err).toContain(ran.code);
+    }
+    // http_req_duration names every operation the mix sends.
+    const file = await scenarioFile('k6-latency.json', listFlows({ http_req_duration: ['p(95)<500'] }));
+    const r = await cli('run', file);
+    expect(suggestedThresholds(r.err)).toEqual({ 'listFlows.latency.p95': '<500', 'getUsage.latency.p95': '<500' });
+    // checks and iteration_duration, in a journey of steps.
+    const steps = await scenarioFile(
+      'k6-steps.yaml',
+      'name: k6-steps\ntier: pro\nload: { rate: 8/s, duration: 1s }\nsteps:\n  - op: listFlows\n    check: { ok: { path: flows.length, min: 1 } }\n' +
+        'thresholds:\n  checks: ["rate>0.99"]\n  iteration_duration: ["p(95)<2000"]\n',
+    );
+    const stepsRefused = await cli('run', steps);
+    expect(stepsRefused.code).toBe(2);
+    const both = { ...suggestedThresholds(stepsRefused.err.split('\n').find((l) => l.includes('thresholds.checks')) ?? ''), ...suggestedThresholds(stepsRefused.err.split('\n').find((l) => l.includes('iteration_duration')) ?? '') };
+    expect(both).toEqual({ checks: '>0.99', 'iteration.duration.p95': '<2000' });
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    writeFileSync(steps, readFileSync(steps, 'utf8').replace(/thresholds:[\s\S]*$/, `thresholds: ${JSON.stringify(both)}\n`));
+    const stepsRan = await cli('run', steps, '-d', '300ms', '--out', join(dir, 'k6-steps'), '--quiet', '--no-audit');
+    expect(stepsRan.code, stepsRan.out).toBe(0);
+  });
+
+  it('--out json=FILE is refused naming the directory to give, which then holds report.json; other k6 outputs get their flowgauge way', async () => {
+    const { existsSync } = await import('node:fs');
+    const r = await cli('run', 'smoke', '-d', '300ms', '--out', 'json=x.json', '--quiet', '--no-audit');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--out json=x\.json is k6's output form; .*--out x .*--json > x\.json/);
+    expect(existsSync(join(dir, 'json=x.json'))).toBe(false);
+    const dirGiven = /--out (\S+) \(/.exec(r.err)?.[1] as string;
+    const followed = await cli('run', 'smoke', '-d', '300ms', '--out', dirGiven, '--quiet', '--no-audit');
+    expect(followed.code, followed.err).toBe(0);
+    expect(existsSync(join(dir, dirGiven, 'report.json'))).toBe(true);
+    expect((await cli('run', 'smoke', '--out', 'csv=x.csv')).err).toMatch(/^flowgauge: --out csv=x\.csv is k6's output form; flowgauge writes no CSV/);
+    expect((await cli('run', 'smoke', '--out', 'experimental-prometheus-rw')).err).toMatch(/does not remote-write; .*--metrics-port.*--pushgateway/);
+    expect((await cli('run', 'smoke', '--out', 'influxdb=http://127.0.0.1:8086/k6')).code).toBe(2);
+    expect((await cli('capacity', 'listFlows', '--out', 'json=cap.json')).err).toMatch(/k6's output form/);
+  });
+
+  it('every unknown field, at every level and in every format, names the nearest allowed one', async () => {
+    const yaml = await scenarioFile(
+      'typos.yaml',
+      'name: typos\ntier: pro\nlaod: { rate: 1/s }\nload: { rate: 1/s, duraton: 1s, duration: 1s }\n' +
+        'steps:\n  - op: listFlows\n    chek: { ok: { path: object, equls: list } }\n  - slep: 1s\n  - repeat: 2\n    stpes: [{ op: listFlows }]\n' +
+        'timeouts: { reqest: 1s }\nslo: { objectiv: 0.99 }\nvus: 10\n',
+    );
+    const r = await cli('run', yaml);
+    expect(r.code).toBe(2);
+    for (const [path, near] of [
+      ['laod', 'load'],
+      ['load.duraton', 'duration'],
+      ['steps[0].chek', 'check'],
+      ['steps[2].stpes', 'steps'],
+      ['timeouts.reqest', 'request'],
+      ['slo.objectiv', 'objective'],
+    ]) {
+      expect(r.err).toMatch(new RegExp(`  - ${path!.replace(/[[\].]/g, '\\$&')}: unknown field "[^"]+"; did you mean "${near}"\\?`));
+    }
+    expect(r.err).toMatch(/steps\[1\]: .*did you mean "sleep" for "slep"\?/);
+    expect(r.err).toMatch(/vus: unknown field "vus"; for k6's vus, write load: \{ executor: constant-concurrency, concurrency: N \}/);
+    const json = await scenarioFile('typos.json', JSON.stringify({ name: 'typos', tier: 'pro', load: { rate: '1/s', duration: '1s' }, mix: [{ op: 'listFlows', wieght: 2 }] }));
+    expect((await cli('run', json)).err).toMatch(/mix\[0\]\.wieght: unknown field "wieght"; did you mean "weight"\?/);
+    const ts = await scenarioFile(
+      'typos.ts',
+      "import { defineScenario } from 'flowgauge';\nexport default defineScenario({ name: 'typos', tier: 'pro', load: { rate: '1/s', duration: '1s', maxInFligt: 2 } as never, mix: [{ op: 'listFlows' }] });\n",
+    );
+    expect((await cli('run', ts)).err).toMatch(/load\.maxInFligt: unknown field "maxInFligt"; did you mean "maxInFlight"\?/);
+    const plan = await scenarioFile('typos-plan.json', JSON.stringify({ name: 'p', scenarios: { a: { tier: 'pro', load: { rate: '1/s', duration: '1s' }, mix: [{ op: 'listFlows' }] } }, tresholds: {} }));
+    expect((await cli('run', plan)).err).toMatch(/tresholds: unknown field "tresholds"; did you mean "thresholds"\?/);
+  });
+
+  it('the report path the console prints is where README says reports go, and reports/latest links to it', async () => {
+    const { readFileSync, realpathSync } = await import('node:fs');
+    const r = await cli('run', 'smoke', '-d', '300ms', '--no-audit', '--quiet');
+    expect(r.code, r.err).toBe(0);
+    const m = /^report: (\S+)\/report\.html \(and report\.json, report\.md; (\S+)\/ points at the newest\)$/m.exec(r.out);
+    expect(m, r.out).not.toBeNull();
+    const printed = m?.[1] as string;
+    expect(printed).toMatch(new RegExp(`^${join(dir, 'reports').replace(/[/\\.]/g, '\\$&')}/smoke-\\d{8}T\\d{6}Z$`));
+    expect(m?.[2]).toBe(join('reports', 'latest'));
+    expect(realpathSync(join(dir, 'reports', 'latest'))).toBe(realpathSync(printed));
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    expect(readme).toContain('`reports/<scenario>-<timestamp>/report.html`');
+    expect(readme).toMatch(/`reports\/latest` a link to the newest/);
+  });
+});

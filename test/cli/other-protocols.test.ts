@@ -70,8 +70,8 @@ describe('targets that speak something else', () => {
     expect(r.err).toContain('answered, but not with HTTP/1.1');
     expect(r.err).toMatch(said);
     expect(r.err).not.toMatch(/could not be reached|HEADERS_TIMEOUT|internal error|\n\s+at /);
-    // The headers timeout is 30 s; the answer came from the first bytes.
-    expect(r.ms).toBeLessThan(10_000);
+    // The answer came from the first bytes, not the 30 s headers timeout: the message says which
+    // (no HEADERS_TIMEOUT above), so no wall-clock bound is needed.
   });
 
   it('valid answers each preceded by a stray CRLF on the kept connection: no error at all', async () => {

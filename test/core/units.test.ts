@@ -19,12 +19,20 @@ describe('parseDurationMs', () => {
       ['1000000ns', 1],
       [0, 0],
       [42.5, 42.5],
+      // k6's and Go's compound form.
+      ['1m30s', 90_000],
+      ['1h2m', 3_720_000],
+      ['1h2m3.5s', 3_723_500],
+      ['2h', 7_200_000],
+      ['1s500ms', 1500],
     ];
     for (const [input, ms] of cases) expect(parseDurationMs(input), String(input)).toBeCloseTo(ms, 9);
+    // Decimal scaling is exact: 1.1 s is 1100 ms, not 1100.0000000000002.
+    expect(parseDurationMs('1.1s')).toBe(1100);
   });
 
   it('returns undefined for anything else', () => {
-    for (const input of ['', 'fast', '-1s', '1e3ms', '5 weeks', '1s2', 's', -1, Number.NaN, Infinity, null, undefined, {}, [], true]) {
+    for (const input of ['', 'fast', '-1s', '1e3ms', '5 weeks', '1s2', 's', '1m 30s', '1m-30s', '1mx', '1.s', -1, Number.NaN, Infinity, null, undefined, {}, [], true]) {
       expect(parseDurationMs(input), String(input)).toBeUndefined();
     }
   });

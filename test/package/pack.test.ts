@@ -63,7 +63,7 @@ describe('the packed package', () => {
     for (const f of ['dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index-client.js', 'dist/index-scenario.js', 'dist/index-report.js', 'dist/index-reference-service.js']) {
       expect(files).toContain(f);
     }
-    for (const f of ['bin/flowgauge.mjs', 'scenarios/smoke.ts', 'scenarios/data/prompts.jsonl', 'README.md', 'LICENSE', 'package.json', 'docs/api.md']) expect(files).toContain(f);
+    for (const f of ['bin/flowgauge.mjs', 'cjs/index.cjs', 'cjs/load.cjs', 'scenarios/smoke.ts', 'scenarios/data/prompts.jsonl', 'README.md', 'LICENSE', 'package.json', 'docs/api.md']) expect(files).toContain(f);
     const stray = files.filter((f) => /^(test|src|bench|reports|\.ci)\//.test(f) || f.endsWith('.map') || /(^|\/)tsconfig/.test(f));
     expect(stray).toEqual([]);
   });
@@ -139,5 +139,58 @@ describe('the packed package', () => {
     );
     const { stdout } = await inProject(process.execPath, ['use.mjs']);
     expect(JSON.parse(stdout.trim())).toEqual({ ok: true, sameClient: true, sameService: true, verdict: 'PASS', listed: 10, kinds: ['function', 'function'] });
+  }, 30_000);
+
+  it("compiles in a strict consumer's tsc (skipLibCheck false, tsc's default): no declaration needs a dev dependency's types", async ({ skip }) => {
+    if (skipReason !== undefined) return skip(skipReason);
+    const consumer = join(project, 'strict');
+    mkdirSync(consumer, { recursive: true });
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ type: 'module' }));
+    // Node's types from the checkout, as any Node project has them; nothing else of its @types
+    // (typeRoots feeds `types` only: an import of 'autocannon' is still resolved as the consumer would).
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, skipLibCheck: false, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')] },
+        include: ['consumer.ts'],
+      }),
+    );
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      [
+        "import * as main from 'flowgauge';",
+        "import * as client from 'flowgauge/client';",
+        "import * as scenario from 'flowgauge/scenario';",
+        "import * as report from 'flowgauge/report';",
+        "import * as service from 'flowgauge/reference-service';",
+        'export const entries = [main, client, scenario, report, service];',
+      ].join('\n'),
+    );
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = await exec(process.execPath, [tsc, '-p', consumer], { cwd: consumer, env }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? String(err) }));
+    expect(r.stdout).toBe('');
+  }, 60_000);
+
+  it('is required from CommonJS (require(esm)), the same objects as import; where require cannot load it, the error names import()', async ({ skip }) => {
+    if (skipReason !== undefined) return skip(skipReason);
+    writeFileSync(
+      join(project, 'use.cjs'),
+      [
+        "const fg = require('flowgauge');",
+        "const { createClient } = require('flowgauge/client');",
+        "const { defineScenario } = require('flowgauge/scenario');",
+        "const { mergeReports } = require('flowgauge/report');",
+        "const { startReferenceService } = require('flowgauge/reference-service');",
+        "import('flowgauge').then((esm) => console.log(JSON.stringify({ same: esm.createClient === fg.createClient && createClient === fg.createClient && startReferenceService === fg.startReferenceService, kinds: [defineScenario, mergeReports].map((f) => typeof f) })));",
+      ].join('\n'),
+    );
+    const { stdout } = await inProject(process.execPath, ['use.cjs']);
+    expect(JSON.parse(stdout.trim())).toEqual({ same: true, kinds: ['function', 'function'] });
+    // A Node without require(esm) (before 20.19 / 22.12), as this one is with the flag off.
+    const old = await inProject(process.execPath, ['--no-experimental-require-module', 'use.cjs']).then(
+      () => ({ stderr: '' }),
+      (err: { stderr?: string }) => ({ stderr: err.stderr ?? '' }),
+    );
+    expect(old.stderr).toMatch(/flowgauge is an ES module and this Node \(\S+\) cannot require\(\) it: use `const fg = await import\('flowgauge'\)`/);
   }, 30_000);
 });

@@ -43,7 +43,8 @@ describe('the public API', () => {
     const entries: Record<string, string> = { '.': 'index', './scenario': 'index-scenario', './client': 'index-client', './report': 'index-report', './reference-service': 'index-reference-service' };
     for (const [path, file] of Object.entries(entries)) {
       const target = pkg.exports[path] as Record<string, string> | undefined;
-      expect(target, path).toEqual({ types: `./dist/${file}.d.ts`, import: `./dist/${file}.js` });
+      // require: the CommonJS shim that hands over the ES module (require(esm)) or names import(); default for any other condition.
+      expect(target, path).toEqual({ types: `./dist/${file}.d.ts`, import: `./dist/${file}.js`, require: `./cjs/${file}.cjs`, default: `./dist/${file}.js` });
       expect(Object.keys(target ?? {})[0]).toBe('types');
     }
     expect(sorted(Object.keys(pkg.exports))).toEqual(sorted([...Object.keys(entries), './package.json']));

@@ -27,6 +27,12 @@ describe('threshold grammar', () => {
     expect(ok('getUsage.latency.mean', '< 1h').value).toBe(3_600_000);
     expect(ok('stream.latency.p95', '< 3s').metric).toEqual({ kind: 'latency', op: 'stream', stat: 'p95' });
     expect(ok('run.latency.p90', '< 120').value).toBe(120);
+    // k6's and Go's compound durations, as every duration elsewhere.
+    expect(ok('run.latency.p99', '< 1m30s').value).toBe(90_000);
+    expect(ok('run.latency.p99', '<= 1h2m').value).toBe(3_720_000);
+    expect(ok('run.latency.p99', '< 1s500ms').value).toBe(1500);
+    expect(err('run.latency.p99', '< 1m30')).toMatch(/needs its unit/);
+    expect(err('run.latency.p99', '< 1m30x')).toMatch(/unknown duration unit "x"/);
   });
 
   it('parses stream timings; tokensPerS and counts take plain numbers', () => {

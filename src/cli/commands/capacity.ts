@@ -16,7 +16,7 @@ import { prepareTargets } from '../../run/prepare.js';
 import { resolveScenario } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { writeReportFiles } from '../report-files.js';
+import { checkOutFlag, writeReportFiles } from '../report-files.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
@@ -68,6 +68,7 @@ export const capacityCommand: MakeCommand = (ctx) => ({
   handler: async (argv) => {
     const { io } = ctx;
     const args = withEnvBaseUrl(argv as unknown as CapacityArgs, io.env);
+    checkOutFlag(args.out);
     const { op, p99Ms, maxErrorRatio, stepS } = parseArgs(args);
     const log = args.json === true ? io.stderr : io.stdout;
     const target = await resolveTarget(args, io, 'enterprise');

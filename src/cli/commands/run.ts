@@ -14,6 +14,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { formatProgress } from '../progress-line.js';
 import { createReportWriter } from '../report-writer.js';
+import { checkOutFlag } from '../report-files.js';
 import { listenForStop } from '../signals.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
@@ -25,7 +26,7 @@ import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '
 import { scenarioNotFound } from '../usage-messages.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { withProcessEnv } from '../process-env.js';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { createSystemClock } from '../../core/clock.js';
 import { createStartGate, parseStartAt } from '../start-at.js';
 import type { MakeCommand } from './command.js';
@@ -204,6 +205,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       throw new UsageError(scenarioNotFound(args.scenario, resolve(io.cwd, args.scenario), builtinScenarioNames()));
     }
     checkWholeNumberFlags(argv);
+    checkOutFlag(args.out);
     const env = { ...io.env, ...parseEnvFlags(args.env) };
     let durationMs: number | undefined;
     if (args.duration !== undefined) {
@@ -354,7 +356,8 @@ export const runCommand: MakeCommand = (ctx) => ({
       const { report } = outcome;
       exporters.end(report, writer.html);
       log.write(renderSummary(report, { color: io.isTTY && args.json !== true, ...(shard !== undefined ? { shard: { index: shard.index + 1, count: shard.count } } : {}) }));
-      log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md)\n`);
+      const latest = writer.latest === undefined ? '' : `; ${relative(io.cwd, writer.latest)}/ points at the newest`;
+      log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md${latest})\n`);
       if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
       if (outcome.dataExhausted.length > 0) {
