@@ -7,3 +7,4 @@ export * from './tracing.js';
 export * from './otel-sdk.js';
 export * from './dashboard-server.js';
 export * from './metrics-aggregate.js';
+export * from './probe-endpoint.js';

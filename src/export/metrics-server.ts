@@ -1,6 +1,7 @@
 /**
  * A minimal HTTP server exposing one registry at `GET /metrics`, for Prometheus to scrape
- * while a run or the probe daemon is going. Binds to loopback unless told otherwise.
+ * while a run or the probe daemon is going, and any extra routes the caller adds (the probe
+ * daemon's `/probe`). Binds to loopback unless told otherwise.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,19 @@ import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
 /** What is served: a registry, or anything that renders one (the aggregate of a run's workers). */
 export type MetricsSource = Pick<Registry, 'metrics' | 'contentType'>;
 
+/** An answer of an extra route. */
+export interface RouteAnswer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/**
+ * An extra `GET` route beside `/metrics` (the probe daemon's blackbox-style `/probe`): given the
+ * query string's parameters, it answers. It must not reject; if it does, the answer is a 500.
+ */
+export type MetricsRoute = (params: URLSearchParams) => Promise<RouteAnswer>;
+
 /** Options of `startMetricsServer`. */
 export interface MetricsServerOptions {
   /** Interface to bind (default `127.0.0.1`). */
@@ -17,6 +31,8 @@ export interface MetricsServerOptions {
   /** TCP port; 0 picks a free one. */
   readonly port: number;
   readonly registry: MetricsSource;
+  /** Extra routes by path, e.g. `{ '/probe': … }`. */
+  readonly routes?: Readonly<Record<string, MetricsRoute>>;
 }
 
 /** A running metrics server. */
@@ -36,16 +52,21 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     throw new InvalidArgumentError(`metrics port must be an integer from 0 to 65535, got ${options.port}`);
   }
 
+  const routes = options.routes ?? {};
+  const paths = ['/metrics', ...Object.keys(routes)].join(', ');
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('not found: try GET /metrics\n');
+    const [path = '/', query = ''] = (req.url ?? '/').split('?', 2);
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if ((path !== '/metrics' && route === undefined) || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: try GET ${paths}\n`);
       return;
     }
     try {
-      const body = await registry.metrics();
-      res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      const answer =
+        route !== undefined ? await route(new URLSearchParams(query)) : { status: 200, contentType: registry.contentType, body: await registry.metrics() };
+      res.writeHead(answer.status, { 'Content-Type': answer.contentType, 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : answer.body);
     } catch {
       // A collect callback failed; the scrape fails visibly rather than serving half a page.
       res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics collection failed\n');

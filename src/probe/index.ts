@@ -41,7 +41,7 @@ export {
 } from './incidents.js';
 export { computeUptime, createUptimeAccumulator, uptimeBudget, type TimeWindow, type Uptime, type UptimeAccumulator, type UptimeBudget } from './uptime.js';
 export { createProbeScheduler, type ProbeScheduler, type ProbeSchedulerOptions } from './scheduler.js';
-export { resolveProbeOptions, type ProbeOptions, type ProbeTarget, type ResolvedProbeOptions } from './options.js';
+export { resolveProbeOptions, DEFAULT_CERT_MIN_DAYS, type ProbeOptions, type ProbeTarget, type ResolvedProbeOptions } from './options.js';
 export { createProbeRunner, type ProbeRunner, type ProbeRunnerStats, type RoundResult } from './runner.js';
 export {
   SLO_STATUS_SCHEMA,
@@ -65,9 +65,13 @@ export {
   createTimelineAccumulator,
   timelineOf,
   TIMELINE_BUCKETS,
+  TIMELINE_RESOLUTION,
   type Timeline,
+  type TimelineTrack,
   type TimelineAccumulator,
   type TimelineRow,
   type TimelineCell,
   type CellOutcome,
 } from './timeline.js';
+export { probeResultOf } from './probe-result.js';
+export { readProbeTotals, TOTALS_CHECKPOINT, SETTLE_MS, type TotalsRead } from './totals.js';

@@ -37,6 +37,11 @@ export interface ProbeOptions {
   readonly failuresToOpen?: number;
   /** Flow the flow checks address; default the first published flow. */
   readonly flowId?: string;
+  /**
+   * Fewest days a certificate may have left before the checks that see it fail with
+   * `CERT_EXPIRING` (default 14; 0 switches the judgement off, the days are still recorded).
+   */
+  readonly certMinDays?: number;
   /** Default the system clock. */
   readonly clock?: Clock;
   /** Where records go; without it they are only reported. */
@@ -70,10 +75,14 @@ export interface ResolvedProbeOptions {
   readonly timeoutMs: number;
   readonly failuresToOpen: number;
   readonly flowId: string | undefined;
+  readonly certMinDays: number;
   readonly tls: TlsSettings;
   readonly clock: Clock;
   readonly instanceId: string;
 }
+
+/** Days a certificate must have left, by default, for a check that sees it to pass. */
+export const DEFAULT_CERT_MIN_DAYS = 14;
 
 const BAD_TOKEN_RE = /[\u0000-\u001f\u007f]/;
 
@@ -122,7 +131,11 @@ export function resolveProbeOptions(o: ProbeOptions): ResolvedProbeOptions {
     intervalMs: positive(o.intervalMs, 30_000, 'intervalMs', issues),
     timeoutMs: positive(o.timeoutMs, 10_000, 'timeoutMs', issues),
     failuresToOpen: positive(o.failuresToOpen, DEFAULT_FAILURES_TO_OPEN, 'failuresToOpen', issues, true),
+    certMinDays: o.certMinDays ?? DEFAULT_CERT_MIN_DAYS,
   };
+  if (!(typeof resolved.certMinDays === 'number' && Number.isFinite(resolved.certMinDays) && resolved.certMinDays >= 0)) {
+    issues.push({ path: 'certMinDays', message: 'must be a number of days >= 0 (0 switches the certificate judgement off)' });
+  }
   if (issues.length > 0 || base === undefined || hook === undefined) throw new ConfigError(issues, 'probe options');
   const trim = (u: URL): string => `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
   return Object.freeze({

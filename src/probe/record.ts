@@ -22,9 +22,9 @@ export function isCheckName(s: unknown): s is CheckName {
 /**
  * Why a check failed: the interface's codes and the transport codes (core `ErrorCode`), plus
  * failures only a probe judges: a run that ended `failed`, a body that broke the contract,
- * and no published flow to probe.
+ * no published flow to probe, and a certificate closer to expiry than the probe's minimum.
  */
-export type ProbeErrorCode = ErrorCode | 'RUN_FAILED' | 'CONTRACT_VIOLATION' | 'NO_FLOW';
+export type ProbeErrorCode = ErrorCode | 'RUN_FAILED' | 'CONTRACT_VIOLATION' | 'NO_FLOW' | 'CERT_EXPIRING';
 
 /**
  * Durations of the consecutive phases of the check's HTTP request, in ms. They add up to
@@ -52,6 +52,11 @@ export interface TlsFinding {
   readonly certDaysLeft: number | null;
   /** Whether the certificate chain was verified (false with `--insecure` and an unknown CA). */
   readonly authorized: boolean;
+  /**
+   * The probe's minimum of days left (`--cert-min-days`) in force for this check: fewer fail it
+   * with `CERT_EXPIRING`; 0 when switched off. Absent in records written before it existed.
+   */
+  readonly certMinDays?: number;
 }
 
 /** One check of one round. */
@@ -73,6 +78,8 @@ export interface ProbeRecord {
   /** The probe interval: the span of time this outcome stands for. */
   readonly intervalMs: number;
   readonly phasesMs: PhasesMs;
+  /** The whole check, which may span several requests (flow discovery); absent in older records. */
+  readonly checkMs?: number;
   /** Time to the first `token` event from the request start (stream check only). */
   readonly ttftMs: number | null;
   /** TLS findings (HTTPS targets only). */

@@ -14,6 +14,7 @@ import { PROBE_RECORD_VERSION, recordTimeMs, type CheckName, type ProbeRecord, t
 import { createProbeScheduler } from './scheduler.js';
 import { createResumeFold, type FailureRun } from './resume.js';
 import { OVERALL } from './series.js';
+import { probeResultOf } from './probe-result.js';
 
 /** The records of one round. */
 export interface RoundResult {
@@ -38,6 +39,13 @@ export interface ProbeRunner {
   readonly options: ResolvedProbeOptions;
   /** Runs one round now (for `--once`). */
   runRound(): Promise<RoundResult>;
+  /**
+   * Runs one check now, apart from the schedule (the daemon's `/probe`): its record (round -1)
+   * is returned only, never written to the history, exported or fed to the incidents, so an
+   * outside scraper cannot add probes the schedule never made. Calls for a check still in
+   * flight share it. Never rejects.
+   */
+  checkNow(name: CheckName): Promise<{ readonly record: ProbeRecord; readonly checkS: number }>;
   /** Starts rounds on the schedule (the first at once). */
   start(): void;
   /** Stops scheduling and waits for the round in flight and its history writes. */
@@ -50,7 +58,7 @@ export interface ProbeRunner {
 const DAY_MS = 86_400_000;
 const TLS_TARGET = 'TLSv1.3';
 
-function tlsFinding(outcome: CheckOutcome, wallMs: number): TlsFinding | null {
+function tlsFinding(outcome: CheckOutcome, wallMs: number, certMinDays: number): TlsFinding | null {
   const t = outcome.response?.tls;
   if (t === undefined) return null;
   const validToMs = t.validTo === undefined ? Number.NaN : Date.parse(t.validTo);
@@ -62,7 +70,20 @@ function tlsFinding(outcome: CheckOutcome, wallMs: number): TlsFinding | null {
     certValidTo: known ? new Date(validToMs).toISOString() : null,
     certDaysLeft: known ? Math.round(((validToMs - wallMs) / DAY_MS) * 1000) / 1000 : null,
     authorized: t.authorized,
+    certMinDays,
   };
+}
+
+/**
+ * A check that succeeded but saw a certificate closer to expiry than the minimum fails: an
+ * expiring certificate is an outage on a date already known, and must not pass silently.
+ */
+function judgeCert(outcome: CheckOutcome, tls: TlsFinding | null, certMinDays: number): Pick<ProbeRecord, 'success' | 'error'> & { detail?: string } {
+  const base = { success: outcome.success, error: outcome.error, ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}) };
+  const left = tls?.certDaysLeft;
+  if (!outcome.success || certMinDays <= 0 || left === null || left === undefined || left >= certMinDays) return base;
+  const when = left < 0 ? `expired ${(-left).toFixed(1)} days ago` : `expires in ${left.toFixed(1)} days`;
+  return { success: false, error: 'CERT_EXPIRING', detail: `the certificate ${when}, under the ${certMinDays}-day minimum (--cert-min-days)` };
 }
 
 /** Creates a runner. Throws `ConfigError` for invalid options. */
@@ -145,6 +166,10 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
         : phasesOf(res.instants);
     const ttftMs =
       out.firstTokenNs !== undefined && res !== undefined ? Math.round(((out.firstTokenNs - res.instants.startNs) / NS_PER_MS) * 1000) / 1000 : null;
+    const tls = tlsFinding(out, wallMs, o.certMinDays);
+    const checkS = (endNs - startNs) / NS_PER_S;
+    const judged = judgeCert(out, tls, o.certMinDays);
+    // Key order is part of the format: the CronJob's script greps `"check":…,"success":`.
     const record: ProbeRecord = {
       v: PROBE_RECORD_VERSION,
       time: new Date(wallMs).toISOString(),
@@ -152,29 +177,20 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
       instance: o.instanceId,
       round,
       check: name,
-      success: out.success,
+      success: judged.success,
       status: out.status,
-      error: out.error,
+      error: judged.error,
       intervalMs: o.intervalMs,
       phasesMs,
+      checkMs: Math.round(checkS * 1e6) / 1000,
       ttftMs,
-      tls: tlsFinding(out, wallMs),
-      ...(out.detail !== undefined ? { detail: out.detail } : {}),
+      tls,
+      ...(judged.detail !== undefined ? { detail: judged.detail } : {}),
     };
-    return { record, checkS: (endNs - startNs) / NS_PER_S };
+    return { record, checkS };
   };
 
-  const exportRecord = (m: ProbeMetrics, r: ProbeRecord, checkS: number): void => {
-    const s = (ms: number | null): number | undefined => (ms === null ? undefined : ms / 1000);
-    const p = r.phasesMs;
-    m.record(r.check, {
-      success: r.success,
-      durationS: checkS,
-      phases: { dns: s(p.dns), connect: s(p.connect), tls: s(p.tls), ttfb: s(p.ttfb), total: p.total / 1000 },
-      ...(r.ttftMs !== null ? { ttftS: r.ttftMs / 1000 } : {}),
-      ...(r.tls?.version != null ? { tlsVersion: r.tls.version } : {}),
-    });
-  };
+  const exportRecord = (m: ProbeMetrics, r: ProbeRecord, checkS: number): void => m.record(r.check, probeResultOf(r, recordTimeMs(r), checkS));
 
   const runRound = async (): Promise<RoundResult> => {
     const round = nextRound++;
@@ -207,11 +223,22 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
     return { round, records: list, success };
   };
 
+  const adHoc = new Map<CheckName, Promise<{ record: ProbeRecord; checkS: number }>>();
+  const checkNow = (name: CheckName): Promise<{ record: ProbeRecord; checkS: number }> => {
+    let p = adHoc.get(name);
+    if (p === undefined) {
+      p = check(name, -1).finally(() => adHoc.delete(name));
+      adHoc.set(name, p);
+    }
+    return p;
+  };
+
   const scheduler = createProbeScheduler({ clock, intervalMs: o.intervalMs, job: async () => void (await runRound()) });
 
   return {
     options: o,
     runRound,
+    checkNow,
     start: () => scheduler.start(),
     stop: () => scheduler.stop(),
     whenIdle: () => scheduler.whenIdle(),

@@ -6,7 +6,7 @@
 import { createIncidentTracker, type Incident } from './incidents.js';
 import type { ProbeRecord } from './record.js';
 import type { OutcomePoint } from './series.js';
-import { createTimelineAccumulator, type TimelineRow } from './timeline.js';
+import { createTimelineAccumulator, type TimelineTrack } from './timeline.js';
 import { createUptimeAccumulator, uptimeBudget, type TimeWindow } from './uptime.js';
 
 /** An incident as reported: ISO times and minutes. */
@@ -27,6 +27,8 @@ export interface TlsStatus {
   readonly certValidTo: string | null;
   readonly certDaysLeft: number | null;
   readonly authorized: boolean;
+  /** The probe's minimum of days left when it checked (absent in older records; 0: not judged). */
+  readonly certMinDays?: number;
 }
 
 /** Status of one series (a check, or `overall`). Absent quantities are null. */
@@ -83,7 +85,7 @@ export interface SeriesFold {
   /** Notes a record of the series (its TLS finding, if any, becomes the latest). */
   record(r: ProbeRecord): void;
   /** The series' status and timeline row. Call once, after the last point. */
-  finish(): { readonly status: SeriesStatus; readonly row: TimelineRow };
+  finish(): { readonly status: SeriesStatus; readonly row: TimelineTrack };
 }
 
 const MINUTE_MS = 60_000;

@@ -22,7 +22,9 @@ export function verdictOf(s: SeriesStatus): 'OK' | 'BREACH' | 'NO DATA' {
 /** Describes a TLS finding in one phrase. */
 export function describeTls(t: TlsStatus): string {
   const version = t.version === null ? 'unknown version' : `${t.version}${t.versionOk ? '' : ' (below the TLSv1.3 target)'}`;
-  const days = t.certDaysLeft === null ? 'certificate expiry unknown' : `certificate expires in ${t.certDaysLeft.toFixed(1)} days`;
+  const min = t.certMinDays ?? 0;
+  const under = t.certDaysLeft !== null && min > 0 && t.certDaysLeft < min ? ` (under the ${min}-day minimum: CERT_EXPIRING)` : '';
+  const days = t.certDaysLeft === null ? 'certificate expiry unknown' : `certificate expires in ${t.certDaysLeft.toFixed(1)} days${under}`;
   return `${version}, ${days}${t.authorized ? '' : ', certificate not verified'}`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The timeline of the status page as HTML: one bar per series, a cell per time bucket coloured
  * by outcome (up, partly down, down, not observed), cells of an incident marked, and the error
- * budget burned over the window as an inline SVG line. No scripts: every cell carries its
+ * budget burned over the window as an inline SVG line on a labelled axis. No scripts: every cell carries its
  * figures in a `title`, so hovering tells what it stands for.
  */
 import type { Timeline, TimelineCell } from './timeline.js';
@@ -14,7 +14,9 @@ export const TIMELINE_CSS = `
 .cell.down{background:#ea4335}.cell.none{background:#dadce0}.cell.incident{box-shadow:inset 0 -4px 0 #5f0000}
 .tl-axis{display:flex;justify-content:space-between;margin-left:7.75rem;color:#5f6368;font-size:.8em}
 .legend span{display:inline-block;margin-right:1rem}.legend i{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}
-.budget{width:100%;height:120px;display:block}`;
+.budget-chart{display:flex;align-items:stretch;gap:.5rem}.budget-y{position:relative;width:7.25rem;flex:none;height:120px}
+.budget-tick{position:absolute;right:0;transform:translateY(-50%);font-size:.75em;color:#5f6368;white-space:nowrap}
+.budget{flex:1;min-width:0;height:120px;display:block}.budget-axis{margin-left:7.75rem}`;
 
 const MINUTE_MS = 60_000;
 
@@ -24,18 +26,61 @@ function cellTitle(c: TimelineCell, fromMs: number, toMs: number, esc: (s: strin
   return esc(`${span}: ${figures}${c.incident ? ' (incident)' : ''}`);
 }
 
-/** The budget burned over the window: a line from 0 up to its share at each bucket's end, 100 % marked. */
-function budgetSvg(t: Timeline): string {
+/** A round step near `x`: 1, 2 or 5 times a power of ten. */
+function niceStep(x: number): number {
+  const p = 10 ** Math.floor(Math.log10(x));
+  return ([1, 2, 5, 10].find((m) => m * p >= x) ?? 10) * p;
+}
+
+/**
+ * Y-axis ticks (shares of the budget) from 0 to `top`, always with 100 %, leaving out those
+ * whose labels would overlap one kept (0 % gives way to 100 % when the budget is far overspent).
+ */
+function budgetTicks(top: number, y: (v: number) => number): number[] {
+  const step = niceStep(top / 4);
+  const kept = [1];
+  for (let k = Math.floor((top * (1 + 1e-9)) / step); k >= 0; k--) {
+    const v = Math.round(k * step * 1e9) / 1e9;
+    if (kept.every((w) => Math.abs(y(v) - y(w)) >= MIN_TICK_GAP)) kept.push(v);
+  }
+  return kept.sort((a, b) => a - b);
+}
+
+/** Least distance between two y labels, in viewBox units (of 120: about a line of small text). */
+const MIN_TICK_GAP = 12;
+
+function percent(share: number): string {
+  const p = share * 100;
+  return `${Number.isInteger(Math.round(p * 10) / 10) ? p.toFixed(0) : p.toFixed(1)} %`;
+}
+
+const CHART_H = 120;
+
+/**
+ * The budget burned over the timeline: a line from 0 up to its share at each cell's end, 100 %
+ * dashed, with a labelled y axis (HTML beside the SVG, as the SVG is stretched to the width
+ * and text inside it would be too) and the times of its ends below.
+ */
+function budgetChart(t: Timeline, esc: (s: string) => string): string {
   const n = t.budgetBurned.length;
   if (n === 0) return '';
   const top = Math.max(1, ...t.budgetBurned);
   const y = (v: number): number => 110 - (v / top) * 100;
   const pts = [`0,${y(0).toFixed(1)}`, ...t.budgetBurned.map((v, i) => `${(((i + 1) / n) * 1000).toFixed(1)},${y(v).toFixed(1)}`)].join(' ');
   const last = t.budgetBurned[n - 1] as number;
+  const ticks = budgetTicks(top, y);
+  const grid = ticks
+    .filter((v) => v !== 1)
+    .map((v) => `<line class="budget-grid" x1="0" x2="1000" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" stroke="#e0e0e0" vector-effect="non-scaling-stroke"/>`);
+  const labels = ticks.map((v) => `<span class="budget-tick" data-share="${v}" style="top:${((y(v) / CHART_H) * 100).toFixed(3)}%">${esc(percent(v))}</span>`);
+  const end = t.startMs + t.bucketMs * n;
   return (
-    `<svg class="budget" viewBox="0 0 1000 120" preserveAspectRatio="none" role="img" aria-label="error budget burned: ${(last * 100).toFixed(1)} % by the end of the window">` +
+    `<div class="budget-chart"><div class="budget-y" title="share of the window's error budget burned">${labels.join('')}</div>` +
+    `<svg class="budget" viewBox="0 0 1000 ${CHART_H}" preserveAspectRatio="none" role="img" aria-label="error budget burned: ${(last * 100).toFixed(1)} % by the end of the window">` +
+    grid.join('') +
     `<line class="budget-limit" x1="0" x2="1000" y1="${y(1).toFixed(1)}" y2="${y(1).toFixed(1)}" stroke="#a50e0e" stroke-dasharray="6 4" vector-effect="non-scaling-stroke"/>` +
-    `<polyline class="budget-line" points="${pts}" fill="none" stroke="#1a73e8" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>`
+    `<polyline class="budget-line" points="${pts}" fill="none" stroke="#1a73e8" stroke-width="2" vector-effect="non-scaling-stroke"/></svg></div>` +
+    `<div class="tl-axis budget-axis"><span>${esc(new Date(t.startMs).toISOString())}</span><span>time (UTC)</span><span>${esc(new Date(end).toISOString())}</span></div>`
   );
 }
 
@@ -50,15 +95,22 @@ export function renderTimelineHtml(t: Timeline, esc: (s: string) => string): str
   });
   const end = t.startMs + t.bucketMs * (t.rows[0]?.cells.length ?? 0);
   const burned = t.budgetBurned.at(-1) ?? 0;
+  const minutes = t.bucketMs / MINUTE_MS;
+  const cell = minutes >= 120 ? `${(minutes / 60).toFixed(1)} h` : `${minutes.toFixed(1)} min`;
+  // Cells sized to the data: say where it starts when that is after the window's start.
+  const span =
+    t.startMs > t.windowStartMs
+      ? ` No records before ${esc(new Date(t.startMs).toISOString())}: the timeline starts there (the window began ${esc(new Date(t.windowStartMs).toISOString())}).`
+      : '';
   return [
     '<h2>Timeline</h2>',
     `<p class="muted legend"><span><i style="background:#34a853"></i>up</span><span><i style="background:#fbbc04"></i>partly down</span>` +
       `<span><i style="background:#ea4335"></i>down</span><span><i style="background:#dadce0"></i>not observed</span>` +
-      `<span><i style="background:#fff;box-shadow:inset 0 -4px 0 #5f0000"></i>incident</span> Each cell is ${esc((t.bucketMs / MINUTE_MS).toFixed(1))} min.</p>`,
+      `<span><i style="background:#fff;box-shadow:inset 0 -4px 0 #5f0000"></i>incident</span> Each cell is ${esc(cell)}.${span}</p>`,
     `<div class="tl">${rows.join('')}</div>`,
     `<div class="tl-axis"><span>${esc(new Date(t.startMs).toISOString())}</span><span>${esc(new Date(end).toISOString())}</span></div>`,
-    `<h2>Error budget burned</h2><p class="muted">Overall downtime so far against the window's allowed downtime (dashed: all of it). ` +
+    `<h2>Error budget burned</h2><p class="muted">Overall downtime so far against the window's allowed downtime (y axis: share of the budget; dashed: all of it). ` +
       `${esc((burned * 100).toFixed(1))} % burned by the end of the window.</p>`,
-    budgetSvg(t),
+    budgetChart(t, esc),
   ].join('\n');
 }

@@ -140,19 +140,45 @@ export function buildSloStatus(records: readonly ProbeRecord[], options: SloStat
 /** Coverage below this share of the window is worth a warning. */
 const LOW_COVERAGE = 0.9;
 
-/** Warnings about what the figures cannot see: late records and a thinly covered window. */
+/** A list of names for a sentence: `a`, `a and b`, `a, b and c`. */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) as string}`;
+}
+
+/**
+ * Warnings about what the figures cannot see (late records, a thinly covered window, unlisted
+ * incidents) and about certificates under the probe's minimum. One warning per kind, naming
+ * the series it concerns: a late schedule shows in every series at once and is one finding.
+ */
 function statusWarnings(overall: SeriesStatus, checks: readonly SeriesStatus[]): string[] {
   const out: string[] = [];
-  for (const c of [overall, ...checks]) {
-    if (c.incidentsOmitted > 0) out.push(`${c.name}: ${c.incidentsOmitted} older incidents of the window are not listed (only the latest ${MAX_LISTED_INCIDENTS} are); MTTR and RTO breaches count them all`);
-    if (c.lateGaps === 0) continue;
+  const all = [overall, ...checks];
+  const omitted = all.filter((c) => c.incidentsOmitted > 0);
+  if (omitted.length > 0) {
     out.push(
-      `${c.name}: ${c.lateGaps} record${c.lateGaps === 1 ? '' : 's'} arrived further apart than they claim to stand for, ` +
-        `leaving ${c.lateGapMinutes.toFixed(2)} min counted neither up nor down; run the probe with --interval equal to its schedule`,
+      `older incidents of the window are not listed (only the latest ${MAX_LISTED_INCIDENTS} of a series are): ` +
+        `${listed(omitted.map((c) => `${c.incidentsOmitted} older incidents of ${c.name}`))}; MTTR and RTO breaches count them all`,
+    );
+  }
+  const late = all.filter((c) => c.lateGaps > 0);
+  if (late.length > 0) {
+    out.push(
+      `records arrived further apart than they claim to stand for in ${listed(late.map((c) => `${c.name} (${c.lateGaps} record${c.lateGaps === 1 ? '' : 's'}, ${c.lateGapMinutes.toFixed(2)} min)`))}: ` +
+        'those minutes count neither up nor down; run the probe with --interval equal to its schedule',
     );
   }
   if (overall.probes > 0 && overall.coverage < LOW_COVERAGE) {
     out.push(`the records cover ${(overall.coverage * 100).toFixed(1)} % of the window: uptime is judged over the observed ${overall.observedMinutes.toFixed(2)} min only`);
+  }
+  const expiring = checks.filter((c) => c.tls !== null && c.tls.certDaysLeft !== null && (c.tls.certMinDays ?? 0) > 0 && c.tls.certDaysLeft < (c.tls.certMinDays ?? 0));
+  const first = expiring[0]?.tls;
+  if (first != null && first.certDaysLeft !== null) {
+    const left = first.certDaysLeft;
+    const when = left < 0 ? `expired ${(-left).toFixed(1)} days ago` : `expires in ${left.toFixed(1)} days`;
+    out.push(
+      `the certificate seen by ${listed(expiring.map((c) => c.name))} ${when} (${first.certValidTo ?? 'unknown date'}), under the probe's ${first.certMinDays ?? 0}-day minimum: ` +
+        'those checks fail with CERT_EXPIRING until it is renewed',
+    );
   }
   return out;
 }

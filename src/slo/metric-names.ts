@@ -222,6 +222,30 @@ export const PROBE_METRICS = {
   },
 } as const satisfies Record<string, MetricSpec>;
 
+/**
+ * What the probe daemon's blackbox-style `GET /probe?check=<name>` answers: the check run at the
+ * scrape, in the blackbox exporter's names (so its alerts and dashboards read it), one series
+ * each, labelled with the check. Not in the history nor in the cumulative counters.
+ */
+export const PROBE_ENDPOINT_METRICS = {
+  success: { name: 'probe_success', type: 'gauge', help: '1 when the check succeeded, 0 when it failed.', labelNames: ['check'] },
+  duration: { name: 'probe_duration_seconds', type: 'gauge', help: 'How long the whole check took.', labelNames: ['check'] },
+  httpStatus: { name: 'probe_http_status_code', type: 'gauge', help: "HTTP status of the check's request; 0 when no response arrived.", labelNames: ['check'] },
+  httpDuration: {
+    name: 'probe_http_duration_seconds',
+    type: 'gauge',
+    help: "Duration of each phase of the check's HTTP request: dns, connect, tls, ttfb (first byte), ttft (first token), total.",
+    labelNames: ['check', 'phase'],
+  },
+  certExpiry: {
+    name: 'probe_ssl_earliest_cert_expiry',
+    type: 'gauge',
+    help: 'Unix time (seconds) the leaf certificate the check saw expires (HTTPS targets only).',
+    labelNames: ['check'],
+  },
+  tlsVersion: { name: 'probe_tls_version_info', type: 'gauge', help: 'TLS version the check negotiated (always 1).', labelNames: ['check', 'version'] },
+} as const satisfies Record<string, MetricSpec>;
+
 /** Every metric spec, for documentation and tests. */
 export const ALL_METRICS: readonly MetricSpec[] = [
   ...Object.values(RUN_METRICS),

@@ -19,6 +19,7 @@ import { rounds } from '../probe/helpers.js';
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOT = resolve(import.meta.dirname, '../../reports/screenshots/slo-status.png');
+const SCREENSHOT_30D = resolve(import.meta.dirname, '../../reports/screenshots/slo-status-30d.png');
 const MISSING = `${CHROMIUM} not found: the slo status timeline browser test needs Chromium (install it with: apt-get install chromium)`;
 const hasChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
@@ -112,5 +113,71 @@ describe.skipIf(!hasChromium && !inCi)('slo status --html timeline in headless C
     mkdirSync(resolve(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+
+  it('over 30 days with 3 hours of records: cells sized to the data, one warning naming the series, a labelled budget axis', async () => {
+    if (!hasChromium) throw new Error(MISSING);
+    // Rounds a minute apart that claim 30 s each: every series has late records, one finding.
+    const recs = rounds(atMs - 180 * 60_000, 180, ['listFlows', 'run'], (i, c) => c === 'run' && i >= 100 && i < 110, 60_000).map((r) => ({ ...r, intervalMs: 30_000 }));
+    mkdirSync(join(dir, 'h30'));
+    writeFileSync(join(dir, 'h30', `probe-${AT.slice(0, 10)}.jsonl`), recs.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['slo', 'status', '--history', 'h30', '--at', AT, '--window', '30d', '--html', '--out', 'status-30d.html'], io);
+    // Judged over the observed minutes only, the outage misses 99.9 %.
+    expect(code, io.err()).toBe(1);
+    const url = pathToFileURL(join(dir, 'status-30d.html')).href;
+    browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => problems.push(`console.${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(url);
+
+    const rows = (await page.evaluate(`[...document.querySelectorAll('.tl-row')].map((r) => ({
+      name: r.dataset.series,
+      cells: [...r.querySelectorAll('.cell')].map((c) => ({ cls: c.className, width: c.getBoundingClientRect().width })),
+    }))`)) as { name: string; cells: { cls: string; width: number }[] }[];
+    expect(problems).toEqual([]);
+    expect(rows.map((r) => r.name)).toEqual(['overall', 'listFlows', 'run']);
+    for (const r of rows) {
+      // 3 h of a 30-day window in its fine buckets of 15 min: about 12 cells, every one observed.
+      expect(r.cells.length, r.name).toBeGreaterThanOrEqual(12);
+      expect(r.cells.length, r.name).toBeLessThanOrEqual(13);
+      expect(r.cells.filter((c) => c.cls.includes('none')), r.name).toEqual([]);
+      for (const c of r.cells) expect(c.width, r.name).toBeGreaterThan(40);
+    }
+    expect(rows.find((r) => r.name === 'run')!.cells.some((c) => c.cls.includes('down') || c.cls.includes('partial'))).toBe(true);
+    const legend = (await page.evaluate(`document.querySelector('.legend').textContent`)) as string;
+    expect(legend).toMatch(/Each cell is 15\.0 min\. No records before 2026-11-22T0[89]:\d\d:00\.000Z: the timeline starts there \(the window began 2026-10-23T12:00:00\.000Z\)/);
+
+    // One warning for the late records, naming every series, not one per series.
+    const warnings = (await page.evaluate(`[...document.querySelectorAll('.warn')].map((w) => w.textContent)`)) as string[];
+    const late = warnings.filter((w) => w.includes('further apart'));
+    expect(late).toHaveLength(1);
+    expect(late[0]).toMatch(/in overall \(179 records, [\d.]+ min\), listFlows \(179 records, [\d.]+ min\) and run \(179 records, [\d.]+ min\)/);
+
+    // The budget chart's y axis: labelled ticks, each level with what it labels.
+    const axis = (await page.evaluate(`(() => {
+      const mid = (r) => r.top + r.height / 2;
+      const ticks = [...document.querySelectorAll('.budget-tick')].map((t) => ({ text: t.textContent, share: Number(t.dataset.share), y: mid(t.getBoundingClientRect()) }));
+      const svg = document.querySelector('svg.budget').getBoundingClientRect();
+      const limit = document.querySelector('svg.budget line.budget-limit').getBoundingClientRect();
+      return { ticks, svgTop: svg.top, svgHeight: svg.height, limitY: limit.top };
+    })()`)) as { ticks: { text: string; share: number; y: number }[]; svgTop: number; svgHeight: number; limitY: number };
+    const texts = axis.ticks.map((t) => t.text);
+    expect(texts).toContain('0 %');
+    expect(texts).toContain('100 %');
+    expect(axis.ticks.length).toBeGreaterThanOrEqual(3);
+    const at = (share: number): number => axis.ticks.find((t) => t.share === share)!.y;
+    expect(Math.abs(at(1) - axis.limitY)).toBeLessThan(2);
+    // 0 % sits at the line's origin (y = 110 of the 120-unit viewBox).
+    expect(Math.abs(at(0) - (axis.svgTop + (110 / 120) * axis.svgHeight))).toBeLessThan(2);
+    // Higher shares higher on the page.
+    const ys = [...axis.ticks].sort((a, b) => a.share - b.share).map((t) => t.y);
+    expect(ys).toEqual([...ys].sort((a, b) => b - a));
+
+    mkdirSync(resolve(SCREENSHOT_30D, '..'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT_30D, fullPage: true });
+    expect(existsSync(SCREENSHOT_30D)).toBe(true);
   });
 });

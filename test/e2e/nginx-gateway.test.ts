@@ -55,7 +55,7 @@ beforeAll(async () => {
   if (!READY) return;
   const keyFile = join(prefix, 'key.pem');
   caFile = join(prefix, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', caFile], { stdio: 'ignore' });
   svc = await startReferenceService({ latency: { ttftMs: TTFT_MS, itlMs: ITL_MS, jitter: 0, tokens: { min: 6, max: 6 }, runOverheadMs: 1, prefillMsPerWord: 0 } });
   for (const k of Object.keys(ports) as (keyof typeof ports)[]) ports[k] = await freePort();
   // Keep-alive upstream connections, as a production gateway has them; buffering left at nginx's default (on).

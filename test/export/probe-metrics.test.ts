@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createProbeMetrics } from '../../src/export/probe-metrics.js';
+import { addToProbeTotals, createProbeMetrics, emptyProbeTotals } from '../../src/export/probe-metrics.js';
 import { PROBE_METRICS } from '../../src/slo/metric-names.js';
 import { parseExposition, valueOf } from './helpers/exposition.js';
 
@@ -43,5 +43,26 @@ describe('createProbeMetrics', () => {
     const names = (await registry.getMetricsAsJSON()).map((x) => x.name);
     expect(names).toContain(P.success.name);
     expect(names).toContain('flowgauge_requests_total');
+  });
+
+  it('continues counters and the histogram from seeded totals, and keeps the last run and certificate expiry', async () => {
+    const before = emptyProbeTotals();
+    for (let i = 0; i < 4; i++) addToProbeTotals(before, 'run', { success: i !== 2, durationS: 0.2, phases: { total: 0.15 } });
+    const m = createProbeMetrics();
+    m.seed(before);
+    m.record('run', { success: true, durationS: 0.3, phases: { total: 0.3 }, finishedAtS: 1_800_000_000.5, certExpiryS: 1_801_000_000 });
+    const s = parseExposition(await m.registry.metrics());
+    expect(valueOf(s, P.total.name, { check: 'run', result: 'success' })).toBe(4);
+    expect(valueOf(s, P.total.name, { check: 'run', result: 'failure' })).toBe(1);
+    expect(valueOf(s, `${P.duration.name}_count`, { check: 'run', phase: 'total' })).toBe(5);
+    expect(valueOf(s, `${P.duration.name}_sum`, { check: 'run', phase: 'total' })).toBeCloseTo(0.9, 9);
+    // Cumulative buckets: 4 at or below 0.25 s, all 5 at or below 0.5 s and +Inf.
+    expect(valueOf(s, `${P.duration.name}_bucket`, { check: 'run', phase: 'total', le: '0.25' })).toBe(4);
+    expect(valueOf(s, `${P.duration.name}_bucket`, { check: 'run', phase: 'total', le: '0.5' })).toBe(5);
+    expect(valueOf(s, `${P.duration.name}_bucket`, { check: 'run', phase: 'total', le: '+Inf' })).toBe(5);
+    expect(valueOf(s, P.lastRun.name, { check: 'run' })).toBe(1_800_000_000.5);
+    expect(valueOf(s, P.tlsCertExpiry.name, { check: 'run' })).toBe(1_801_000_000);
+    // Seeding after counting would count the same probes twice.
+    expect(() => m.seed(before)).toThrow(/seed once, before the first record/);
   });
 });

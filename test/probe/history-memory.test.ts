@@ -5,11 +5,17 @@
  * aborts with a heap out-of-memory error (already at 96 MB: parsed, a record takes about 225
  * bytes, and the old status built points of each on top); folding them as they stream
  * succeeds. docs/reliability.md quotes the 1 GB figures of `bench/probe-history.ts`.
+ * The restarted probe also pushes its counters, continued from the whole history (folded, in
+ * the same bound), to a Pushgateway stand-in.
  */
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SloStatus } from '../../src/probe/index.js';
+import { TOTALS_CHECKPOINT, type SloStatus } from '../../src/probe/index.js';
+import { PROBE_METRICS } from '../../src/slo/metric-names.js';
+import { parseExposition, valueOf } from '../export/helpers/exposition.js';
 import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { watchPeakRss } from '../reliability/peak-rss.js';
 import { writeBigHistory, type BigHistory } from './big-history.js';
@@ -24,6 +30,9 @@ let cwd: string;
 let history: BigHistory;
 let lastRoundMs: number;
 const children: CliProcess[] = [];
+let gateway: Server;
+let gatewayUrl = '';
+const pushed: string[] = [];
 
 beforeAll(async () => {
   cwd = tempDir();
@@ -34,10 +43,21 @@ beforeAll(async () => {
   history = await writeBigHistory(join(cwd, 'status'), { bytes: FILE_MB * 2 ** 20, endMs: lastRoundMs, spacingMs: SPACING_MS, failingTail: TAIL });
   // The probe appends to its copy while `slo status` reads the original.
   for (const f of history.files) copyFileSync(join(cwd, 'status', f), join(cwd, 'probe', f));
+  gateway = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      pushed.push(body);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', () => r()));
+  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
 }, 60_000);
 
 afterAll(async () => {
   for (const c of children) await killIfRunning(c);
+  await new Promise<void>((r) => gateway.close(() => r()));
   removeTempDirs();
 });
 
@@ -62,7 +82,7 @@ describe(`a ${FILE_MB} MB probe history under a ${HEAP_MB} MB heap`, () => {
     const at = new Date(lastRoundMs + 1000).toISOString();
     const [status, probe] = await Promise.all([
       capped(['slo', 'status', '--history', 'status', '--window', '1d', '--at', at, '--json']),
-      capped(['probe', '--once', '--history', 'probe', '--checks', 'listFlows', '--quiet']),
+      capped(['probe', '--once', '--history', 'probe', '--checks', 'listFlows', '--quiet', '--pushgateway', gatewayUrl]),
     ]);
 
     expect(status.err).toBe('');
@@ -80,6 +100,17 @@ describe(`a ${FILE_MB} MB probe history under a ${HEAP_MB} MB heap`, () => {
     expect(probe.out).toMatch(/each record stands for \d+\.\ds, the time since the previous one/);
     expect(probe.out).toMatch(/incident closed on listFlows after \d+\.\d\d min/);
     expect(probe.out).toMatch(/incident closed on overall after/);
+
+    // Its push counts every record of the history and its own round (which succeeded).
+    expect(pushed).toHaveLength(1);
+    const series = parseExposition(pushed[0] as string);
+    const P = PROBE_METRICS;
+    expect(valueOf(series, P.total.name, { check: 'listFlows', result: 'success' })).toBe(history.rounds - TAIL + 1);
+    expect(valueOf(series, P.total.name, { check: 'listFlows', result: 'failure' })).toBe(TAIL);
+    expect(valueOf(series, P.total.name, { check: 'stream', result: 'success' }) + valueOf(series, P.total.name, { check: 'stream', result: 'failure' })).toBe(history.rounds);
+    expect(valueOf(series, `${P.duration.name}_count`, { check: 'run', phase: 'total' })).toBe(history.rounds);
+    // The checkpoint exists only once a day has settled; a history ending today leaves none.
+    if (history.files.length > 1) expect(existsSync(join(cwd, 'probe', TOTALS_CHECKPOINT))).toBe(true);
 
     // The heap cap is the real bound; RSS adds code, the loader thread and young space.
     for (const r of [status, probe]) if (r.peakMb !== undefined) expect(r.peakMb).toBeLessThan(300);

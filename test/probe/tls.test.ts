@@ -9,7 +9,10 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type SecureVersion, type Server as TlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProbeMetrics } from '../../src/export/probe-metrics.js';
 import { createProbeRunner } from '../../src/probe/index.js';
+import { PROBE_METRICS } from '../../src/slo/metric-names.js';
+import { parseExposition, valueOf } from '../export/helpers/exposition.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
@@ -31,12 +34,15 @@ if (!OPENSSL) {
 let svc: ReferenceService;
 let key = '';
 let cert = '';
+/** A certificate two days from expiry, for the certificate minimum. */
+let shortKey = '';
+let shortCert = '';
 const proxies: TlsServer[] = [];
 const sockets = new Set<Socket>();
 
 /** A TLS front for the service at `127.0.0.1:<port>`. */
-async function tlsProxy(maxVersion: SecureVersion): Promise<string> {
-  const server = createTlsServer({ key, cert, maxVersion }, (client) => {
+async function tlsProxy(maxVersion: SecureVersion, pair: { key: string; cert: string } = { key, cert }): Promise<string> {
+  const server = createTlsServer({ ...pair, maxVersion }, (client) => {
     const upstream = connect(svc.port, '127.0.0.1');
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -65,6 +71,13 @@ beforeAll(async () => {
   );
   key = readFileSync(keyFile, 'utf8');
   cert = readFileSync(certFile, 'utf8');
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${keyFile}.2d`, '-out', `${certFile}.2d`],
+    { stdio: 'ignore' },
+  );
+  shortKey = readFileSync(`${keyFile}.2d`, 'utf8');
+  shortCert = readFileSync(`${certFile}.2d`, 'utf8');
   svc = await startReferenceService({ latency: 'none' });
 });
 
@@ -108,5 +121,34 @@ describe.skipIf(!OPENSSL)('probing over HTTPS', () => {
     const runner = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: cert } }, checks: ['getFlow'] });
     const [r] = (await runner.runRound()).records;
     expect(r).toMatchObject({ success: true, tls: { version: 'TLSv1.2', versionOk: false } });
+  });
+
+  it('fails a check whose certificate has 2 days left, under the 14-day minimum, and exports when it expires', async () => {
+    const baseUrl = await tlsProxy('TLSv1.3', { key: shortKey, cert: shortCert });
+    const metrics = createProbeMetrics();
+    const runner = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: shortCert } }, checks: ['listFlows'], metrics });
+    expect(runner.options.certMinDays).toBe(14);
+    const [r] = (await runner.runRound()).records;
+    // The answer itself was good: only the certificate fails it, and the record says so.
+    expect(r).toMatchObject({ success: false, status: 200, error: 'CERT_EXPIRING', tls: { authorized: true, certMinDays: 14 } });
+    expect(r?.tls?.certDaysLeft).toBeGreaterThan(1.9);
+    expect(r?.tls?.certDaysLeft).toBeLessThanOrEqual(2.01);
+    expect(r?.detail).toMatch(/the certificate expires in 2\.0 days, under the 14-day minimum/);
+    const s = parseExposition(await metrics.registry.metrics());
+    expect(valueOf(s, PROBE_METRICS.tlsCertExpiry.name, { check: 'listFlows' })).toBe(Date.parse(r?.tls?.certValidTo as string) / 1000);
+    expect(valueOf(s, PROBE_METRICS.success.name, { check: 'listFlows' })).toBe(0);
+
+    // 0 switches the judgement off; the days are still recorded and exported.
+    const lenient = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: shortCert } }, checks: ['listFlows'], certMinDays: 0 });
+    const [l] = (await lenient.runRound()).records;
+    expect(l).toMatchObject({ success: true, error: null, tls: { certMinDays: 0 } });
+    expect(l?.tls?.certDaysLeft).toBeLessThan(2.01);
+  });
+
+  it('passes a certificate with 30 days left', async () => {
+    const baseUrl = await tlsProxy('TLSv1.3');
+    const runner = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: cert } }, checks: ['listFlows'], certMinDays: 14 });
+    const [r] = (await runner.runRound()).records;
+    expect(r).toMatchObject({ success: true, tls: { certMinDays: 14 } });
   });
 });

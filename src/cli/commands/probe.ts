@@ -9,17 +9,31 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSystemClock } from '../../core/clock.js';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
-import { createProbeMetrics, createPushgatewayPusher, startMetricsServer, type MetricsServer, type ProbeMetrics } from '../../export/index.js';
+import {
+  createProbeMetrics,
+  createPushgatewayPusher,
+  renderProbeAnswer,
+  startMetricsServer,
+  unknownCheckAnswer,
+  type MetricsRoute,
+  type MetricsServer,
+  type ProbeMetrics,
+} from '../../export/index.js';
 import {
   CHECK_NAMES,
+  DEFAULT_CERT_MIN_DAYS,
   createProbeRunner,
   deriveOnceInterval,
   isCheckName,
   openHistoryWriter,
+  probeResultOf,
   readProbeResume,
+  readProbeTotals,
+  recordTimeMs,
   type CheckName,
   type IncidentEvent,
   type ProbeRecord,
+  type ProbeRunner,
 } from '../../probe/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -35,6 +49,7 @@ interface ProbeArgs extends TargetArgs {
   retention: string;
   timeout: string;
   'failures-to-open': number;
+  'cert-min-days': number;
   'metrics-port'?: number | undefined;
   'metrics-host'?: string | undefined;
   once?: boolean | undefined;
@@ -101,6 +116,19 @@ function onceInterval(previous: readonly ProbeRecord[], checks: readonly CheckNa
   return DEFAULT_INTERVAL_MS;
 }
 
+/**
+ * The daemon's blackbox-style `/probe?check=<name>`: runs that check now and answers its
+ * gauges; the schedule's history and counters never see it.
+ */
+function probeRoute(runner: ProbeRunner, checks: readonly CheckName[]): MetricsRoute {
+  return async (params) => {
+    const check = params.get('check');
+    if (check === null || !(checks as readonly string[]).includes(check)) return unknownCheckAnswer(check, checks);
+    const { record, checkS } = await runner.checkNow(check as CheckName);
+    return renderProbeAnswer(check, { ...probeResultOf(record, recordTimeMs(record), checkS), status: record.status });
+  };
+}
+
 /** The `probe` command. */
 export const probeCommand: MakeCommand = (ctx) => ({
   command: 'probe',
@@ -117,7 +145,15 @@ export const probeCommand: MakeCommand = (ctx) => ({
       retention: { type: 'string', default: '35d', describe: 'delete history files older than this' },
       timeout: { type: 'string', default: '10s', describe: 'time limit of each check' },
       'failures-to-open': { type: 'number', default: 3, describe: 'consecutive failures that open an incident' },
-      'metrics-port': { type: 'number', describe: 'serve Prometheus /metrics on this port (on --metrics-host)' },
+      'cert-min-days': {
+        type: 'number',
+        default: DEFAULT_CERT_MIN_DAYS,
+        describe: 'fail a check whose TLS certificate has fewer days left (CERT_EXPIRING); 0 only records the days',
+      },
+      'metrics-port': {
+        type: 'number',
+        describe: 'serve Prometheus /metrics (counters continued from the history) and /probe?check=<name> (one check run now) on this port (on --metrics-host)',
+      },
       ...METRICS_HOST_OPTION,
       once: { type: 'boolean', describe: 'run each check once and exit: 0 all succeeded, 1 any failed' },
       pushgateway: { type: 'string', describe: 'push the probe metrics to this Pushgateway (after --once, or every interval)' },
@@ -140,6 +176,8 @@ export const probeCommand: MakeCommand = (ctx) => ({
     const checks = parseChecks(args.checks);
     const failuresToOpen = args['failures-to-open'];
     if (!Number.isInteger(failuresToOpen) || failuresToOpen < 1) throw new UsageError(`--failures-to-open must be a whole number >= 1, got ${failuresToOpen}`);
+    const certMinDays = args['cert-min-days'];
+    if (!(Number.isFinite(certMinDays) && certMinDays >= 0)) throw new UsageError(`--cert-min-days must be a number of days >= 0 (0 only records them), got ${String(certMinDays)}`);
     let ca: string | undefined;
     if (args.ca !== undefined) {
       try {
@@ -170,18 +208,23 @@ export const probeCommand: MakeCommand = (ctx) => ({
     process.on('SIGTERM', onSignal);
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; probing the embedded reference service at ${target.baseUrl}\n`);
+      let metrics: ProbeMetrics | undefined;
+      if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
+        metrics = createProbeMetrics();
+        // Before the writer prunes: the counters go on from every record the history holds,
+        // so a pushed --once run or a restarted daemon never reads as a counter reset.
+        const totals = await readProbeTotals(historyDir, clock.wallMs());
+        metrics.seed(totals.totals);
+        if (totals.checkpointError !== undefined) {
+          io.stderr.write(`flowgauge: could not write the counters' checkpoint in ${historyDir} (${totals.checkpointError}); the next start reads the whole history again\n`);
+        }
+      }
       const history = await openHistoryWriter({ dir: historyDir, retentionMs });
       closing.push(() => history.close());
       // Folded, not read: a day of a fast probe can be far more than fits in memory.
       const resume = await readProbeResume(historyDir, { fromMs: clock.wallMs() - DAY_MS }, clock.wallMs());
       if (args.once === true && args.interval === undefined) intervalMs = onceInterval(resume.latest, checks, clock.wallMs(), log);
 
-      let metrics: ProbeMetrics | undefined;
-      if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) metrics = createProbeMetrics();
-      if (args['metrics-port'] !== undefined && metrics !== undefined) {
-        metricsServer = await startMetricsServer({ host: metricsBind, port: args['metrics-port'], registry: metrics.registry });
-        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}\n`);
-      }
       const pusher =
         args.pushgateway === undefined || metrics === undefined
           ? undefined
@@ -198,6 +241,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
         intervalMs,
         timeoutMs,
         failuresToOpen,
+        certMinDays,
         ...(args.flow !== undefined ? { flowId: args.flow } : {}),
         clock,
         history,
@@ -210,6 +254,11 @@ export const probeCommand: MakeCommand = (ctx) => ({
         onIncident: (e) => log.write(formatIncident(e)),
         onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${error}\n`),
       });
+
+      if (args['metrics-port'] !== undefined && metrics !== undefined) {
+        metricsServer = await startMetricsServer({ host: metricsBind, port: args['metrics-port'], registry: metrics.registry, routes: { '/probe': probeRoute(runner, checks) } });
+        log.write(`flowgauge: Prometheus metrics at ${metricsServer.url}; one check on demand at ${metricsServer.url.replace(/\/metrics$/, '/probe')}?check=<name>\n`);
+      }
 
       if (args.once === true) {
         const round = await runner.runRound();

@@ -23,8 +23,11 @@ export interface TestPrometheus {
 
 export { freePort };
 
-/** Starts Prometheus scraping `targets` (host:port) every second, with `rulesYaml` loaded. */
-export async function startPrometheus(opts: { targets: readonly string[]; rulesYaml?: string }): Promise<TestPrometheus> {
+/**
+ * Starts Prometheus scraping `targets` (host:port) every second, with `rulesYaml` loaded;
+ * `honorLabels` keeps the scraped `job`/`instance` labels (as a Pushgateway must be scraped).
+ */
+export async function startPrometheus(opts: { targets: readonly string[]; rulesYaml?: string; honorLabels?: boolean }): Promise<TestPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'flowgauge-prom-'));
   if (opts.rulesYaml !== undefined) writeFileSync(join(dir, 'rules.yml'), opts.rulesYaml);
   writeFileSync(
@@ -34,6 +37,7 @@ export async function startPrometheus(opts: { targets: readonly string[]; rulesY
       opts.rulesYaml !== undefined ? 'rule_files: [rules.yml]' : '',
       'scrape_configs:',
       '  - job_name: flowgauge',
+      opts.honorLabels === true ? '    honor_labels: true' : '',
       `    static_configs: [{ targets: [${opts.targets.map((t) => `'${t}'`).join(', ')}] }]`,
       '',
     ].join('\n'),
