@@ -38,8 +38,8 @@ export interface ProbeOptions {
   /** Flow the flow checks address; default the first published flow. */
   readonly flowId?: string;
   /**
-   * Fewest days a certificate may have left before the checks that see it fail with
-   * `CERT_EXPIRING` (default 14; 0 switches the judgement off, the days are still recorded).
+   * Fewest days a certificate may have left before the record says `certOk: false` (default
+   * 14; 0 switches the judgement off, the days are still recorded). Uptime is not affected.
    */
   readonly certMinDays?: number;
   /** Default the system clock. */

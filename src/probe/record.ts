@@ -24,7 +24,7 @@ export function isCheckName(s: unknown): s is CheckName {
  * failures only a probe judges: a run that ended `failed`, a body that broke the contract,
  * no published flow to probe, and a certificate closer to expiry than the probe's minimum.
  */
-export type ProbeErrorCode = ErrorCode | 'RUN_FAILED' | 'CONTRACT_VIOLATION' | 'NO_FLOW' | 'CERT_EXPIRING';
+export type ProbeErrorCode = ErrorCode | 'RUN_FAILED' | 'CONTRACT_VIOLATION' | 'NO_FLOW';
 
 /**
  * Durations of the consecutive phases of the check's HTTP request, in ms. They add up to
@@ -53,10 +53,16 @@ export interface TlsFinding {
   /** Whether the certificate chain was verified (false with `--insecure` and an unknown CA). */
   readonly authorized: boolean;
   /**
-   * The probe's minimum of days left (`--cert-min-days`) in force for this check: fewer fail it
-   * with `CERT_EXPIRING`; 0 when switched off. Absent in records written before it existed.
+   * The probe's minimum of days left (`--cert-min-days`) in force for this check; 0 when
+   * switched off. Absent in records written before it existed.
    */
   readonly certMinDays?: number;
+  /**
+   * False when the certificate had fewer days left than `certMinDays`: a finding against the
+   * service's certificate target (`probe --once` exits 1, `slo status` warns), never downtime,
+   * since the answer was good. Absent in records written before it existed.
+   */
+  readonly certOk?: boolean;
 }
 
 /** One check of one round. */

@@ -71,19 +71,10 @@ function tlsFinding(outcome: CheckOutcome, wallMs: number, certMinDays: number):
     certDaysLeft: known ? Math.round(((validToMs - wallMs) / DAY_MS) * 1000) / 1000 : null,
     authorized: t.authorized,
     certMinDays,
+    // Below the minimum is a finding against the service's certificate target, not downtime:
+    // the answer was good, and uptime must say so.
+    certOk: !known || certMinDays <= 0 || (validToMs - wallMs) / DAY_MS >= certMinDays,
   };
-}
-
-/**
- * A check that succeeded but saw a certificate closer to expiry than the minimum fails: an
- * expiring certificate is an outage on a date already known, and must not pass silently.
- */
-function judgeCert(outcome: CheckOutcome, tls: TlsFinding | null, certMinDays: number): Pick<ProbeRecord, 'success' | 'error'> & { detail?: string } {
-  const base = { success: outcome.success, error: outcome.error, ...(outcome.detail !== undefined ? { detail: outcome.detail } : {}) };
-  const left = tls?.certDaysLeft;
-  if (!outcome.success || certMinDays <= 0 || left === null || left === undefined || left >= certMinDays) return base;
-  const when = left < 0 ? `expired ${(-left).toFixed(1)} days ago` : `expires in ${left.toFixed(1)} days`;
-  return { success: false, error: 'CERT_EXPIRING', detail: `the certificate ${when}, under the ${certMinDays}-day minimum (--cert-min-days)` };
 }
 
 /** Creates a runner. Throws `ConfigError` for invalid options. */
@@ -168,7 +159,6 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
       out.firstTokenNs !== undefined && res !== undefined ? Math.round(((out.firstTokenNs - res.instants.startNs) / NS_PER_MS) * 1000) / 1000 : null;
     const tls = tlsFinding(out, wallMs, o.certMinDays);
     const checkS = (endNs - startNs) / NS_PER_S;
-    const judged = judgeCert(out, tls, o.certMinDays);
     // Key order is part of the format: the CronJob's script greps `"check":…,"success":`.
     const record: ProbeRecord = {
       v: PROBE_RECORD_VERSION,
@@ -177,15 +167,15 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
       instance: o.instanceId,
       round,
       check: name,
-      success: judged.success,
+      success: out.success,
       status: out.status,
-      error: judged.error,
+      error: out.error,
       intervalMs: o.intervalMs,
       phasesMs,
       checkMs: Math.round(checkS * 1e6) / 1000,
       ttftMs,
       tls,
-      ...(judged.detail !== undefined ? { detail: judged.detail } : {}),
+      ...(out.detail !== undefined ? { detail: out.detail } : {}),
     };
     return { record, checkS };
   };

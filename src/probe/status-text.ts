@@ -23,7 +23,7 @@ export function verdictOf(s: SeriesStatus): 'OK' | 'BREACH' | 'NO DATA' {
 export function describeTls(t: TlsStatus): string {
   const version = t.version === null ? 'unknown version' : `${t.version}${t.versionOk ? '' : ' (below the TLSv1.3 target)'}`;
   const min = t.certMinDays ?? 0;
-  const under = t.certDaysLeft !== null && min > 0 && t.certDaysLeft < min ? ` (under the ${min}-day minimum: CERT_EXPIRING)` : '';
+  const under = t.certDaysLeft !== null && min > 0 && t.certDaysLeft < min ? ` (under the ${min}-day minimum)` : '';
   const days = t.certDaysLeft === null ? 'certificate expiry unknown' : `certificate expires in ${t.certDaysLeft.toFixed(1)} days${under}`;
   return `${version}, ${days}${t.authorized ? '' : ', certificate not verified'}`;
 }

@@ -177,7 +177,7 @@ function statusWarnings(overall: SeriesStatus, checks: readonly SeriesStatus[]):
     const when = left < 0 ? `expired ${(-left).toFixed(1)} days ago` : `expires in ${left.toFixed(1)} days`;
     out.push(
       `the certificate seen by ${listed(expiring.map((c) => c.name))} ${when} (${first.certValidTo ?? 'unknown date'}), under the probe's ${first.certMinDays ?? 0}-day minimum: ` +
-        'those checks fail with CERT_EXPIRING until it is renewed',
+        'renew it (uptime is not affected: the answers were good; `probe --once` exits 1 until it is renewed)',
     );
   }
   return out;

@@ -47,13 +47,13 @@ describe('slo status over a window larger than its data', () => {
   it('warns of a certificate under the minimum, once, naming the checks that saw it', () => {
     const tls = { version: 'TLSv1.3', versionOk: true, certValidTo: new Date(NOW + 2 * DAY_MS).toISOString(), certDaysLeft: 2, authorized: true, certMinDays: 14 };
     const recs = ['listFlows', 'run'].map((check) =>
-      record({ timeMs: NOW - 60_000, check: check as 'listFlows' | 'run', success: false, error: 'CERT_EXPIRING', status: 200, tls }),
+      record({ timeMs: NOW - 60_000, check: check as 'listFlows' | 'run', success: true, error: null, status: 200, tls: { ...tls, certOk: false } }),
     );
     const s = buildSloStatus(recs, { nowMs: NOW, windowMs: 3_600_000 });
     const cert = s.warnings.filter((w) => w.includes('certificate'));
     expect(cert).toEqual([
-      `the certificate seen by listFlows and run expires in 2.0 days (${tls.certValidTo}), under the probe's 14-day minimum: those checks fail with CERT_EXPIRING until it is renewed`,
+      `the certificate seen by listFlows and run expires in 2.0 days (${tls.certValidTo}), under the probe's 14-day minimum: renew it (uptime is not affected: the answers were good; \`probe --once\` exits 1 until it is renewed)`,
     ]);
-    expect(renderStatusText(s)).toMatch(/certificate expires in 2\.0 days \(under the 14-day minimum: CERT_EXPIRING\)/);
+    expect(renderStatusText(s)).toMatch(/certificate expires in 2\.0 days \(under the 14-day minimum\)/);
   });
 });

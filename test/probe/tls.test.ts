@@ -3,10 +3,10 @@
  * here (node:tls in front of the service's port) serves it with a self-signed certificate made
  * with openssl. Without openssl the tests are skipped loudly, except under CI=true, where they fail.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createServer as createTlsServer, type SecureVersion, type Server as TlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProbeMetrics } from '../../src/export/probe-metrics.js';
@@ -123,32 +123,46 @@ describe.skipIf(!OPENSSL)('probing over HTTPS', () => {
     expect(r).toMatchObject({ success: true, tls: { version: 'TLSv1.2', versionOk: false } });
   });
 
-  it('fails a check whose certificate has 2 days left, under the 14-day minimum, and exports when it expires', async () => {
+  it('flags a certificate with 2 days left, under the 14-day minimum, without counting the good answer as down, and exports when it expires', async () => {
     const baseUrl = await tlsProxy('TLSv1.3', { key: shortKey, cert: shortCert });
     const metrics = createProbeMetrics();
     const runner = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: shortCert } }, checks: ['listFlows'], metrics });
     expect(runner.options.certMinDays).toBe(14);
     const [r] = (await runner.runRound()).records;
-    // The answer itself was good: only the certificate fails it, and the record says so.
-    expect(r).toMatchObject({ success: false, status: 200, error: 'CERT_EXPIRING', tls: { authorized: true, certMinDays: 14 } });
+    // The answer was good, so uptime says so; the certificate is a finding of its own.
+    expect(r).toMatchObject({ success: true, status: 200, error: null, tls: { authorized: true, certMinDays: 14, certOk: false } });
     expect(r?.tls?.certDaysLeft).toBeGreaterThan(1.9);
     expect(r?.tls?.certDaysLeft).toBeLessThanOrEqual(2.01);
-    expect(r?.detail).toMatch(/the certificate expires in 2\.0 days, under the 14-day minimum/);
     const s = parseExposition(await metrics.registry.metrics());
     expect(valueOf(s, PROBE_METRICS.tlsCertExpiry.name, { check: 'listFlows' })).toBe(Date.parse(r?.tls?.certValidTo as string) / 1000);
-    expect(valueOf(s, PROBE_METRICS.success.name, { check: 'listFlows' })).toBe(0);
+    expect(valueOf(s, PROBE_METRICS.success.name, { check: 'listFlows' })).toBe(1);
 
     // 0 switches the judgement off; the days are still recorded and exported.
     const lenient = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: shortCert } }, checks: ['listFlows'], certMinDays: 0 });
     const [l] = (await lenient.runRound()).records;
-    expect(l).toMatchObject({ success: true, error: null, tls: { certMinDays: 0 } });
+    expect(l).toMatchObject({ success: true, error: null, tls: { certMinDays: 0, certOk: true } });
     expect(l?.tls?.certDaysLeft).toBeLessThan(2.01);
+  });
+
+  it('`probe --once` exits 1 naming the expiring certificate, while the history records the good answer as up', async () => {
+    const baseUrl = await tlsProxy('TLSv1.3', { key: shortKey, cert: shortCert });
+    const dir = tempDir('flowgauge-probe-cert-');
+    writeFileSync(join(dir, 'ca.pem'), shortCert);
+    const root = resolve(import.meta.dirname, '../..');
+    const args = ['bin/flowgauge.mjs', 'probe', '--once', '--base-url', baseUrl, '--ca', join(dir, 'ca.pem'), '--checks', 'listFlows', '--interval', '1m', '--history', join(dir, 'h'), '--json'];
+    const r = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
+      const child = execFile(process.execPath, args, { cwd: root, env: { ...process.env, FLOWGAUGE_TOKEN: svc.tokens.pro } }, (e, out, err) => done({ code: child.exitCode, out, err }));
+    });
+    expect(r.err).toMatch(/listFlows: the certificate has 2\.0 days left, under --cert-min-days 14: renew it/);
+    expect(r.code).toBe(1);
+    const [rec] = r.out.trim().split('\n').map((l) => JSON.parse(l) as { success: boolean; tls: { certOk: boolean } });
+    expect(rec).toMatchObject({ success: true, tls: { certOk: false } });
   });
 
   it('passes a certificate with 30 days left', async () => {
     const baseUrl = await tlsProxy('TLSv1.3');
     const runner = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: cert } }, checks: ['listFlows'], certMinDays: 14 });
     const [r] = (await runner.runRound()).records;
-    expect(r).toMatchObject({ success: true, tls: { certMinDays: 14 } });
+    expect(r).toMatchObject({ success: true, tls: { certMinDays: 14, certOk: true } });
   });
 });

@@ -148,7 +148,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
       'cert-min-days': {
         type: 'number',
         default: DEFAULT_CERT_MIN_DAYS,
-        describe: 'fail a check whose TLS certificate has fewer days left (CERT_EXPIRING); 0 only records the days',
+        describe: 'a TLS certificate with fewer days left is a finding (--once exits 1, slo status warns; uptime is not affected); 0 only records the days',
       },
       'metrics-port': {
         type: 'number',
@@ -267,8 +267,11 @@ export const probeCommand: MakeCommand = (ctx) => ({
           if (!pushed.ok) io.stderr.write(`flowgauge: push to the Pushgateway failed: ${pushed.error ?? `HTTP ${pushed.status}`}\n`);
         }
         const failed = round.records.filter((r) => !r.success).map((r) => r.check);
+        // The certificate target is the service's own, apart from uptime: it fails the round, not the checks.
+        const expiring = round.records.filter((r) => r.tls?.certOk === false);
         log.write(failed.length === 0 ? `flowgauge: all ${round.records.length} checks succeeded\n` : `flowgauge: failed: ${failed.join(', ')}\n`);
-        ctx.setExit(failed.length === 0 ? EXIT.OK : EXIT.FAILED);
+        for (const r of expiring) log.write(`flowgauge: ${r.check}: the certificate has ${r.tls?.certDaysLeft?.toFixed(1) ?? '?'} days left, under --cert-min-days ${r.tls?.certMinDays ?? ''}: renew it\n`);
+        ctx.setExit(failed.length === 0 && expiring.length === 0 ? EXIT.OK : EXIT.FAILED);
         return;
       }
 
