@@ -18,6 +18,8 @@ export interface CliIo {
   readonly columns: number;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** The process's standard input (`--token -` reads the token there); absent: none. */
+  readonly stdin?: AsyncIterable<Buffer | string> | undefined;
 }
 
 /**
@@ -49,11 +51,12 @@ export function processIo(): CliIo {
     columns: process.stdout.columns ?? 100,
     env: process.env,
     cwd: process.cwd(),
+    stdin: process.stdin,
   };
 }
 
 /** An in-memory io for tests: read `out()` and `err()` afterwards. */
-export function memoryIo(options: { env?: Record<string, string | undefined>; cwd?: string; isTTY?: boolean } = {}): CliIo & {
+export function memoryIo(options: { env?: Record<string, string | undefined>; cwd?: string; isTTY?: boolean; stdin?: string } = {}): CliIo & {
   out(): string;
   err(): string;
 } {
@@ -66,6 +69,9 @@ export function memoryIo(options: { env?: Record<string, string | undefined>; cw
     columns: 100,
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
+    stdin: options.stdin === undefined ? undefined : (async function* () {
+      yield options.stdin as string;
+    })(),
     out: () => out,
     err: () => err,
   };

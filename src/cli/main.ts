@@ -120,4 +120,7 @@ export async function cli(): Promise<void> {
     code = EXIT.INTERNAL;
   }
   process.exitCode = code;
+  // The command is over: what a scenario module left running (a live timer) must not keep the
+  // process alive. Unreferenced, this fires only when something else holds the loop open.
+  setTimeout(() => process.exit(code), 1000).unref();
 }

@@ -1,12 +1,14 @@
 /**
  * The files a report is written as (report.json, report.md, report.html), the assets the HTML
- * page inlines, and reading a report back from disk with a structural check against the
- * report@1 JSON Schema, so `report`, `compare` and `merge` name what is wrong with a file.
+ * page inlines, and reading a report file from disk for `report`, `compare` and `merge`
+ * (the checks are `report/read.ts`'s `readReport`, so each names what is wrong with a file).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { REPORT_SCHEMA, renderMarkdown } from '../report/index.js';
-import { reportProblems } from '../report/read.js';
+import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { renderMarkdown } from '../report/index.js';
+import { readReport, REPORT_LIMITS, reportProblems } from '../report/read.js';
+import { readInputFile } from '../scenario/index.js';
 import type { Report } from '../report/index.js';
 import { renderHtml } from '../report/html.js';
 import type { HtmlAssets } from '../report/html.js';
@@ -40,28 +42,25 @@ export async function renderReportFiles(report: Report): Promise<Record<string, 
 }
 
 /**
- * Reads and checks a report file. Throws `UsageError` (exit 2) naming the file and what is
- * wrong: missing, not JSON, or not a report@1.
+ * Reads and checks a report file with `readReport`, the one reader: a FIFO, device or
+ * directory is refused before it is opened, a file beyond `REPORT_LIMITS` before it is read.
+ * Throws `UsageError` (exit 2) naming the file and what is wrong.
  */
 export async function readReportFile(path: string, shownAs = path): Promise<Report> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readInputFile(path, { what: 'report', maxBytes: REPORT_LIMITS.maxBytes, shownAs });
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    throw new UsageError(`${shownAs}: cannot read the file (${code === 'ENOENT' ? 'no such file' : (code ?? 'read failed')})`);
+    if (err instanceof ConfigError) throw new UsageError(`${shownAs}: ${err.issues.map((i) => i.message).join('; ')}`);
+    if (err instanceof FlowgaugeError && err.code === 'FG_FILE_NOT_FOUND') {
+      throw new UsageError(`${shownAs}: cannot read the file (${/directory/.test(err.message) ? 'a directory; give a report.json file' : 'no such file'})`);
+    }
+    throw err;
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return readReport(text, shownAs);
   } catch (err) {
-    throw new UsageError(`${shownAs}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+    if (err instanceof FlowgaugeError && err.code === 'FG_REPORT_INVALID') throw new UsageError(err.message);
+    throw err;
   }
-  const problems = reportProblems(value);
-  if (problems.length > 0) {
-    const shown = problems.slice(0, 8).map((p) => `  - ${p}`);
-    if (problems.length > 8) shown.push(`  - … and more`);
-    throw new UsageError(`${shownAs}: not a ${REPORT_SCHEMA} report:\n${shown.join('\n')}`);
-  }
-  return value as Report;
 }

@@ -4,12 +4,11 @@
  * (`--rate`, not `overrides.rate`), and a report directory that can be written, so a long run
  * never ends in an internal error with its results lost.
  */
-import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { resolveRunPlan, type ResolvedRunPlan, type ResolvedScenario, type ScenarioOverrides } from '../scenario/index.js';
 import { UsageError } from './context.js';
+import { makeDirectory } from './report-files.js';
 
 /** Whole-number flags of `run`: the smallest and largest value each allows. */
 const WHOLE_NUMBER_FLAGS: Readonly<Record<string, readonly [number, number]>> = {
@@ -58,13 +57,5 @@ export function resolveWithFlags(raw: unknown, overrides: ScenarioOverrides, sou
  * creating the directory; a `UsageError` (exit 2) names the directory and the reason.
  */
 export async function checkReportDir(cwd: string, out: string | undefined): Promise<void> {
-  const dir = resolve(cwd, out ?? 'reports');
-  try {
-    await mkdir(dir, { recursive: true });
-    await access(dir, constants.W_OK);
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : String(code ?? err);
-    throw new UsageError(`cannot write reports to ${dir} (${why}); give a writable directory with --out`);
-  }
+  await makeDirectory(resolve(cwd, out ?? 'reports'), 'give a writable directory with --out');
 }

@@ -3,7 +3,10 @@
  * between a real deployment and the embedded reference service.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Options } from 'yargs';
+import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { readInputFile } from '../scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../target/index.js';
 import { UsageError } from './context.js';
 import type { CliIo } from './io.js';
@@ -14,7 +17,13 @@ export const TARGET_OPTIONS = {
     type: 'string',
     describe: 'API address of the service, ending in /v1 (or set FLOWGAUGE_BASE_URL; the flag wins); omit both to use the embedded reference service',
   },
-  token: { type: 'string', describe: 'API token (or set FLOWGAUGE_TOKEN); never printed or stored' },
+  token: {
+    type: 'string',
+    // One value always: '-' (stdin) is a value here, not a positional argument.
+    requiresArg: true,
+    describe: "API token; '-' reads it from stdin. A value given here is visible to local users in `ps` while the process starts: prefer --token-file, FLOWGAUGE_TOKEN or --token -. Never printed or stored",
+  },
+  'token-file': { type: 'string', requiresArg: true, describe: 'read the API token from this file (one line, e.g. a mounted secret); never printed or stored' },
   'webhook-host': { type: 'string', describe: 'address of the inbound trigger host (default: the origin of --base-url)' },
   ca: { type: 'string', requiresArg: true, describe: 'PEM file of extra trusted CA certificates for an https target (a private CA)' },
   insecure: { type: 'boolean', describe: 'do not verify the https target\'s certificate (said in the output; never for a release gate)' },
@@ -25,6 +34,7 @@ export const TARGET_OPTIONS = {
 export interface TargetArgs {
   readonly 'base-url'?: string | undefined;
   readonly token?: string | undefined;
+  readonly 'token-file'?: string | undefined;
   readonly 'webhook-host'?: string | undefined;
   readonly ca?: string | undefined;
   readonly insecure?: boolean | undefined;
@@ -101,6 +111,55 @@ async function clientOptionsOf(args: TargetArgs): Promise<TargetClientOptions> {
   return out;
 }
 
+/** Longest token read from a file or stdin: tokens are short; a big file is the wrong file. */
+export const MAX_TOKEN_BYTES = 16 * 1024;
+
+/** One token from a file's or stdin's text: the line without its line ending; else a usage error naming `from`. */
+function oneToken(text: string, from: string): string {
+  const token = text.replace(/^\uFEFF/, '').replace(/\r?\n$/, '').trim();
+  if (token === '') throw new UsageError(`${from} holds no token: write the token on one line`);
+  // Never quote the text: it is a secret, or a file that holds one.
+  if (/[\r\n]/.test(token)) throw new UsageError(`${from} holds more than one line; write the token alone on one line`);
+  return token;
+}
+
+/** Reads stdin to its end, at most MAX_TOKEN_BYTES. */
+async function readStdinToken(io: CliIo): Promise<string> {
+  if (io.stdin === undefined) throw new UsageError('--token - reads the token from stdin, but this process has no stdin');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of io.stdin) {
+    const b = typeof c === 'string' ? Buffer.from(c) : c;
+    size += b.length;
+    if (size > MAX_TOKEN_BYTES) throw new UsageError(`--token -: stdin holds more than ${MAX_TOKEN_BYTES} bytes; a token is one short line`);
+    chunks.push(b);
+  }
+  return oneToken(Buffer.concat(chunks).toString('utf8'), '--token - (stdin)');
+}
+
+/**
+ * The token the flags name: `--token-file PATH` (a regular file, read once; a FIFO, device or
+ * directory refused), `--token -` (stdin), `--token VALUE`, else `FLOWGAUGE_TOKEN`. Exported
+ * for commands that need the token before `resolveTarget`.
+ */
+export async function tokenOf(args: TargetArgs, io: CliIo): Promise<string | undefined> {
+  const file = args['token-file'];
+  if (file !== undefined) {
+    if (args.token !== undefined) throw new UsageError('give the token one way: --token or --token-file, not both');
+    let text: string;
+    try {
+      text = await readInputFile(resolve(io.cwd, file), { what: 'token file', maxBytes: MAX_TOKEN_BYTES, shownAs: file });
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(`--token-file ${file}: ${err.issues.map((i) => i.message).join('; ')}`);
+      if (err instanceof FlowgaugeError && err.code === 'FG_FILE_NOT_FOUND') throw new UsageError(`--token-file ${file}: no such file`);
+      throw err;
+    }
+    return oneToken(text, `--token-file ${file}`);
+  }
+  if (args.token === '-') return readStdinToken(io);
+  return args.token ?? io.env.FLOWGAUGE_TOKEN;
+}
+
 /**
  * The API address with its version segment: `https://api.example.com` means
  * `https://api.example.com/v1`, the interface's base. Trailing slashes are dropped; a query is
@@ -135,7 +194,7 @@ export async function resolveTarget(
   serviceOptions: Parameters<typeof startReferenceService>[0] = {},
 ): Promise<ResolvedTarget> {
   args = withEnvBaseUrl(args, io.env);
-  const token = args.token ?? io.env.FLOWGAUGE_TOKEN;
+  const token = args['base-url'] === undefined ? undefined : await tokenOf(args, io);
   if (args['base-url'] !== undefined) {
     const name = FROM_ENV.has(args) ? 'FLOWGAUGE_BASE_URL' : '--base-url';
     let url: URL;
@@ -151,7 +210,7 @@ export async function resolveTarget(
       throw new UsageError(`${name} must not carry credentials (user:password@); pass the API token with --token or FLOWGAUGE_TOKEN`);
     }
     if (token === undefined || token === '') {
-      throw new UsageError('a real target needs a token: pass --token or set FLOWGAUGE_TOKEN');
+      throw new UsageError('a real target needs a token: set FLOWGAUGE_TOKEN, or pass --token-file PATH or --token - (stdin)');
     }
     const baseUrl = withVersion(url);
     if (baseUrl !== args['base-url'].replace(/\/+$/, '')) {
@@ -167,7 +226,9 @@ export async function resolveTarget(
       close: async () => {},
     };
   }
-  if (args.token !== undefined) io.stderr.write('flowgauge: --token is ignored without --base-url or FLOWGAUGE_BASE_URL (the embedded service has its own)\n');
+  if (args.token !== undefined || args['token-file'] !== undefined) {
+    io.stderr.write(`flowgauge: ${args.token !== undefined ? '--token' : '--token-file'} is ignored without --base-url or FLOWGAUGE_BASE_URL (the embedded service has its own)\n`);
+  }
   const service = await startReferenceService(serviceOptions);
   return {
     baseUrl: service.baseUrl,

@@ -42,12 +42,12 @@ export function ownTokenOf(plan: ResolvedRunPlan, env: Readonly<Record<string, s
  * The target flags with `own` as the token when a real target is named without `--token` or
  * `FLOWGAUGE_TOKEN`: a run whose scenarios all bring their own tokens needs none given.
  */
-export function withOwnToken<A extends { readonly 'base-url'?: string | undefined; readonly token?: string | undefined }>(
+export function withOwnToken<A extends { readonly 'base-url'?: string | undefined; readonly token?: string | undefined; readonly 'token-file'?: string | undefined }>(
   args: A,
   env: Readonly<Record<string, string | undefined>>,
   own: string | undefined,
 ): A {
-  const given = args.token ?? env.FLOWGAUGE_TOKEN;
+  const given = args.token ?? args['token-file'] ?? env.FLOWGAUGE_TOKEN;
   if (own === undefined || args['base-url'] === undefined || (given !== undefined && given !== '')) return args;
   return { ...args, token: own };
 }

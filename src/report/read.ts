@@ -1,10 +1,14 @@
 /**
  * Reading a report back: `reportProblems` checks any value against the report@1 zod schema and
  * names every problem by path, and `readReport` turns report.json text (or its parsed value)
- * into a `Report` or throws saying what is wrong. Pure: the caller reads the file.
+ * into a `Report` or throws saying what is wrong. It is the one reader of every command
+ * (`report`, `merge`, `compare`): a report is input from anywhere, so its size, nesting, keys
+ * and strings are checked against `REPORT_LIMITS` before zod sees it. Pure: the caller reads
+ * the file (checking its kind and `REPORT_LIMITS.maxBytes` first).
  */
 import type { z } from 'zod';
 import { FlowgaugeError } from '../core/errors.js';
+import { jsonTextDepth, sizeProblem, valueProblem, type InputLimits } from '../core/input-limits.js';
 import { REPORT_SCHEMA, type Report } from './model.js';
 import { reportSchema } from './report-schema.js';
 
@@ -125,26 +129,43 @@ export function reportProblems(value: unknown): string[] {
 }
 
 /**
+ * Limits of a report file. A report of a day-long run of many operations is a few MiB, nested
+ * under ten levels, its longest strings encoded histograms of tens of KiB; the limits leave
+ * wide room for that and none for a file that would exhaust the stack, or print 600 MB.
+ */
+export const REPORT_LIMITS: InputLimits = { maxBytes: 256 * 1024 * 1024, maxDepth: 64, maxStringChars: 1024 * 1024, maxKeyChars: 1024 };
+
+const invalid = (source: string, what: string): FlowgaugeError => new FlowgaugeError('FG_REPORT_INVALID', `${source}: ${what}`);
+
+/**
  * A `flowgauge/report@1` report from report.json's text (or the value parsed from it). Throws a
- * `FlowgaugeError` with code `FG_REPORT_INVALID` naming `source` and up to eight problems when
- * it is not JSON or not a report@1.
+ * `FlowgaugeError` with code `FG_REPORT_INVALID` naming `source` and what is wrong: beyond
+ * `REPORT_LIMITS`, not JSON, or not a report@1 (up to eight problems).
  *
  * @example readReport(await readFile('reports/latest/report.json', 'utf8'), 'report.json')
  */
 export function readReport(input: unknown, source = 'report'): Report {
   let value: unknown = input;
   if (typeof input === 'string') {
+    // Characters never outnumber bytes: a text within the limit in characters may still be read.
+    const tooBig = sizeProblem('the report', input.length, REPORT_LIMITS.maxBytes);
+    if (tooBig !== undefined) throw invalid(source, tooBig);
+    if (jsonTextDepth(input, REPORT_LIMITS.maxDepth) > REPORT_LIMITS.maxDepth) {
+      throw invalid(source, `nested deeper than ${REPORT_LIMITS.maxDepth} levels of arrays and objects; the limit is ${REPORT_LIMITS.maxDepth} (a report is nested under ten)`);
+    }
     try {
       value = JSON.parse(input);
     } catch (err) {
-      throw new FlowgaugeError('FG_REPORT_INVALID', `${source}: not JSON (${err instanceof Error ? err.message : String(err)})`);
+      throw invalid(source, `not JSON (${err instanceof Error ? err.message : String(err)})`);
     }
   }
+  const problem = valueProblem(value, REPORT_LIMITS);
+  if (problem !== undefined) throw invalid(source, `not a ${REPORT_SCHEMA} report: ${where(problem.path)} ${problem.message}`);
   const problems = reportProblems(value);
   if (problems.length > 0) {
     const shown = problems.slice(0, 8).map((p) => `  - ${p}`);
     if (problems.length > 8) shown.push('  - … and more');
-    throw new FlowgaugeError('FG_REPORT_INVALID', `${source}: not a ${REPORT_SCHEMA} report:\n${shown.join('\n')}`);
+    throw invalid(source, `not a ${REPORT_SCHEMA} report:\n${shown.join('\n')}`);
   }
   // The document itself, not zod's copy: readers keep the fields this version does not know.
   return value as Report;

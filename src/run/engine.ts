@@ -223,7 +223,12 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const finishStop = new AbortController();
   const deadlineNs = clock.nowNs() + (options.finishTimeoutMs ?? DEFAULT_FINISH_TIMEOUT_MS) * 1e6;
   const deadline = clock.setTimer(deadlineNs, () => finishStop.abort());
-  const onLateStop = (): void => finishStop.abort();
+  // A stop while finishing (following, notifications, the audit) cuts what the report says:
+  // the run is interrupted, as a stop during the schedule makes it (never a PASS, exit 130).
+  const onLateStop = (): void => {
+    interrupted = true;
+    finishStop.abort();
+  };
   options.stopSignal?.addEventListener('abort', onLateStop, { once: true });
   if (options.stopSignal?.aborted === true) finishStop.abort();
   // An observer that does not obey the signal is abandoned shortly after it: the report comes

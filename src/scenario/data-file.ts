@@ -4,11 +4,12 @@
  * the header). A bad row is a `ConfigError` naming the file and its line.
  */
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse as parseCsv } from 'csv-parse';
-import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { ConfigError } from '../core/errors.js';
+import { checkInputFile } from './input-file.js';
 import { DATA_EXTENSIONS, type ResolvedData } from './data-schema.js';
 import { rowSourceOf, type RowSource } from './data-source.js';
 import type { DataRow } from './journey.js';
@@ -90,9 +91,8 @@ async function readCsv(file: string): Promise<DataRow[]> {
 
 /** Reads a data file's rows. Throws `FG_FILE_NOT_FOUND` or `ConfigError` (by file and line). */
 export async function readDataFile(file: string): Promise<DataRow[]> {
-  const info = await stat(file).catch(() => undefined);
-  if (info === undefined || !info.isFile()) throw new FlowgaugeError('FG_FILE_NOT_FOUND', `data file not found: ${file}`);
-  if (info.size > MAX_DATA_BYTES) throw bad(file, '', `is ${Math.round(info.size / 2 ** 20)} MiB; at most ${MAX_DATA_BYTES / 2 ** 20} MiB are read`);
+  // Before any reader opens it: a FIFO would block the stream until a writer came.
+  await checkInputFile(file, { what: 'data file', maxBytes: MAX_DATA_BYTES });
   const ext = extname(file).toLowerCase();
   let rows: DataRow[];
   if (ext === '.jsonl' || ext === '.ndjson') rows = await readJsonLines(file);

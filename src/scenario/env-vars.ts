@@ -5,6 +5,7 @@
  * `concurrency: ${VUS}` works. `$${` writes a literal `${`.
  */
 import type { ConfigIssue } from '../core/errors.js';
+import { FORBIDDEN_KEYS } from '../core/input-limits.js';
 import { formatPath } from './issues.js';
 
 const REF = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -43,7 +44,11 @@ export function fillEnvVars(value: unknown, env: Readonly<Record<string, string 
   if (Array.isArray(value)) return value.map((x, i) => fillEnvVars(x, env, issues, [...path, i]));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = fillEnvVars(v, env, issues, [...path, k]);
+    for (const [k, v] of Object.entries(value)) {
+      // `out["__proto__"] = v` would set the copy's prototype: such keys are refused, never copied.
+      if (FORBIDDEN_KEYS.has(k)) issues.push({ path: formatPath([...path, k]), message: `the key "${k}" is not allowed` });
+      else out[k] = fillEnvVars(v, env, issues, [...path, k]);
+    }
     return out;
   }
   return value;

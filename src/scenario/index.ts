@@ -17,3 +17,4 @@ export * from './data-file.js';
 export * from './steps-schema.js';
 export * from './steps.js';
 export { scenarioJsonSchema } from './json-schema.js';
+export { readInputFile, checkInputFile, type InputFileOptions } from './input-file.js';

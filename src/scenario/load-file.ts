@@ -2,14 +2,16 @@
  * Reading a scenario file of any supported kind into a raw value for `resolveScenario`.
  * TypeScript goes through tsx, so users need no build step.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
-import { register as registerHooks } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { dirname, extname, resolve, sep } from 'node:path';
+import { findSourceMap, register as registerHooks } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { NamespacedUnregister } from 'tsx/esm/api';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { jsonTextDepth, valueProblem, yamlTextDepth, type InputLimits } from '../core/input-limits.js';
 import { fillEnvVars } from './env-vars.js';
+import { checkInputFile, readInputFile } from './input-file.js';
+import { formatPath } from './issues.js';
 import { resolveScenario } from './resolve.js';
 import type { ConfigIssue } from '../core/errors.js';
 import type { ResolvedScenario, ScenarioOverrides } from './types.js';
@@ -17,12 +19,6 @@ import type { ResolvedScenario, ScenarioOverrides } from './types.js';
 /** File extensions `loadScenarioFile` reads. */
 export const SCENARIO_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.yaml', '.yml'] as const;
 
-/**
- * Reads a scenario file: `.ts`/`.mts`/`.cts` (via tsx) and `.js`/`.mjs`/`.cjs` modules (the
- * default export, or a named `scenario` export), `.json`, `.yaml`/`.yml`. A missing file throws
- * `FlowgaugeError` `FG_FILE_NOT_FOUND` naming the path; a file that cannot be parsed or run
- * throws `ConfigError` carrying the parser's message.
- */
 /** Options of `loadScenarioFile`. */
 export interface LoadFileOptions {
   /** Values of `${NAME}` in JSON and YAML files (default: the process environment). */
@@ -31,34 +27,38 @@ export interface LoadFileOptions {
   readonly loadTimeoutMs?: number;
 }
 
-/** Default load deadline of a scenario module. */
+/** Default deadline of a scenario module: loading it and settling its export together. */
 export const MODULE_LOAD_TIMEOUT_MS = 30_000;
-const LOAD_TIMED_OUT = Symbol('load timed out');
 
 /**
- * Resolves as `p`, or rejects with LOAD_TIMED_OUT after `ms`. The timer is kept referenced on
- * purpose: a module whose top-level await never settles would otherwise end the process with
- * exit 13 and no word.
+ * Limits of a scenario file. A scenario is a page of settings and prompts: 16 MiB, 64 levels
+ * and 1 MiB strings leave room for any real one while a hostile file is refused before it can
+ * exhaust the stack or the heap. Data rows belong in a data file (`data.file`), which has its own.
  */
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(LOAD_TIMED_OUT), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
+export const SCENARIO_LIMITS: InputLimits = { maxBytes: 16 * 1024 * 1024, maxDepth: 64, maxStringChars: 1024 * 1024, maxKeyChars: 1024 };
 
+/**
+ * The YAML text scan may overcount a nesting a little; the parser's stack gives out in the
+ * hundreds. This bound sits between: the exact check of 64 is made on the parsed value.
+ */
+const YAML_SCAN_DEPTH = 4 * SCENARIO_LIMITS.maxDepth;
+
+/**
+ * Reads a scenario file: `.ts`/`.mts`/`.cts` (via tsx) and `.js`/`.mjs`/`.cjs` modules (the
+ * default export, or a named `scenario` export), `.json`, `.yaml`/`.yml`. A missing file throws
+ * `FlowgaugeError` `FG_FILE_NOT_FOUND` naming the path; a file that cannot be parsed or run
+ * throws `ConfigError` carrying the parser's message (and, for a module,
+ * the file and line of the throw). A file beyond `SCENARIO_LIMITS` is refused before it is parsed.
+ */
 export async function loadScenarioFile(path: string, options: LoadFileOptions = {}): Promise<unknown> {
   const abs = resolve(path);
-  const info = await stat(abs).catch(() => undefined);
-  if (info === undefined) throw new FlowgaugeError('FG_FILE_NOT_FOUND', `scenario file not found: ${path}`);
-  if (!info.isFile()) throw new FlowgaugeError('FG_FILE_NOT_FOUND', `scenario path is not a file: ${path}`);
   const ext = extname(abs).toLowerCase();
   const fail = (message: string, cause?: unknown): ConfigError => {
     const err = new ConfigError([{ path, message }], 'scenario file');
     if (cause !== undefined) Object.defineProperty(err, 'cause', { value: cause, enumerable: false });
     return err;
   };
+  const fileOptions = { what: 'scenario file', maxBytes: SCENARIO_LIMITS.maxBytes, shownAs: path };
   switch (ext) {
     case '.ts':
     case '.mts':
@@ -66,49 +66,132 @@ export async function loadScenarioFile(path: string, options: LoadFileOptions = 
     case '.js':
     case '.mjs':
     case '.cjs': {
-      const url = pathToFileURL(abs).href;
-      let mod: unknown;
-      try {
-        mod = await withDeadline(importModule(url), options.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS);
-      } catch (err) {
-        if (err instanceof FlowgaugeError) throw err;
-        if (err === LOAD_TIMED_OUT) throw fail(`did not finish loading within ${(options.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS) / 1000} s (a top-level await that never settles?)`);
-        throw fail(`could not load: ${messageOf(err)}`, err);
-      }
-      try {
-        const value = pickExport(mod, fail);
-        // Returning it from this async function reads its `then`: a throwing proxy fails here, named.
-        if (isObject(value)) void (value as { then?: unknown }).then;
-        return value;
-      } catch (err) {
-        if (err instanceof ConfigError) throw err;
-        throw fail(`reading its export threw: ${messageOf(err)}`, err);
-      }
+      // tsx reads the file itself: it is checked (kind, size) before it gets the path.
+      await checkInputFile(abs, fileOptions);
+      return loadModule(abs, path, options.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS, fail);
     }
     case '.json': {
-      const text = await readFile(abs, 'utf8');
+      const text = await readInputFile(abs, fileOptions);
+      if (jsonTextDepth(text, SCENARIO_LIMITS.maxDepth) > SCENARIO_LIMITS.maxDepth) throw fail(tooDeep());
       let value: unknown;
       try {
         value = JSON.parse(text) as unknown;
       } catch (err) {
         throw fail(`invalid JSON: ${messageOf(err)}`, err);
       }
-      return withEnv(value, path, options);
+      return checked(value, path, options);
     }
     case '.yaml':
     case '.yml': {
-      const text = await readFile(abs, 'utf8');
+      const text = await readInputFile(abs, fileOptions);
+      if (yamlTextDepth(text, YAML_SCAN_DEPTH) > YAML_SCAN_DEPTH) throw fail(tooDeep());
       let value: unknown;
       try {
         value = parseYaml(text) as unknown;
       } catch (err) {
+        // A nesting the scan let through but the parser's stack did not.
+        if (/Maximum call stack/.test(messageOf(err))) throw fail(tooDeep(), err);
         throw fail(`invalid YAML: ${messageOf(err)}`, err);
       }
-      return withEnv(value, path, options);
+      return checked(value, path, options);
     }
     default:
+      await checkInputFile(abs, fileOptions);
       throw fail(`unsupported file type "${ext}"; use one of ${SCENARIO_EXTENSIONS.join(', ')}`);
   }
+}
+
+const tooDeep = (): string => `is nested deeper than ${SCENARIO_LIMITS.maxDepth} levels of arrays and objects; the limit is ${SCENARIO_LIMITS.maxDepth}`;
+
+/**
+ * Imports a scenario module and settles its export, all within `timeoutMs`: a top-level await
+ * or an exported promise that never settles is refused at the deadline (the timer is kept
+ * referenced on purpose: otherwise a module that waits on nothing would end the process with
+ * exit 13 and no word). A throw or a rejection is named with the file and line it came from.
+ */
+async function loadModule(abs: string, path: string, timeoutMs: number, fail: (message: string, cause?: unknown) => ConfigError): Promise<unknown> {
+  const deadline = `${timeoutMs / 1000} s`;
+  const url = pathToFileURL(abs).href;
+  const late = createDeadline(timeoutMs);
+  try {
+    let mod: unknown;
+    try {
+      mod = await Promise.race([importModule(url), late.promise]);
+    } catch (err) {
+      if (err instanceof FlowgaugeError) throw err;
+      if (err === LOAD_TIMED_OUT) throw fail(`did not finish loading within ${deadline} (a top-level await that never settles?)`);
+      throw fail(`could not load: ${messageOf(err)}${whereThrown(err, abs, path)}`, err);
+    }
+    let value: unknown;
+    try {
+      value = pickExport(mod, fail);
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw fail(`reading its export threw: ${messageOf(err)}`, err);
+    }
+    // An exported promise (or any thenable) is awaited, within what is left of the deadline;
+    // reading `then` is part of settling it, so a throwing getter fails here, named.
+    try {
+      return await Promise.race([Promise.resolve(value), late.promise]);
+    } catch (err) {
+      if (err === LOAD_TIMED_OUT) throw fail(`its export did not settle within ${deadline} (a promise that never resolves?); export the scenario itself, or a promise that resolves to it`);
+      throw fail(`its export rejected: ${messageOf(err)}${whereThrown(err, abs, path)}`, err);
+    }
+  } finally {
+    late.clear();
+  }
+}
+
+const LOAD_TIMED_OUT = Symbol('load timed out');
+
+/** A promise that rejects with LOAD_TIMED_OUT after `ms`, and its clearing. */
+function createDeadline(ms: number): { readonly promise: Promise<never>; clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(LOAD_TIMED_OUT), ms);
+  });
+  // Nobody may be listening when the race was won by the other side.
+  promise.catch(() => undefined);
+  return { promise, clear: () => clearTimeout(timer) };
+}
+
+/** Where this package's own files lie: frames in them are not the user's line. */
+const OWN_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * " (at file:line:column)" of the first stack frame in the user's code (the scenario or a module
+ * it imports; not Node's, not a dependency's, not flowgauge's), as tsx's source maps give it:
+ * lines of the TypeScript source. Empty when the error has no such frame.
+ */
+function whereThrown(err: unknown, abs: string, path: string): string {
+  const stack = err instanceof Error && typeof err.stack === 'string' ? err.stack : '';
+  for (const line of stack.split('\n')) {
+    const m = /^\s*at (?:.*? \()?((?:file:\/\/)?\/[^()\s]*?):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (m === null) continue;
+    const raw = m[1] as string;
+    let file = raw;
+    let row = Number(m[2]);
+    let col = Number(m[3]);
+    if (file.startsWith('file://')) {
+      try {
+        file = fileURLToPath(file.replace(/\?.*$/, ''));
+      } catch {
+        continue;
+      }
+    }
+    if (file.includes(`${sep}node_modules${sep}`) || (file.startsWith(OWN_ROOT + sep) && file !== abs)) continue;
+    // A frame still naming the loaded URL (query and all) was not mapped back to the source,
+    // as when a test runner replaces Node's stack formatting: map it with tsx's source map.
+    if (raw.includes('?')) {
+      const entry = findSourceMap(raw)?.findEntry(row - 1, col - 1);
+      if (entry !== undefined && 'originalLine' in entry) {
+        row = entry.originalLine + 1;
+        col = entry.originalColumn + 1;
+      }
+    }
+    return ` (at ${file === abs ? path : file}:${row}:${col})`;
+  }
+  return '';
 }
 
 /** Loads and resolves a scenario file; the result's `source` is `path`. */
@@ -117,8 +200,14 @@ export async function loadScenario(path: string, overrides: ScenarioOverrides = 
   return resolveScenario(raw, overrides, { source: path });
 }
 
-/** Fills `${NAME}` references; every unset one is reported at once. */
-function withEnv(value: unknown, path: string, options: LoadFileOptions): unknown {
+/**
+ * Checks a parsed JSON/YAML value against the scenario limits (keys that would reach a
+ * prototype, string lengths, depth), then fills `${NAME}` references; every unset one is
+ * reported at once.
+ */
+function checked(value: unknown, path: string, options: LoadFileOptions): unknown {
+  const problem = valueProblem(value, SCENARIO_LIMITS);
+  if (problem !== undefined) throw new ConfigError([{ path: problem.path.length === 0 ? '(root)' : formatPath(problem.path), message: problem.message }], `scenario file ${path}`);
   const issues: ConfigIssue[] = [];
   const filled = fillEnvVars(value, options.env ?? process.env, issues);
   if (issues.length > 0) throw new ConfigError(issues, `scenario file ${path}`);

@@ -229,7 +229,7 @@ const OBJECTIVE_RANGE = 'must be between 0 and 1, exclusive (0.999 for 99.9%)';
 /** The whole scenario file. */
 export const scenarioSchema = strict(
   {
-    name: z.string().regex(/^[a-z0-9-]+$/, { error: 'must use only lower-case letters, digits and dashes' }),
+    name: z.string().max(63, { error: 'must be at most 63 characters' }).regex(/^[a-z0-9-]+$/, { error: 'must use only lower-case letters, digits and dashes' }),
     description: z.string().optional(),
     tier: tierSchema,
     load: loadSchema,

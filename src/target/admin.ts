@@ -4,7 +4,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../core/errors.js';
-import { readJsonBody, sendBody, sendError, type RequestContext } from './http.js';
+import { readJsonBody, sendBody, sendBodyProblem, sendError, type RequestContext } from './http.js';
 import type { ServiceState } from './state.js';
 
 function authorised(state: ServiceState, header: string | undefined): boolean {
@@ -29,7 +29,7 @@ export async function handleAdmin(state: ServiceState, ctx: RequestContext): Pro
   }
   if (method !== 'PUT') return sendError(state, ctx, 'NOT_FOUND', 'no route for this method', { reason: 'use GET, PUT or DELETE' });
   const body = await readJsonBody(ctx.req);
-  if (!body.ok) return sendError(state, ctx, 'INVALID_REQUEST', `invalid request: body ${body.reason}`, { field: 'body', reason: body.reason });
+  if (!body.ok) return sendBodyProblem(state, ctx, body);
   try {
     return sendBody(state, ctx, 200, JSON.stringify(state.faults.set(body.value as never)));
   } catch (err) {

@@ -1,7 +1,7 @@
 /** `POST /flows/{id}/run`, `POST /flows/{id}/stream`, `GET /runs/{id}` and the inbound trigger. */
 import { renderTemplate } from './generator.js';
 import { ownedFlow, refuseDraft } from './handlers-flows.js';
-import { readJsonBody, sendBody, sendError, sendInvalid, type RequestContext } from './http.js';
+import { readJsonBody, sendBody, sendBodyProblem, sendError, sendInvalid, type RequestContext } from './http.js';
 import type { RunRecord } from './runs.js';
 import type { SessionRecord } from './sessions.js';
 import type { ServiceState } from './state.js';
@@ -39,7 +39,7 @@ function runSession(state: ServiceState, ctx: RequestContext, raw: unknown, flow
 /** `POST /flows/{id}/run` and `/stream`. `stream: true` on `/run` answers a stream too. */
 export async function runFlow(state: ServiceState, ctx: RequestContext, streamRoute: boolean): Promise<void> {
   const body = await readJsonBody(ctx.req);
-  if (!body.ok) return sendInvalid(state, ctx, 'body', body.reason);
+  if (!body.ok) return sendBodyProblem(state, ctx, body);
   if (!isRecord(body.value)) return sendInvalid(state, ctx, 'body', 'must be a JSON object');
   const b = body.value;
   const flow = ownedFlow(state, ctx, ctx.param);
@@ -80,7 +80,7 @@ export const TRIGGER_RUN_HEADER = 'x-flowgauge-run-id';
  */
 export async function trigger(state: ServiceState, ctx: RequestContext): Promise<void> {
   const body = await readJsonBody(ctx.req);
-  if (!body.ok) return sendInvalid(state, ctx, 'body', body.reason);
+  if (!body.ok) return sendBodyProblem(state, ctx, body);
   if (!isRecord(body.value)) return sendInvalid(state, ctx, 'body', 'must be a JSON object');
   const flow = state.catalogue.get(ctx.param);
   if (flow === undefined) return sendError(state, ctx, 'NOT_FOUND', 'flow not found', { field: 'flow_id', reason: 'no flow with this id' });

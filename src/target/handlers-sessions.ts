@@ -1,6 +1,6 @@
 /** `POST /sessions` and `GET /sessions/{id}/history`. */
 import { ownedFlow } from './handlers-flows.js';
-import { readJsonBody, sendBody, sendError, sendInvalid, type RequestContext } from './http.js';
+import { readJsonBody, sendBody, sendBodyProblem, sendError, sendInvalid, type RequestContext } from './http.js';
 import { sessionJson } from './sessions.js';
 import type { ServiceState } from './state.js';
 import { isRecord } from './validate.js';
@@ -11,7 +11,7 @@ export const ANONYMOUS_USER = 'anonymous';
 /** `POST /sessions`: `flow_id` required; `user_id` and `metadata` optional. */
 export async function createSession(state: ServiceState, ctx: RequestContext): Promise<void> {
   const body = await readJsonBody(ctx.req);
-  if (!body.ok) return sendInvalid(state, ctx, 'body', body.reason);
+  if (!body.ok) return sendBodyProblem(state, ctx, body);
   if (!isRecord(body.value)) return sendInvalid(state, ctx, 'body', 'must be a JSON object');
   const b = body.value;
   if (b.flow_id === undefined) return sendInvalid(state, ctx, 'flow_id', 'is required');

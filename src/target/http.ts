@@ -5,6 +5,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { NS_PER_S } from '../core/clock.js';
 import { API_ERROR_STATUS, type ApiErrorCode } from '../core/codes.js';
+import { valueProblem } from '../core/input-limits.js';
 import { describeLimit } from './limiters.js';
 import type { Area, Routable, RouteName } from './router.js';
 import type { ServiceState, TokenState } from './state.js';
@@ -33,7 +34,7 @@ export class RequestContext implements Routable {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Largest request body read (1 MiB); bigger ones get 400. */
+/** Largest request body read (1 MiB); bigger ones get 413 and the connection closed. */
 export const MAX_BODY_BYTES = 1 << 20;
 
 /**
@@ -172,34 +173,65 @@ export function writeStreamHead(state: ServiceState, ctx: RequestContext): boole
   return true;
 }
 
-/** Outcome of reading a JSON body. */
-export type BodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+/**
+ * Outcome of reading a JSON body. `tooLarge`: the body is over `MAX_BODY_BYTES` (declared or
+ * sent); the rest of it was not read, and `sendBodyProblem` answers 413 and closes the connection.
+ */
+export type BodyResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: string; readonly field?: string; readonly tooLarge?: true };
 
-/** Reads and parses the request body (at most `MAX_BODY_BYTES`). */
+/**
+ * Deepest nesting of arrays and objects a request body may have. The interface states none; a
+ * body nested deeper than any real one would exhaust the stack of whatever handles it (100,000
+ * levels of `metadata` did: a 500), so it is an invalid request.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+const BODY_LIMITS = { maxDepth: MAX_BODY_DEPTH, maxStringChars: MAX_BODY_BYTES, maxKeyChars: MAX_BODY_BYTES };
+
+/**
+ * Reads and parses the request body (at most `MAX_BODY_BYTES`): a larger declared
+ * Content-Length is refused before a byte is read, a chunked body as soon as it passes the
+ * limit; a body nested deeper than `MAX_BODY_DEPTH` or with a key that would reach a prototype
+ * is invalid, named by its top-level field.
+ */
 export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  const tooLarge: BodyResult = { ok: false, reason: `must be at most ${MAX_BODY_BYTES} bytes`, tooLarge: true };
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.resolve(tooLarge);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer): void => {
       if (done) return;
       size += c.length;
       if (size > MAX_BODY_BYTES) {
         done = true;
-        resolve({ ok: false, reason: `must be at most ${MAX_BODY_BYTES} bytes` });
+        // Stop reading: the rest of the body stays unread until the connection is closed.
+        req.off('data', onData);
+        req.pause();
+        resolve(tooLarge);
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
       if (done) return;
       done = true;
       const text = Buffer.concat(chunks).toString('utf8');
+      let value: unknown;
       try {
-        resolve({ ok: true, value: JSON.parse(text) as unknown });
+        value = JSON.parse(text) as unknown;
       } catch {
         resolve({ ok: false, reason: text.trim() === '' ? 'is required (a JSON object)' : 'is not valid JSON' });
+        return;
       }
+      const problem = valueProblem(value, BODY_LIMITS);
+      if (problem === undefined) resolve({ ok: true, value });
+      else resolve({ ok: false, reason: problem.message, field: problem.path.length === 0 ? 'body' : String(problem.path[0]) });
     });
     const fail = (): void => {
       if (!done) resolve({ ok: false, reason: 'could not be read' });
@@ -208,6 +240,22 @@ export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
     req.on('error', fail);
     req.on('close', fail);
   });
+}
+
+/**
+ * Answers a body `readJsonBody` refused: 400 INVALID_REQUEST naming the field, or for one too
+ * large 413 (with the interface's error body, code INVALID_REQUEST) and `Connection: close`,
+ * then the connection is closed without reading the rest (a client sending 10 GB is not read to
+ * its end).
+ */
+export function sendBodyProblem(state: ServiceState, ctx: RequestContext, body: Extract<BodyResult, { ok: false }>): void {
+  if (body.tooLarge !== true) return sendInvalid(state, ctx, body.field ?? 'body', body.reason);
+  const payload = JSON.stringify({
+    error: { code: 'INVALID_REQUEST', message: `request body too large: ${body.reason}`, details: { field: 'body', reason: body.reason } },
+    request_id: ctx.requestId,
+  });
+  ctx.res.once('finish', () => ctx.req.socket.destroy());
+  sendBody(state, ctx, 413, payload, { headers: { connection: 'close' } });
 }
 
 /** Query string → first value of each name. */

@@ -90,7 +90,7 @@ const CASES = (): readonly Case[] => [
   ['unknown operation', ['run', 'bad-op.json'], 2, [/mix\[0\]\.op/, /run/]],
   ['non-http base URL', ['run', 'ok.json', '--base-url', 'ftp://x/v1', '--token', TOKEN], 2, [/--base-url must be an http:\/\/ or https:\/\/ address/]],
   ['base URL that is not a URL', ['run', 'ok.json', '--base-url', 'not a url', '--token', TOKEN], 2, [/--base-url "not a url" is not a URL/]],
-  ['real target without a token', ['run', 'ok.json', '--base-url', service.baseUrl], 2, [/needs a token: pass --token or set FLOWGAUGE_TOKEN/]],
+  ['real target without a token', ['run', 'ok.json', '--base-url', service.baseUrl], 2, [/needs a token: set FLOWGAUGE_TOKEN, or pass --token-file PATH or --token - \(stdin\)/]],
   ['wrong token', ['run', 'ok.json', '--base-url', service.baseUrl, '--token', 'wrong'], 2, [/refused the token: 401 UNAUTHORIZED/, /valid --token/]],
   ['--out is a file', ['run', 'ok.json', ...target(), '--out', 'a-file'], 2, [/cannot write reports to .*a-file \(a file is in the way\)/, /--out/]],
   ['--out under a file', ['run', 'ok.json', ...target(), '--out', 'a-file/sub'], 2, [/cannot write reports to .*a-file\/sub/]],

@@ -11,6 +11,8 @@
  * even on two busy cores. The test process polls the file every 5 ms.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -175,4 +177,49 @@ describe('signals', () => {
     expect(s?.good).toBeGreaterThanOrEqual(100);
     expect(report.thresholds[0]).toMatchObject({ metric: 'availability', passed: false });
   });
+
+  it('SIGINT or SIGTERM during the post-run audit: the report says interrupted and the exit is 130', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const svc = await startService();
+      // A target double: the service itself, except that the audit's first read stalls until the
+      // signal is sent, so the signal lands inside the audit by construction, not by timing.
+      let auditReached = false;
+      const proxy: Server = createServer((req, res) => {
+        if ((req.url ?? '').includes('/analytics/usage')) {
+          auditReached = true;
+          req.on('close', () => res.destroy());
+          return;
+        }
+        const up = httpRequest(`${svc.baseUrl.replace(/\/v1$/, '')}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        up.on('error', () => res.destroy());
+        req.pipe(up);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      try {
+        const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+        const file = scenarioFile(`audit-${signal.toLowerCase()}`, { rate: '20/s', duration: '1s' }, [{ op: 'run', weight: 1 }]);
+        const out = join(dir, `out-audit-${signal}`);
+        cli = spawnCli(['run', file, '--base-url', base, '--token', TOKEN, '--out', out, '--quiet'], { cwd: dir });
+        const proc = cli;
+        await until(() => auditReached || proc.hasExited(), 'the audit to begin', 60_000);
+        expect(proc.hasExited(), proc.stderr()).toBe(false);
+        proc.child.kill(signal);
+        const { code } = await proc.exited;
+        expect(code, proc.stderr()).toBe(130);
+        const report = readReport(join(out, 'report.json'));
+        expect(report.interrupted).toBe(true);
+        expect(report.verdict).toBe('INTERRUPTED');
+        expect(report.audit).toMatchObject({ incomplete: true });
+        expectNoRecordLost(report);
+      } finally {
+        await new Promise((resolve) => proxy.close(resolve));
+        proxy.closeAllConnections();
+        await svc.close();
+        service = undefined;
+      }
+    }
+  }, 120_000);
 });

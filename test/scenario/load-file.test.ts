@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, FlowgaugeError } from '../../src/core/errors.js';
-import { loadScenario, loadScenarioFile } from '../../src/scenario/index.js';
+import { loadScenario, loadScenarioFile, readDataFile } from '../../src/scenario/index.js';
 
 const scenario = {
   name: 'from-file',
@@ -188,5 +189,98 @@ describe('scenario modules that misbehave', () => {
     const exported = file('export-getter.mjs', "export const scenario = 1;\nObject.defineProperty(globalThis, 'x', {});\nexport default new Proxy({}, { get() { throw new Error('trap'); } });\n");
     const e2 = await rejection(loadScenario(exported));
     expect(e2).toBeInstanceOf(ConfigError);
+  });
+});
+
+describe('hostile scenario files (refused with a ConfigError naming the file and the limit, never a crash or a hang)', () => {
+  const configError = async (p: Promise<unknown>): Promise<ConfigError> => {
+    const err = await rejection(p);
+    expect(err, String(err)).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  };
+
+  it('a default export that never settles, with a live timer in the module, is refused at the deadline', async () => {
+    const path = file('never-settles.ts', 'setInterval(() => {}, 1000);\nexport default new Promise(() => {});\n');
+    const err = await configError(loadScenarioFile(path, { loadTimeoutMs: 300 }));
+    expect(err.issues[0]?.path).toBe(path);
+    expect(err.issues[0]?.message).toMatch(/^its export did not settle within 0\.3 s/);
+  });
+
+  it('an exported promise that resolves is the scenario', async () => {
+    const path = file('later.mjs', `export default Promise.resolve(${JSON.stringify(scenario)});\n`);
+    expect(await loadScenarioFile(path)).toEqual(scenario);
+  });
+
+  it('a rejected default export names the rejection and where it came from', async () => {
+    const path = file('rejects.ts', "const why: string = 'no scenario today';\nexport default Promise.reject(new Error(why));\n");
+    const err = await configError(loadScenarioFile(path));
+    expect(err.issues[0]?.message).toBe(`its export rejected: no scenario today (at ${path}:2:31)`);
+  });
+
+  it('a top-level throw in .ts and .js names the error and the file:line of the TypeScript source', async () => {
+    const ts = file('throws-here.ts', "interface X { a: number }\nconst x: X = { a: 1 };\nif (x.a === 1) throw new Error('boom at import');\nexport default {};\n");
+    expect((await configError(loadScenarioFile(ts))).issues[0]?.message).toBe(`could not load: boom at import (at ${ts}:3:22)`);
+    const js = file('throws-here.mjs', "const a = 1;\nthrow new TypeError('bad ' + a);\nexport default {};\n");
+    expect((await configError(loadScenarioFile(js))).issues[0]?.message).toBe(`could not load: bad 1 (at ${js}:2:7)`);
+    // A throw in a module the scenario imports is placed in that module.
+    file('helper-throws.ts', "export function make(): never {\n  throw new Error('from the helper');\n}\n");
+    const via = file('imports-thrower.ts', "import { make } from './helper-throws.js';\nexport default make();\n");
+    expect((await configError(loadScenarioFile(via))).issues[0]?.message).toBe(`could not load: from the helper (at ${join(dir, 'helper-throws.ts')}:2:9)`);
+  });
+
+  it('a file over the size limit is refused from its size, before it is read (a sparse 1 GB file)', async () => {
+    for (const name of ['huge.json', 'huge.ts']) {
+      const path = join(dir, name);
+      truncateSync((writeFileSync(path, ''), path), 1024 ** 3);
+      const err = await configError(loadScenarioFile(path));
+      expect(err.issues[0]?.message).toBe('scenario file is 1073741824 bytes (1 GiB); the limit is 16 MiB');
+    }
+  });
+
+  it.each([
+    ['a JSON array nested 2,000,000 deep', 'deep.json', '['.repeat(2_000_000) + ']'.repeat(2_000_000)],
+    ['a JSON object nested 100 deep in a scenario', 'deep-field.json', `{"name":"x","mix":[{"op":"run","input":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}]}`],
+    ['a YAML flow sequence nested 2,000,000 deep', 'deep-flow.yaml', '['.repeat(2_000_000) + ']'.repeat(2_000_000)],
+    ['YAML "- " nested 2,000,000 deep on one line', 'deep-dash.yaml', '- '.repeat(2_000_000) + 'x\n'],
+    ['a YAML block mapping nested 2,000 deep', 'deep-block.yaml', Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n'],
+  ])('%s is refused at 64 levels', async (_name, name, text) => {
+    const err = await configError(loadScenarioFile(file(name, text)));
+    expect(err.message).toMatch(/nested deeper than 64 levels of arrays and objects; the limit is 64/);
+    expect(err.message).not.toMatch(/call stack/);
+  });
+
+  it('a real scenario with block scalars and flow maps is not counted too deep', async () => {
+    const yaml = 'name: blocks\ntier: pro\nload: { rate: "1/s", duration: "1s" }\nmix:\n  - op: run\n    input: |\n' + Array.from({ length: 200 }, (_, i) => `      ${' '.repeat(i)}line ${i}`).join('\n') + '\n';
+    expect(await loadScenarioFile(file('blocks.yaml', yaml))).toMatchObject({ name: 'blocks', mix: [{ op: 'run' }] });
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])('the key %s is refused with its path (JSON and YAML)', async (key) => {
+    const json = `{"name":"x","tier":"pro","load":{"rate":"1/s","duration":"1s"},"mix":[{"op":"run","${key}":{"input":"inherited"}}]}`;
+    const e1 = await configError(loadScenarioFile(file(`proto-${key}.json`, json)));
+    expect(e1.issues).toEqual([{ path: `mix[0].${key}`, message: expect.stringContaining(`the key "${key}" is not allowed`) }]);
+    const e2 = await configError(loadScenarioFile(file(`proto-${key}.yaml`, `name: x\nmix:\n  - op: run\n    ${key}:\n      input: inherited\n`)));
+    expect(e2.issues[0]?.path).toBe(`mix[0].${key}`);
+  });
+
+  it('a string field beyond 1 MiB is refused naming the field and the limit; a name beyond 63 characters too', async () => {
+    const big = JSON.stringify({ ...scenario, name: 'a'.repeat(2 * 1024 * 1024) });
+    const err = await configError(loadScenarioFile(file('long-name.json', big)));
+    expect(err.issues).toEqual([{ path: 'name', message: 'is a string of 2097152 characters; the limit is 1048576' }]);
+    expect(err.message.length).toBeLessThan(500);
+    const ts = file('long-name.ts', `export default { ...${JSON.stringify(scenario)}, name: 'a'.repeat(50_000_000) };\n`);
+    const e2 = await configError(loadScenario(ts));
+    expect(e2.issues).toEqual([{ path: 'name', message: 'must be at most 63 characters' }]);
+    expect(e2.message.length).toBeLessThan(500);
+  });
+
+  it('a FIFO, as a scenario or a data file, is refused without being opened', async () => {
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    const err = await configError(loadScenarioFile(fifo));
+    expect(err.issues[0]?.message).toBe('is a FIFO (named pipe); give a regular file');
+    const data = await configError(readDataFile(fifo));
+    expect(data.issues[0]?.message).toBe('is a FIFO (named pipe); give a regular file');
+    const dev = await configError(loadScenarioFile('/dev/zero'));
+    expect(dev.issues[0]?.message).toBe('is a device; give a regular file');
   });
 });

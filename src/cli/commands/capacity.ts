@@ -16,6 +16,7 @@ import { prepareTargets } from '../../run/prepare.js';
 import { resolveScenario } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { checkReportDir } from '../run-input.js';
 import { checkOutFlag, writeReportFiles } from '../report-files.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
@@ -71,6 +72,7 @@ export const capacityCommand: MakeCommand = (ctx) => ({
     checkOutFlag(args.out);
     const { op, p99Ms, maxErrorRatio, stepS } = parseArgs(args);
     const log = args.json === true ? io.stderr : io.stdout;
+    await checkReportDir(io.cwd, args.out);
     const target = await resolveTarget(args, io, 'enterprise');
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; sweeping the embedded reference service at ${target.baseUrl}\n`);

@@ -14,6 +14,7 @@ import {
 import { parseListenAddress } from '../../run/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { checkReportDir } from '../run-input.js';
 import { reportDir, writeReportFiles } from '../report-files.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
@@ -52,6 +53,7 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
     if (maxRequests !== undefined && !(Number.isInteger(maxRequests) && maxRequests >= 1)) {
       throw new UsageError(`--max-requests must be a whole number >= 1, got ${Number.isNaN(maxRequests) ? 'something that is not a number' : maxRequests}`);
     }
+    await checkReportDir(io.cwd, args.out);
     const embedded = args['base-url'] === undefined;
     let secret = args['webhook-secret'] ?? io.env.FLOWGAUGE_WEBHOOK_SECRET;
     if (listen !== undefined && !embedded && (secret === undefined || secret === '')) {

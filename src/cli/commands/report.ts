@@ -3,12 +3,13 @@
  * file or to stdout. A file that is not a report@1 is bad input (exit 2), named with what is
  * wrong with it.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { renderMarkdown } from '../../report/index.js';
 import { renderHtml } from '../../report/html.js';
 import { UsageError } from '../context.js';
 import { loadHtmlAssets, readReportFile } from '../report-formats.js';
+import { makeDirectory } from '../report-files.js';
 import type { MakeCommand } from './command.js';
 
 /** Output formats of `report`. */
@@ -46,8 +47,8 @@ export const reportCommand: MakeCommand = (ctx) => ({
       return;
     }
     const full = resolve(io.cwd, args.out);
+    await makeDirectory(dirname(full), 'give a writable path with --out', 'files');
     try {
-      await mkdir(dirname(full), { recursive: true });
       await writeFile(full, text, 'utf8');
     } catch (err) {
       throw new UsageError(`cannot write ${args.out}: ${(err as { code?: string }).code ?? 'write failed'}`);

@@ -6,7 +6,7 @@
  *
  * A subcommand module: the `slo` command adds it next to `rules` and `dashboards`.
  */
-import { stat, mkdir, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
@@ -14,6 +14,7 @@ import { createSloStatusFold, foldHistory, renderStatusHtml, renderStatusText } 
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { makeDirectory } from '../report-files.js';
 import type { MakeCommand } from './command.js';
 import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
 
@@ -72,8 +73,8 @@ export const sloStatusCommand: MakeCommand = (ctx: CommandContext) => ({
     if (args.out === undefined) io.stdout.write(text);
     else {
       const file = resolve(io.cwd, args.out);
+      await makeDirectory(dirname(file), 'give a writable path with --out', 'files');
       try {
-        await mkdir(dirname(file), { recursive: true });
         await writeFile(file, text, 'utf8');
       } catch (err) {
         throw new UsageError(`cannot write ${args.out}: ${(err as NodeJS.ErrnoException).code ?? 'write failed'}`);

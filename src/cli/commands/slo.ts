@@ -2,7 +2,7 @@
  * `flowgauge slo rules|dashboards`: write the Prometheus SLO rules and the Grafana dashboards
  * that import as they are. The deploy/ files are exactly what these print with the defaults.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { InvalidArgumentError } from '../../core/errors.js';
@@ -19,6 +19,7 @@ import {
 } from '../../slo/prometheus-rules.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
+import { makeDirectory } from '../report-files.js';
 import type { MakeCommand } from './command.js';
 import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
 import { sloStatusCommand } from './slo-status.js';
@@ -74,8 +75,8 @@ export function sloOptionsFromArgs(args: SloArgs): SloRuleOptions {
 
 async function writeText(ctx: CommandContext, path: string, text: string): Promise<string> {
   const full = resolve(ctx.io.cwd, path);
+  await makeDirectory(dirname(full), 'give a writable path with --out', 'files');
   try {
-    await mkdir(dirname(full), { recursive: true });
     await writeFile(full, text, 'utf8');
   } catch (err) {
     const code = (err as { code?: string }).code ?? 'write failed';
