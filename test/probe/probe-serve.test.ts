@@ -53,7 +53,9 @@ describe('probe daemon: /metrics and /probe', () => {
     // The first round runs at start; once it is in, the history's ten are under it.
     const first = await until(async () => {
       const s = await scrape();
-      return s.some((x) => x.name === PROBE_METRICS.lastRun.name && x.labels.check === 'listFlows') ? s : undefined;
+      // Both checks of the round: the first check's record arrives before the second's.
+      const ran = (check: string) => s.some((x) => x.name === PROBE_METRICS.lastRun.name && x.labels.check === check);
+      return ran('listFlows') && ran('getFlow') ? s : undefined;
     }, 'the first round');
     const P = PROBE_METRICS;
     expect(valueOf(first, P.total.name, { check: 'listFlows', result: 'success' })).toBe(8 + 1);
