@@ -163,8 +163,7 @@ function variable(v: VariableSpec): QueryVariableBuilder {
   return new QueryVariableBuilder(v.name)
     .label(v.label)
     .datasource(DS)
-    .query({ query, refId: `PrometheusVariableQueryEditor-VariableQuery` })
-    .definition(query)
+    .query({ query, refId: 'PrometheusVariableQueryEditor-VariableQuery' })
     .includeAll(true)
     .multi(true)
     .allValue('.*')
@@ -179,9 +178,9 @@ function annotation(a: AnnotationSpec): AnnotationQueryBuilder {
     .datasource(DS)
     .enable(true)
     .iconColor(a.color)
-    .expr(a.expr)
-    .target(new DataqueryBuilder().datasource(DS).refId('Anno').expr(a.expr).range())
-    .step('60s')
+    // The query lives in `target`, where Grafana's Prometheus datasource moves a legacy top-level
+    // `expr`/`step` anyway; the title and tag fields stay top-level, where it reads them.
+    .target(new DataqueryBuilder().datasource(DS).refId('Anno').expr(a.expr).interval('60s').range())
     .titleFormat(a.title)
     .tagKeys(a.tagKeys)
     .useValueForTime(false);
@@ -218,7 +217,14 @@ export function buildDashboard(spec: DashboardSpec): GrafanaDashboard {
     if ('row' in p) b.withRow(new RowBuilder(p.row).id(id));
     else b.withPanel(panel(p, id));
   }
-  return b.build();
+  const built = b.build();
+  // The SDK gives every variable the interval variable's auto-step fields; Grafana's schema has
+  // them on no variable and reads them only on interval ones.
+  for (const v of built.templating.list ?? []) {
+    const loose = v as unknown as Record<string, unknown>;
+    if (v.type !== 'interval') for (const k of ['auto', 'auto_min', 'auto_count']) delete loose[k];
+  }
+  return built;
 }
 
 /** `q(expr, legend)`: a range query. */
