@@ -10,13 +10,18 @@ import { JOURNEY_METRICS, RUN_METRICS } from './metric-names.js';
 /** Scenario, tier and shard matchers: the filters every load panel applies. */
 export const RUN_MATCHERS = 'scenario=~"$scenario",tier=~"$tier",shard=~"$shard"';
 
-/** The scenario, tier and shard variables (shard exists only on series pushed by sharded runs; "All" matches its absence). */
+/**
+ * The scenario, tier and shard variables. Requests carry each scenario's own name; the run-wide
+ * series (scheduled, dropped, in flight) the run's, which in a run of several scenarios is the
+ * plan's name: both are offered. shard exists only on series pushed by sharded runs ("All"
+ * matches its absence).
+ */
 export function runVariables(): VariableSpec[] {
-  const m = RUN_METRICS.scheduled.name;
+  const both = `__name__=~"${RUN_METRICS.requests.name}|${RUN_METRICS.scheduled.name}"`;
   return [
-    { name: 'scenario', label: 'Scenario', metric: m },
-    { name: 'tier', label: 'Tier', metric: `${m}{scenario=~"$scenario"}` },
-    { name: 'shard', label: 'Shard', metric: `${m}{scenario=~"$scenario"}` },
+    { name: 'scenario', label: 'Scenario', metric: `{${both}}` },
+    { name: 'tier', label: 'Tier', metric: `{${both},scenario=~"$scenario"}` },
+    { name: 'shard', label: 'Shard', metric: `{${both},scenario=~"$scenario"}` },
   ];
 }
 

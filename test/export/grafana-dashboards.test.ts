@@ -146,7 +146,9 @@ describe('generateDashboards', () => {
       for (const v of (db.templating?.list ?? []).slice(1)) expect(v).toMatchObject({ includeAll: true, multi: true, allValue: '.*' });
       for (const expr of exprsOf(db)) for (const m of expr.matchAll(/(\w+)(=~?|!=)"\$(\w+)"/g)) expect(m[2], expr).toBe('=~');
     }
-    expect(variableExprs(d.run).map((v) => v.expr)).toContain(`count by (shard) (${RUN_METRICS.scheduled.name}{scenario=~"$scenario"})`);
+    expect(variableExprs(d.run).map((v) => v.expr)).toContain(
+      `count by (shard) ({__name__=~"${RUN_METRICS.requests.name}|${RUN_METRICS.scheduled.name}",scenario=~"$scenario"})`,
+    );
   });
 
   it('marks load runs and failing probes with annotations that return positive values (Grafana shows only those)', () => {
