@@ -331,10 +331,28 @@ export const RECORDING_RULES = {
   latencyErrorRatio: (window: string): string => `flowgauge:latency_error_ratio:rate${window}`,
   /** Share slower than the threshold, per tier; the latency alerts read this one. */
   latencyErrorRatioByTier: (window: string): string => `flowgauge:latency_error_ratio_by_tier:rate${window}`,
+  /** Probe error ratio: probes that did not succeed / all probes, every check together. */
+  probeErrorRatio: (window: string): string => `flowgauge:probe_error_ratio:rate${window}`,
+  /** Probe error ratio per check; the uptime burn-rate alerts read this one. */
+  probeErrorRatioByCheck: (window: string): string => `flowgauge:probe_error_ratio_by_check:rate${window}`,
 } as const;
+
+/**
+ * The label every recorded SLI series carries, saying where its events came from: the uptime
+ * probes (the service's objective; these page) or a load run (a test; these never page).
+ */
+export const SLI_SOURCE = { label: 'sli_source', probe: 'probe', load: 'load' } as const;
 
 /** Alert names (`generatePrometheusRules`). */
 export const ALERT_NAMES = {
   availability: 'FlowgaugeAvailabilityBudgetBurn',
   latency: 'FlowgaugeLatencyBudgetBurn',
+  /** The probes' uptime objective burning (per check). */
+  uptime: 'FlowgaugeUptimeBudgetBurn',
+  /** Every probe of a check failing for a while. */
+  probeDown: 'FlowgaugeProbeDown',
+  /** A check's last probe too long ago: the prober stopped. */
+  probeStale: 'FlowgaugeProbeStale',
+  /** The target's certificate expires soon. */
+  certExpiry: 'FlowgaugeCertificateExpiry',
 } as const;

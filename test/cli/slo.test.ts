@@ -2,6 +2,7 @@
  * `flowgauge slo rules|dashboards`. The command-line tests run `main` in-process, so they
  * need `sloCommand` registered in src/cli/commands/index.ts.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,7 +13,8 @@ import { parseObjective } from '../../src/cli/objective.js';
 import { UsageError } from '../../src/cli/context.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { DASHBOARD_FILES, generateDashboards, renderDashboardJson } from '../../src/slo/grafana-dashboards.js';
+import { DASHBOARD_FILES, generateDashboards, renderDashboardJson, renderDashboardsConfigMap } from '../../src/slo/grafana-dashboards.js';
+import { renderPrometheusRuleYaml, toPrometheusRule } from '../../src/slo/prometheus-rule-resource.js';
 import { generatePrometheusRules, renderRulesYaml } from '../../src/slo/prometheus-rules.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -67,13 +69,64 @@ describe('flowgauge slo (via main)', () => {
     const io = memoryIo({ cwd: dir });
     const code = await main(['slo', 'rules', '--objective', '99.5%', '--period', '28d', '--latency', 'run=2s@99', '--out', 'rules/slo.yml'], io);
     expect(code).toBe(0);
-    expect(io.out()).toMatch(/^wrote .*slo\.yml \(32 recording rules, 8 alerts\)\n$/);
+    // 16 probe + 16 load availability + 16 latency records; the 8 probe alerts (no load alerts by default).
+    expect(io.out()).toMatch(/^wrote .*slo\.yml \(48 recording rules, 8 alerts\)\n$/);
     const text = readFileSync(join(dir, 'rules/slo.yml'), 'utf8');
     const file = parse(text) as { groups: { rules: { record?: string; expr: string }[] }[] };
     const exprs = file.groups.flatMap((g) => g.rules.map((r) => r.expr)).join('\n');
     expect(exprs).toContain('> 0.072');
     expect(exprs).toContain('[28d]');
     expect(exprs).toContain('le=~"2|2.0"');
+  });
+
+  it('slo rules --load-alerts adds load alerts at severity info; probe flags reach the probe alerts', async () => {
+    const io = memoryIo();
+    expect(await main(['slo', 'rules', '--load-alerts', '--probe-interval', '30s', '--probe-down-for', '10m', '--cert-warning', '21d', '--cert-critical', '7d'], io)).toBe(0);
+    expect(io.out()).toBe(
+      renderRulesYaml(
+        generatePrometheusRules({
+          objective: 0.999,
+          period: '30d',
+          latencyObjectives: [],
+          loadAlerts: true,
+          probeInterval: '30s',
+          probeDownFor: '10m',
+          certExpiryWarning: '21d',
+          certExpiryCritical: '7d',
+        }),
+      ),
+    );
+    expect(io.out()).toContain('severity: info');
+    expect(io.out()).toContain('time() - flowgauge_probe_last_run_timestamp_seconds > 60');
+  });
+
+  it('slo rules --format prometheusrule writes the PrometheusRule, identical to the deployed one, with metadata from flags', async () => {
+    const io = memoryIo();
+    expect(await main(['slo', 'rules', '--format', 'prometheusrule'], io)).toBe(0);
+    expect(io.out()).toBe(readFileSync(join(ROOT, 'deploy/kubernetes/flowgauge-prometheusrule.yaml'), 'utf8'));
+    const io2 = memoryIo();
+    const args = ['slo', 'rules', '--format', 'prometheusrule', '--name', 'slo', '--namespace', 'monitoring', '--label', 'release=kps', '--label', 'team=sre'];
+    expect(await main(args, io2)).toBe(0);
+    expect(io2.out()).toBe(
+      renderPrometheusRuleYaml(
+        toPrometheusRule(generatePrometheusRules({ objective: 0.999, period: '30d' }), { name: 'slo', namespace: 'monitoring', labels: { release: 'kps', team: 'sre' } }),
+      ),
+    );
+  });
+
+  it('slo rules refuses bad probe and resource flags with exit 2, naming the flag', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--probe-interval', 'often'], /--probe-interval must be a whole duration/],
+      [['--cert-warning', '2d', '--cert-critical', '3d'], /must be shorter than the warning/],
+      [['--format', 'prometheusrule', '--label', 'release'], /--label "release" is not KEY=VALUE/],
+      [['--format', 'prometheusrule', '--name', 'Not A Name'], /DNS subdomain/],
+      [['--namespace', 'monitoring'], /give them with --format prometheusrule/],
+    ];
+    for (const [flags, message] of cases) {
+      const io = memoryIo();
+      expect(await main(['slo', 'rules', ...flags], io), flags.join(' ')).toBe(2);
+      expect(io.err()).toMatch(message);
+    }
   });
 
   it('slo rules warns when a latency threshold is not a default bucket bound', async () => {
@@ -106,6 +159,20 @@ describe('flowgauge slo (via main)', () => {
     }
   });
 
+  it('slo dashboards --format configmap writes the sidecar ConfigMaps, identical to the deployed ones', async () => {
+    const dir = tmp();
+    const io = memoryIo({ cwd: dir });
+    expect(await main(['slo', 'dashboards', '--format', 'configmap', '--out', 'cm.yaml'], io)).toBe(0);
+    expect(io.out()).toMatch(/^wrote .*cm\.yaml \(3 ConfigMaps\)\n$/);
+    expect(readFileSync(join(dir, 'cm.yaml'), 'utf8')).toBe(readFileSync(join(ROOT, 'deploy/kubernetes/flowgauge-dashboards-configmap.yaml'), 'utf8'));
+    const one = memoryIo();
+    expect(await main(['slo', 'dashboards', '--format', 'configmap', '--only', 'uptime', '--namespace', 'monitoring'], one)).toBe(0);
+    expect(one.out()).toBe(renderDashboardsConfigMap({ uptime: renderDashboardJson(generateDashboards().uptime) }, 'monitoring'));
+    const bad = memoryIo();
+    expect(await main(['slo', 'dashboards', '--format', 'configmap', '--out-dir', 'x'], bad)).toBe(2);
+    expect(bad.err()).toContain('--out-dir is for --format json');
+  });
+
   it('slo dashboards --only prints one importable dashboard', async () => {
     const io = memoryIo();
     expect(await main(['slo', 'dashboards', '--only', 'uptime'], io)).toBe(0);
@@ -114,4 +181,19 @@ describe('flowgauge slo (via main)', () => {
     expect(await main(['slo', 'dashboards'], all)).toBe(0);
     expect(Object.keys(JSON.parse(all.out()) as object).sort()).toEqual(Object.values(DASHBOARD_FILES).sort());
   });
+});
+
+describe('start-up cost', () => {
+  /** How many modules of the Grafana SDK (CommonJS, so in the module cache) loading `entry` pulls in. */
+  function sdkModulesLoadedBy(entry: string): number {
+    const script = `import(${JSON.stringify(entry)}).then(() => { const M = require('node:module'); console.log(Object.keys(M._cache).filter((k) => k.includes('grafana-foundation-sdk')).length); })`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    return Number(r.stdout.trim());
+  }
+
+  it('the CLI loads the Grafana SDK only when slo dashboards builds dashboards, not for every command', () => {
+    expect(sdkModulesLoadedBy('./src/cli/main.ts')).toBe(0);
+    expect(sdkModulesLoadedBy('./src/slo/grafana-dashboards.ts')).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -1,20 +1,24 @@
 /**
- * A real Prometheus scrapes a live /metrics fed by a synthetic load, evaluates the generated
- * rules, and answers every recording rule and every dashboard query with data. This proves
- * the names the exporters, rules and dashboards use agree end to end.
+ * A real Prometheus scrapes a live /metrics fed by a synthetic load and probes, evaluates the
+ * generated rules, and answers every recording rule and every dashboard query (panels,
+ * annotations, variables) with data. This proves the names the exporters, rules and dashboards
+ * use agree end to end, and that the probes page while the load run beside them does not.
  *
- * The feeder (`helpers/feeder.ts`) stands in for a live `flowgauge run --metrics-port`.
+ * The feeder (`helpers/feeder.ts`) stands in for a live `flowgauge run --metrics-port` and a
+ * probe daemon; this file adds journey iterations and checks, and the probe's last-run and
+ * certificate gauges.
  */
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMetricsServer, type MetricsServer } from '../../src/export/metrics-server.js';
 import { createProbeMetrics } from '../../src/export/probe-metrics.js';
 import { createRunMetrics } from '../../src/export/run-metrics.js';
 import { generateDashboards } from '../../src/slo/grafana-dashboards.js';
+import { PROBE_METRICS, SLI_SOURCE, type MetricSpec } from '../../src/slo/metric-names.js';
 import { generatePrometheusRules, renderRulesYaml, type RecordingRule, type SloRuleOptions } from '../../src/slo/prometheus-rules.js';
 import { binaryGate } from './helpers/binaries.js';
 import { startFeeder, type Feeder } from './helpers/feeder.js';
-import { panelExprs, startPrometheus, substitute, type TestPrometheus } from './helpers/prometheus.js';
+import { annotationExprs, panelExprs, startPrometheus, substitute, variableExprs, type TestPrometheus } from './helpers/prometheus.js';
 
 const gate = binaryGate(['prometheus']);
 const OPTIONS: SloRuleOptions = {
@@ -27,10 +31,17 @@ const OPTIONS: SloRuleOptions = {
 };
 const DEADLINE_MS = 25_000;
 
+/** The registry's gauge of `spec`, created when the probe exporter does not make it itself. */
+function gaugeOf(registry: Registry, spec: MetricSpec): Gauge {
+  const existing = registry.getSingleMetric(spec.name);
+  return existing instanceof Gauge ? existing : new Gauge({ name: spec.name, help: spec.help, labelNames: [...spec.labelNames], registers: [registry] });
+}
+
 describe.skipIf(gate.skip)('real Prometheus against the generated rules and dashboards', () => {
   let server: MetricsServer | undefined;
   let feeder: Feeder | undefined;
   let prom: TestPrometheus | undefined;
+  let journey: ReturnType<typeof setInterval> | undefined;
   const query = (expr: string): Promise<unknown[]> => (prom as TestPrometheus).query(expr);
   const until = (check: () => Promise<boolean>, describe: () => string): Promise<void> =>
     (prom as TestPrometheus).until(check, describe, DEADLINE_MS);
@@ -41,6 +52,20 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
     const metrics = createRunMetrics({ registry, scenario: 'integration', tier: 'pro', latencyBucketsS: [2, 0.5] });
     const probes = createProbeMetrics({ registry });
     feeder = startFeeder(metrics, probes, { intervalMs: 50 });
+    const lastRun = gaugeOf(registry, PROBE_METRICS.lastRun);
+    const certExpiry = gaugeOf(registry, PROBE_METRICS.tlsCertExpiry);
+    let tick = 0;
+    journey = setInterval(() => {
+      tick++;
+      metrics.observeIteration?.('integration', tick % 10 === 0 ? 'failed' : 'completed');
+      metrics.observeCheck?.('integration', 'history holds every turn', tick % 7 !== 0);
+      for (const check of ['run', 'stream']) {
+        lastRun.set({ check }, Date.now() / 1000);
+        // 10 days left: inside the 14-day warning.
+        certExpiry.set({ check }, Date.now() / 1000 + 10 * 86_400);
+      }
+    }, 50);
+    journey.unref();
     server = await startMetricsServer({ port: 0, registry });
     prom = await startPrometheus({ targets: [`127.0.0.1:${server.port}`], rulesYaml: renderRulesYaml(generatePrometheusRules(OPTIONS)) });
     await prom.targetUp();
@@ -48,6 +73,7 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
 
   afterAll(async () => {
     feeder?.stop();
+    clearInterval(journey);
     await prom?.stop();
     await server?.close();
   });
@@ -62,16 +88,19 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
         expr: r.labels === undefined ? r.record : `${r.record}{${Object.entries(r.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}`,
       }));
     const dashboards = generateDashboards(OPTIONS);
-    const panels = Object.entries(dashboards).flatMap(([name, d]) => panelExprs(d).map((p) => ({ title: `${name}: ${p.title}`, expr: substitute(p.expr) })));
-    // Grafana's label_values() variables: the label must exist on the metric.
-    const variables = [
-      { title: 'variable tier', expr: 'count by (tier) (flowgauge_requests_total)' },
-      { title: 'variable operation', expr: 'count by (operation) (flowgauge_requests_total)' },
-      { title: 'variable check', expr: 'count by (check) (flowgauge_probe_total)' },
-    ];
-    const all = [...recorded, ...panels, ...variables];
-    expect(recorded.length).toBe(16 + 2 * 2 * 8);
-    expect(panels.length).toBeGreaterThan(30);
+    const queries = Object.entries(dashboards).flatMap(([name, d]) => [
+      ...panelExprs(d).map((p) => ({ title: `${name}: ${p.title}`, expr: substitute(p.expr) })),
+      // Grafana runs annotation queries over the dashboard's time range: any point in it counts.
+      ...annotationExprs(d).map((a) => ({ title: `${name}: ${a.title}`, expr: substitute(`max_over_time((${a.expr})[5m:1s])`) })),
+      // Grafana's label_values() variables: the label must exist on the metric. shard exists only
+      // on series a sharded run pushes to a Pushgateway; these are scraped.
+      ...variableExprs(d)
+        .filter((v) => v.name !== 'shard')
+        .map((v) => ({ title: `${name}: ${v.title}`, expr: substitute(v.expr) })),
+    ]);
+    const all = [...recorded, ...queries];
+    expect(recorded.length).toBe(16 + 16 + 2 * 2 * 8);
+    expect(queries.length).toBeGreaterThan(60);
 
     let empty: string[] = [];
     await until(
@@ -85,13 +114,38 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
     expect(empty).toEqual([]);
   });
 
-  it('computes the error ratio the feeder produces and raises the page alert for it', async () => {
-    // The feeder's mix is about 4 % bad of good + bad: far above the 0.1 % budget.
-    const [sample] = (await query('flowgauge:sli_error_ratio_by_tier:rate5m{tier="pro"}')) as { value: [number, string] }[];
-    const ratio = Number(sample?.value[1]);
-    expect(ratio).toBeGreaterThan(0.015);
-    expect(ratio).toBeLessThan(0.15);
-    const alerts = (await query('ALERTS{alertname="FlowgaugeAvailabilityBudgetBurn",long_window="1h"}')) as { metric: Record<string, string> }[];
-    expect(alerts.map((a) => a.metric.tier)).toContain('pro');
+  it('computes the probe and load error ratios, pages for the probes and for nothing else', async () => {
+    // The feeder fails about 5 % of the probes and about 4 % of the load's good + bad events: both
+    // far above the 0.1 % budget. Only the probes' uptime may page.
+    // Polled: right after the first test the 5m windows may still hold only a few seconds of data.
+    let probe = NaN;
+    let ratio = NaN;
+    const value = async (expr: string): Promise<number> => Number(((await query(expr)) as { value: [number, string] }[])[0]?.value[1]);
+    await until(
+      async () => {
+        probe = await value(`flowgauge:probe_error_ratio_by_check:rate5m{check="run",${SLI_SOURCE.label}="${SLI_SOURCE.probe}"}`);
+        ratio = await value(`flowgauge:sli_error_ratio_by_tier:rate5m{tier="pro",${SLI_SOURCE.label}="${SLI_SOURCE.load}"}`);
+        return probe > 0.015 && ratio > 0.015 && ratio < 0.15;
+      },
+      () => `probe error ratio ${probe}, load error ratio ${ratio}: expected both about 5 %`,
+    );
+    let alerts: { metric: Record<string, string> }[] = [];
+    await until(
+      async () => {
+        alerts = (await query('ALERTS')) as { metric: Record<string, string> }[];
+        const names = new Set(alerts.map((a) => a.metric.alertname));
+        return names.has('FlowgaugeUptimeBudgetBurn') && names.has('FlowgaugeCertificateExpiry');
+      },
+      () => `alerts: ${JSON.stringify(alerts.map((a) => a.metric))}`,
+    );
+    const burn = alerts.filter((a) => a.metric.alertname === 'FlowgaugeUptimeBudgetBurn' && a.metric.long_window === '1h');
+    expect(burn.map((a) => a.metric.check).sort()).toEqual(['run', 'stream']);
+    const cert = alerts.filter((a) => a.metric.alertname === 'FlowgaugeCertificateExpiry');
+    expect(cert.map((a) => [a.metric.check, a.metric.severity]).sort()).toEqual([
+      ['run', 'warning'],
+      ['stream', 'warning'],
+    ]);
+    for (const a of alerts) expect(a.metric[SLI_SOURCE.label], JSON.stringify(a.metric)).toBe(SLI_SOURCE.probe);
+    expect(alerts.filter((a) => a.metric.alertname === 'FlowgaugeProbeStale')).toEqual([]);
   });
 });

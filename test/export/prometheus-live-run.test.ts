@@ -1,24 +1,35 @@
 /**
- * A real Prometheus scrapes a live `flowgauge run --metrics-port` (the CLI as its own process)
- * against the reference service with an injected 503 ratio. The recording rules and the run
- * and SLO dashboards' queries answer with data from real traffic, and the error ratio
- * Prometheus computes agrees with what report.json says afterwards.
+ * A real Prometheus scrapes a live `flowgauge run --metrics-port` (the CLI as its own process:
+ * a mix scenario beside a journey with a check) against the reference service with an injected
+ * 503 ratio. The load recording rules, every query of the run dashboard (panels, the run
+ * annotation, the variables) and the load section of the SLO dashboard answer with data from
+ * real traffic, no alert fires for it (a load test never pages), and the error ratio Prometheus
+ * computes agrees with what report.json says afterwards.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDashboards } from '../../src/slo/grafana-dashboards.js';
+import { generateDashboards, type GrafanaDashboard } from '../../src/slo/grafana-dashboards.js';
+import { SLI_SOURCE } from '../../src/slo/metric-names.js';
 import { generatePrometheusRules, renderRulesYaml, type RecordingRule } from '../../src/slo/prometheus-rules.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { binaryGate } from './helpers/binaries.js';
-import { freePort, panelExprs, startPrometheus, substitute, type TestPrometheus } from './helpers/prometheus.js';
+import { annotationExprs, freePort, panelExprs, startPrometheus, substitute, variableExprs, type TestPrometheus } from './helpers/prometheus.js';
 
 const gate = binaryGate(['prometheus']);
 const BIN = resolve(import.meta.dirname, '../../bin/flowgauge.mjs');
 const TOKEN = 'fg_live_metrics_token';
 const OPTIONS = { objective: 0.999, period: '30d' } as const;
+
+/** The SLO dashboard's panels from its load-run row on (the probe row reads probe series, which a load run has none of). */
+function loadSection(d: GrafanaDashboard): GrafanaDashboard {
+  const panels = d.panels ?? [];
+  const row = panels.findIndex((p) => p.type === 'row' && (p.title ?? '').includes(`"${SLI_SOURCE.load}"`));
+  if (row < 0) throw new Error('the SLO dashboard has no load-run row');
+  return { ...d, panels: panels.slice(row + 1) };
+}
 
 describe.skipIf(gate.skip)('real Prometheus scraping a live flowgauge run', () => {
   let dir = '';
@@ -39,14 +50,26 @@ describe.skipIf(gate.skip)('real Prometheus scraping a live flowgauge run', () =
       scenario,
       JSON.stringify({
         name: 'live-metrics',
-        tier: 'pro',
-        load: { executor: 'constant-arrival-rate', rate: '40/s', duration: '14s' },
-        mix: [
-          { op: 'listFlows', weight: 2 },
-          { op: 'run', weight: 1 },
-          { op: 'stream', weight: 1 },
-        ],
-        // The service fails some runs on purpose; this test reads metrics, not a verdict.
+        scenarios: {
+          mix: {
+            tier: 'pro',
+            load: { executor: 'constant-arrival-rate', rate: '32/s', duration: '14s' },
+            mix: [
+              { op: 'listFlows', weight: 2 },
+              { op: 'run', weight: 1 },
+              { op: 'stream', weight: 1 },
+            ],
+          },
+          journey: {
+            tier: 'pro',
+            load: { rate: '4/s', duration: '14s' },
+            steps: [
+              { op: 'listFlows', name: 'list', check: { 'flows listed': { path: 'total', min: 1 } } },
+              { op: 'run', input: 'hello' },
+            ],
+          },
+        },
+        // The service fails some requests on purpose; this test reads metrics, not a verdict.
         thresholds: {},
       }),
     );
@@ -70,14 +93,22 @@ describe.skipIf(gate.skip)('real Prometheus scraping a live flowgauge run', () =
     if (dir !== '') rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers the recording rules and the run and SLO dashboards from live traffic, consistent with report.json', async () => {
+  it('answers the load rules and the run and SLO dashboards from live traffic, alerts nothing, agrees with report.json', async () => {
     const p = prom as TestPrometheus;
     const recorded = generatePrometheusRules(OPTIONS)
       .groups.flatMap((g) => g.rules)
-      .filter((r): r is RecordingRule => 'record' in r)
+      .filter((r): r is RecordingRule => 'record' in r && r.labels?.[SLI_SOURCE.label] === SLI_SOURCE.load)
       .map((r) => ({ title: r.record, expr: r.record }));
     const { run: runBoard, slo } = generateDashboards(OPTIONS);
-    const panels = [...panelExprs(runBoard), ...panelExprs(slo)].map((q) => ({ title: q.title, expr: substitute(q.expr) }));
+    // shard exists only on series a sharded run pushes; this run is scraped.
+    const variables = variableExprs(runBoard).filter((v) => v.name !== 'shard');
+    // Grafana runs annotation queries over the dashboard's time range: any point in it counts.
+    const annotations = annotationExprs(runBoard).map((a) => ({ ...a, expr: `max_over_time((${a.expr})[5m:1s])` }));
+    const panels = [...panelExprs(runBoard), ...annotations, ...variables, ...panelExprs(loadSection(slo))].map((q) => ({
+      title: q.title,
+      expr: substitute(q.expr),
+    }));
+    expect(panels.length).toBeGreaterThan(40);
     let empty: string[] = [];
     await p.until(
       async () => {
@@ -88,6 +119,12 @@ describe.skipIf(gate.skip)('real Prometheus scraping a live flowgauge run', () =
       () => `${empty.length} queries returned no data:\n  ${empty.join('\n  ')}`,
     );
     expect(empty).toEqual([]);
+    // The scenario variable offers both scenarios (their requests) and the run (its run-wide series).
+    const scenarioVar = variableExprs(runBoard).find((v) => v.name === 'scenario');
+    const scenarios = (await p.query(substitute(scenarioVar?.expr ?? ''))) as { metric: { scenario: string } }[];
+    expect(scenarios.map((x) => x.metric.scenario).sort()).toEqual(['journey', 'live-metrics', 'mix']);
+    // 5 % bad is far above the 0.1 % budget, yet a load run raises no alert.
+    expect(await p.query('ALERTS')).toEqual([]);
 
     // Once the run has exited, Prometheus's last scrape of the SLI counters against the run's own
     // report: they differ only by what completed after the final scrape (at most a second of

@@ -1,17 +1,19 @@
 /**
  * The real promtool judges what flowgauge generates: the exposition lints clean, the rules
- * load, the deploy config loads, and the burn-rate alerts fire and stay quiet as intended.
+ * load (as a rule file and as the spec of the PrometheusRule), the deploy config loads, and the
+ * alerts fire and stay quiet as intended (the promtool unit tests in deploy/prometheus/tests).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Registry } from 'prom-client';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProbeMetrics } from '../../src/export/probe-metrics.js';
 import { createRunMetrics } from '../../src/export/run-metrics.js';
-import { generatePrometheusRules, renderRulesYaml, type AlertingRule } from '../../src/slo/prometheus-rules.js';
+import { renderPrometheusRuleYaml, toPrometheusRule } from '../../src/slo/prometheus-rule-resource.js';
+import { alertingRulesOf, generatePrometheusRules, renderRulesYaml } from '../../src/slo/prometheus-rules.js';
 import { binaryGate } from './helpers/binaries.js';
 import { sampleBatch } from './helpers/feeder.js';
 
@@ -19,7 +21,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const gate = binaryGate(['promtool']);
 
 function promtool(args: string[], input?: string) {
-  const r = spawnSync('promtool', args, { input, encoding: 'utf8', cwd: ROOT, timeout: 20_000 });
+  const r = spawnSync('promtool', args, { input, encoding: 'utf8', cwd: ROOT, timeout: 90_000 });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
@@ -54,7 +56,7 @@ describe.skipIf(gate.skip)('promtool', () => {
     expect(r.output).toContain('_total');
   });
 
-  it('check rules accepts the generated rules, with and without latency objectives', () => {
+  it('check rules accepts the generated rules, with and without latency objectives and load alerts', () => {
     const plain = join(dir, 'plain.rules.yml');
     const latency = join(dir, 'latency.rules.yml');
     writeFileSync(plain, renderRulesYaml(generatePrometheusRules({ objective: 0.999, period: '30d' })));
@@ -64,6 +66,7 @@ describe.skipIf(gate.skip)('promtool', () => {
         generatePrometheusRules({
           objective: 0.995,
           period: '28d',
+          loadAlerts: true,
           latencyObjectives: [
             { operation: 'run', thresholdS: 2, objective: 0.99 },
             { operation: 'stream.ttft', thresholdS: 0.5, objective: 0.99 },
@@ -73,30 +76,72 @@ describe.skipIf(gate.skip)('promtool', () => {
       ),
     );
     const r = promtool(['check', 'rules', plain, latency]);
-    expect(r.output).toContain('SUCCESS: 20 rules found');
-    expect(r.output).toContain('SUCCESS: 80 rules found');
+    // 16 probe + 16 load records and 8 probe alerts; + 3 × 16 latency records and 4 × 4 load alerts.
+    expect(r.output).toContain('SUCCESS: 40 rules found');
+    expect(r.output).toContain('SUCCESS: 104 rules found');
     expect(r.status).toBe(0);
+  });
+
+  it('check rules accepts spec.groups of the PrometheusRule, exactly the rule file', () => {
+    const file = generatePrometheusRules({ objective: 0.999, period: '30d', loadAlerts: true });
+    const resource = parse(renderPrometheusRuleYaml(toPrometheusRule(file, { namespace: 'monitoring', labels: { release: 'kube-prometheus-stack' } }))) as {
+      apiVersion: string;
+      kind: string;
+      spec: { groups: unknown[] };
+    };
+    expect([resource.apiVersion, resource.kind]).toEqual(['monitoring.coreos.com/v1', 'PrometheusRule']);
+    const extracted = join(dir, 'from-resource.rules.yml');
+    writeFileSync(extracted, stringify({ groups: resource.spec.groups }, { lineWidth: 0 }));
+    const r = promtool(['check', 'rules', extracted]);
+    expect(r.output).toContain('SUCCESS: 44 rules found');
+    expect(r.status).toBe(0);
+    const deployed = parse(readFileSync(join(ROOT, 'deploy/kubernetes/flowgauge-prometheusrule.yaml'), 'utf8')) as { spec: { groups: unknown[] } };
+    writeFileSync(extracted, stringify({ groups: deployed.spec.groups }, { lineWidth: 0 }));
+    expect(promtool(['check', 'rules', extracted]).output).toContain('SUCCESS: 40 rules found');
   });
 
   it('check config accepts deploy/prometheus/prometheus.yml and the rules it loads', () => {
     const r = promtool(['check', 'config', 'deploy/prometheus/prometheus.yml']);
-    expect(r.output).toContain('SUCCESS: 20 rules found');
+    expect(r.output).toContain('SUCCESS: 40 rules found');
     expect(r.status).toBe(0);
   });
 
-  it('test rules: every availability alert fires on its burn rate and stays quiet within budget', () => {
+  it('test rules: the probe alerts (uptime burn rate, down, stale, certificate) fire as intended, and a burning load run pages nobody', () => {
     const r = promtool(['test', 'rules', 'deploy/prometheus/tests/flowgauge-slo.test.yml']);
     expect(r.output).toContain('SUCCESS');
     expect(r.status).toBe(0);
-  });
+  }, 120_000);
 
-  it('test rules: latency alerts read the threshold bucket, in either le spelling', () => {
-    const rules = generatePrometheusRules({ objective: 0.999, period: '30d', latencyObjectives: [{ operation: 'run', thresholdS: 2, objective: 0.99 }] });
+  it('test rules: load alerts, when asked for, fire every row at severity info, latency included', () => {
+    const r = promtool(['test', 'rules', 'deploy/prometheus/tests/flowgauge-load-alerts.test.yml']);
+    expect(r.output).toContain('SUCCESS');
+    expect(r.status).toBe(0);
+  }, 120_000);
+
+  it('test rules can fail: the same tests against rules generated with other options', () => {
+    // The deployed test files hold their expectations by hand; rules with another certificate
+    // threshold, stale interval or objective must break them.
+    for (const options of [{ certExpiryCritical: '4d', probeInterval: '2m' }]) {
+      const sub = join(dir, 'mutant');
+      mkdirSync(join(sub, 'rules'), { recursive: true });
+      mkdirSync(join(sub, 'tests'), { recursive: true });
+      writeFileSync(join(sub, 'rules/flowgauge-slo.rules.yml'), renderRulesYaml(generatePrometheusRules({ objective: 0.999, period: '30d', ...options })));
+      writeFileSync(join(sub, 'tests/t.yml'), readFileSync(join(ROOT, 'deploy/prometheus/tests/flowgauge-slo.test.yml'), 'utf8'));
+      const r = promtool(['test', 'rules', join(sub, 'tests/t.yml')]);
+      expect(r.status, JSON.stringify(options)).not.toBe(0);
+      expect(r.output).toContain('FlowgaugeCertificateExpiry');
+      expect(r.output).toContain('FlowgaugeProbeStale');
+    }
+  }, 120_000);
+
+  it('test rules: a generated latency objective reads the threshold bucket in either le spelling (the probe alerts stay quiet)', () => {
+    const rules = generatePrometheusRules({ objective: 0.999, period: '30d', loadAlerts: true, latencyObjectives: [{ operation: 'run', thresholdS: 2, objective: 0.99 }] });
     writeFileSync(join(dir, 'lat.rules.yml'), renderRulesYaml(rules));
-    const latencyAlerts = rules.groups[1]?.rules.filter((a): a is AlertingRule => 'alert' in a && a.labels.slo === 'latency') ?? [];
+    const latencyAlerts = alertingRulesOf(rules).filter((a) => a.labels.slo === 'latency');
     const exp = (longs: string[]) =>
       longs.map((l) => {
-        const a = latencyAlerts.find((x) => x.labels.long_window === l) as AlertingRule;
+        const a = latencyAlerts.find((x) => x.labels.long_window === l);
+        if (a === undefined) throw new Error(`no latency alert for ${l}`);
         return {
           exp_labels: { tier: 'pro', ...a.labels },
           exp_annotations: Object.fromEntries(Object.entries(a.annotations).map(([k, v]) => [k, v.replace('{{ $labels.tier }}', 'pro')])),
@@ -109,13 +154,18 @@ describe.skipIf(gate.skip)('promtool', () => {
       { series: `flowgauge_request_duration_seconds_bucket{tier="pro",operation="run",le="+Inf"}`, values: '0+1000x120' },
       { series: `flowgauge_request_duration_seconds_count{tier="pro",operation="run"}`, values: '0+1000x120' },
     ];
+    const quietProbes = { eval_time: '40m', alertname: 'FlowgaugeUptimeBudgetBurn', exp_alerts: [] };
     const test = {
       rule_files: ['lat.rules.yml'],
       evaluation_interval: '1m',
       tests: [
         // 20 % slow = burn 20 against a 1 % budget: every alert.
-        { interval: '1m', input_series: input(200, '2'), alert_rule_test: [{ eval_time: '40m', alertname: 'FlowgaugeLatencyBudgetBurn', exp_alerts: exp(['1h', '6h', '1d', '3d']) }] },
-        // 5 % slow = burn 5: tickets only; Prometheus 3 spells the bound "2.0".
+        {
+          interval: '1m',
+          input_series: input(200, '2'),
+          alert_rule_test: [{ eval_time: '40m', alertname: 'FlowgaugeLatencyBudgetBurn', exp_alerts: exp(['1h', '6h', '1d', '3d']) }, quietProbes],
+        },
+        // 5 % slow = burn 5: the 1d and 3d rows only; Prometheus 3 spells the bound "2.0".
         { interval: '1m', input_series: input(50, '2.0'), alert_rule_test: [{ eval_time: '40m', alertname: 'FlowgaugeLatencyBudgetBurn', exp_alerts: exp(['1d', '3d']) }] },
         // 0.5 % slow: within budget.
         { interval: '1m', input_series: input(5, '2'), alert_rule_test: [{ eval_time: '40m', alertname: 'FlowgaugeLatencyBudgetBurn', exp_alerts: [] }] },
@@ -125,5 +175,5 @@ describe.skipIf(gate.skip)('promtool', () => {
     const r = promtool(['test', 'rules', join(dir, 'lat.test.yml')]);
     expect(r.output).toContain('SUCCESS');
     expect(r.status).toBe(0);
-  });
+  }, 120_000);
 });

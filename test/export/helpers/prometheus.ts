@@ -100,15 +100,33 @@ export async function startPrometheus(opts: { targets: readonly string[]; rulesY
   };
 }
 
-/** Grafana's variables replaced by values PromQL accepts. */
+/** Grafana's variables replaced by values PromQL accepts: built-in intervals, and "All" (`.*`) for every template variable. */
 export function substitute(expr: string): string {
   return expr
     .replaceAll('$__rate_interval', '1m')
     .replaceAll('$__range', '1h')
     .replaceAll('$__interval', '15s')
-    .replace(/\$(tier|operation|check)\b/g, '.*');
+    .replace(/\$(?!__)([A-Za-z_]\w*)\b/g, '.*');
 }
 
+/** Every panel query of a dashboard (rows, which hold no queries, are skipped). */
 export function panelExprs(d: GrafanaDashboard): { title: string; expr: string }[] {
-  return (d.panels as { title: string; targets: { expr: string }[] }[]).flatMap((p) => p.targets.map((t) => ({ title: p.title, expr: t.expr })));
+  return (d.panels ?? []).flatMap((p) => ('targets' in p ? (p.targets ?? []).map((t) => ({ title: p.title ?? '', expr: String((t as { expr?: unknown }).expr) })) : []));
+}
+
+/** Every annotation query of a dashboard (Grafana's built-in one has none). */
+export function annotationExprs(d: GrafanaDashboard): { title: string; expr: string }[] {
+  return (d.annotations?.list ?? []).flatMap((a) => {
+    const expr = (a.target as { expr?: unknown } | undefined)?.expr;
+    return typeof expr === 'string' ? [{ title: `annotation ${a.name}`, expr }] : [];
+  });
+}
+
+/** Every template variable query as a PromQL query answering when the variable has values: `count by (label) (metric)`. */
+export function variableExprs(d: GrafanaDashboard): { title: string; name: string; expr: string }[] {
+  return (d.templating?.list ?? []).flatMap((v) => {
+    const query = (v.query as { query?: unknown } | undefined)?.query;
+    const m = typeof query === 'string' ? /^label_values\((.+), (\w+)\)$/.exec(query) : null;
+    return m === null ? [] : [{ title: `variable ${v.name}`, name: v.name, expr: `count by (${m[2]}) (${m[1]})` }];
+  });
 }
