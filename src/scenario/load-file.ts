@@ -163,7 +163,7 @@ export async function resolve(specifier, context, next) {
 }`;
 
 function selfResolveData(): { main: string; packageJson: string; dist: string | null } {
-  const fromSource = import.meta.url.endsWith('.ts');
+  const fromSource = !FROM_DIST;
   const main = new URL(fromSource ? '../index.ts' : '../index.js', import.meta.url);
   // src/scenario/ in a checkout, dist/scenario/ in a package: the root is two levels up either way.
   return { main: main.href, packageJson: new URL('../../package.json', import.meta.url).href, dist: fromSource ? null : new URL('../', import.meta.url).href };
@@ -193,7 +193,8 @@ async function importModule(url: string): Promise<unknown> {
 let nativeHooks: true | undefined;
 // Node's loader runs a scenario importing `flowgauge` only against the compiled package: the
 // sources import each other as `./x.js`, which only tsx maps to `./x.ts`.
-const FROM_DIST = !import.meta.url.endsWith('.ts');
+// (Under tsx this file's URL carries a query: its path says which it is.)
+const FROM_DIST = !new URL(import.meta.url).pathname.endsWith('.ts');
 
 /**
  * True where Node runs TypeScript itself (type stripping: on by default from Node 22.18 and
