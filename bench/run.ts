@@ -7,6 +7,11 @@
  *   npm run bench -- --only streaming --streams 2000   the streaming case at 2,000 concurrent streams
  *   npm run bench -- --only streaming --streams 5000 --stream-pacing 20x500ms   long-lived paced streams
  *   npm run bench -- --only memory --memory-node-flags=--max-semi-space-size=2
+ *   npm run bench -- --only startup,cli --node-bins /opt/node22/bin/node,/opt/node24/bin/node
+ *
+ * The startup and cli cases run the installed CLI: this checkout packed (`npm pack`) and
+ * installed into a temporary prefix once per run. `--node-bins` repeats the startup case on
+ * other Node binaries.
  *
  * Servers run pinned to CPU 0 and every generator to CPU 1 (when taskset exists), one
  * generator at a time. Writes reports/bench/<date>.json and reports/bench/<date>.md.
@@ -23,11 +28,14 @@ import { runMemory } from './cases/memory.js';
 import { runOpenModel } from './cases/open-model.js';
 import { runSaturation } from './cases/saturation.js';
 import { runStreaming } from './cases/streaming.js';
+import { runCli } from './cases/cli.js';
+import { runStartup } from './cases/startup.js';
+import { installedCli } from './lib/installed.js';
 import { findPeers, versionOf } from './lib/peers.js';
 import { canPin, ROOT } from './lib/proc.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from './lib/report.js';
 
-const CASES = ['saturation', 'open', 'streaming', 'memory', 'journey', 'workers'] as const;
+const CASES = ['startup', 'cli', 'saturation', 'open', 'streaming', 'memory', 'journey', 'workers'] as const;
 
 function selected(): Set<string> {
   const i = process.argv.indexOf('--only');
@@ -59,6 +67,11 @@ async function main(): Promise<void> {
   const loadStart = loadavg();
   ctx.log(`cases: ${[...only].join(', ')}${quick ? ' (quick)' : ''}; pinned: ${canPin()}`);
 
+  const ni = process.argv.indexOf('--node-bins');
+  const nodeBins = ni >= 0 ? (process.argv[ni + 1] ?? '').split(',').filter((s) => s !== '') : [];
+
+  const startup = only.has('startup') ? await runStartup(ctx, nodeBins) : undefined;
+  const cli = only.has('cli') ? await runCli(ctx) : undefined;
   const saturation = only.has('saturation') ? await runSaturation(ctx) : undefined;
   const openModel = only.has('open') ? await runOpenModel(ctx) : undefined;
   const streaming = only.has('streaming') ? await runStreaming(ctx) : undefined;
@@ -84,7 +97,9 @@ async function main(): Promise<void> {
     memory,
     journey,
     workers,
-    targets: checkTargets({ saturation, openModel, streaming, memory, journey, workers }),
+    cli,
+    startup,
+    targets: checkTargets({ saturation, openModel, streaming, memory, journey, workers, cli, startup }),
     elapsedS: (performance.now() - started) / 1000,
   };
   const dir = join(ROOT, 'reports', 'bench');
@@ -95,6 +110,7 @@ async function main(): Promise<void> {
   const md = renderBenchMarkdown(report);
   writeFileSync(join(dir, `${name}.md`), md);
   process.stdout.write(`${md}\nwritten: reports/bench/${name}.json and .md\n`);
+  if (only.has('startup') || only.has('cli')) (await installedCli(ctx.log)).remove();
 }
 
 main().catch((err: unknown) => {

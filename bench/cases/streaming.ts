@@ -32,6 +32,11 @@ export interface StreamRun {
   readonly ttftErrorMs?: Percentiles;
   /** flowgauge only: the client's event-loop delay (1 ms timer) during the run. */
   readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** floor only: the connections it held and the seconds it was asked to run (for its validity). */
+  readonly connections?: number;
+  readonly plannedS?: number;
+  /** floor only: why the round is not valid (set by `checkFloorRound`); such a round is reported, never averaged in. */
+  readonly invalid?: string;
   /** flowgauge only: up to 50 first tokens more than 2 ms late, with when they arrived. */
   readonly lateFirstTokens?: readonly { readonly atS: number; readonly errMs: number }[];
 }
@@ -46,7 +51,7 @@ export interface StreamingResult {
   readonly ratioToBare: number | undefined;
   /** flowgauge at the paced load, once per round. */
   readonly pacedRuns: readonly StreamRun[];
-  /** The raw-socket floor at the paced load, once per round, alternating with flowgauge. */
+  /** The raw-socket floor at the paced load, once per round, alternating with flowgauge (invalid rounds marked, left out of the median). */
   readonly floorRuns: readonly StreamRun[];
   /** The flowgauge run with the median TTFT error p99. */
   readonly paced: StreamRun | undefined;
@@ -54,6 +59,26 @@ export interface StreamingResult {
   readonly ttftErrorP99Ms: number | undefined;
   /** The same for the raw-socket floor: what the machine costs any client. */
   readonly floorTtftErrorP99Ms: number | undefined;
+}
+
+/**
+ * A floor round measures the floor only if each connection carried streams back to back for
+ * about the planned time: at least half the streams a connection fits in it, and done within
+ * the plan plus two stream lengths and 5 s. A round that opened its connections so slowly that
+ * each carried one stream (seen: 192 s for a 20 s plan at 2,000 streams) measured the
+ * machine's stall, not the floor.
+ */
+export function checkFloorRound(run: StreamRun, pacing: { readonly tokens: number; readonly intervalMs: number }, firstMs: number): StreamRun {
+  const streamS = (firstMs + pacing.tokens * pacing.intervalMs) / 1000;
+  const planned = run.plannedS;
+  const connections = run.connections;
+  if (planned === undefined || connections === undefined || connections <= 0) return run;
+  const fits = Math.max(1, Math.floor(planned / streamS));
+  const perConnection = run.streams / connections;
+  const problems: string[] = [];
+  if (perConnection < fits / 2) problems.push(`${perConnection.toFixed(2)} streams per connection, where ${fits} fit in ${planned} s`);
+  if (run.elapsedS > planned + 2 * streamS + 5) problems.push(`ran ${run.elapsedS.toFixed(1)} s for a ${planned} s plan`);
+  return problems.length === 0 ? run : { ...run, invalid: problems.join('; ') };
 }
 
 async function withServer<T>(args: readonly string[], body: (base: string) => Promise<T>): Promise<T> {
@@ -66,6 +91,9 @@ async function withServer<T>(args: readonly string[], body: (base: string) => Pr
     await server.stop();
   }
 }
+
+/** The paced server's delay before the first token (ms). */
+const FIRST_MS = 20;
 
 async function drive(base: string, mode: string, seconds: number, warmupS: number, concurrency: number): Promise<StreamRun> {
   const args = ['--base-url', base, '--mode', mode, '--concurrency', String(concurrency), '--duration-s', String(seconds), '--warmup-s', String(warmupS)];
@@ -89,13 +117,15 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
   const { tokens, intervalMs } = plan.pacing;
   // Long-lived streams (a token every 500 ms) must be measured to their end, several times over.
   const pacedS = Math.max(plan.streamS, Math.ceil((2.5 * tokens * intervalMs) / 1000));
-  await withServer(['--tokens', String(tokens), '--interval-ms', String(intervalMs), '--first-ms', '20'], async (base) => {
+  await withServer(['--tokens', String(tokens), '--interval-ms', String(intervalMs), '--first-ms', String(FIRST_MS)], async (base) => {
     // An odd number of rounds, so the median p99 is one run's (the machine's stalls make it jumpy).
     const rounds = plan.rounds % 2 === 0 ? plan.rounds + 1 : plan.rounds;
     for (let round = 0; round < rounds; round++) {
       ctx.log(`streaming: paced tokens, TTFT error, round ${round + 1}/${rounds}: flowgauge, raw-socket floor`);
       pacedRuns.push(await drive(base, 'flowgauge', pacedS, plan.warmupS, plan.streamConcurrency));
-      floorRuns.push(await drive(base, 'floor', pacedS, plan.warmupS, plan.streamConcurrency));
+      const floorRun = checkFloorRound(await drive(base, 'floor', pacedS, plan.warmupS, plan.streamConcurrency), plan.pacing, FIRST_MS);
+      if (floorRun.invalid !== undefined) ctx.log(`streaming: the floor round ${round + 1} is invalid (${floorRun.invalid}); reported, not counted`);
+      floorRuns.push(floorRun);
     }
   });
   const p99 = (runs: readonly StreamRun[]): number | undefined => {
@@ -116,6 +146,6 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     floorRuns,
     paced,
     ttftErrorP99Ms,
-    floorTtftErrorP99Ms: p99(floorRuns),
+    floorTtftErrorP99Ms: p99(floorRuns.filter((r) => r.invalid === undefined)),
   };
 }

@@ -221,7 +221,8 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
       socket.on('close', () => resolve());
     });
   await Promise.all(Array.from({ length: concurrency }, connection));
-  return { tool: 'floor', streams, elapsedS: (performance.now() - t0) / 1000, ttftErrorMs: percentiles(errorsMs) };
+  // What bench/cases/streaming.ts checks a floor round's validity with: streams per connection and length.
+  return { tool: 'floor', streams, connections: concurrency, plannedS: seconds, elapsedS: (performance.now() - t0) / 1000, ttftErrorMs: percentiles(errorsMs) };
 }
 
 const runOnce = mode === 'bare' ? bare : mode === 'floor' ? floor : flowgauge;

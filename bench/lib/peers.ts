@@ -119,6 +119,21 @@ function freePort(): Promise<number> {
   });
 }
 
+/** nginx's own counters (stub_status): the requests it has handled, counted at the server. */
+export const NGINX_STATUS_PATH = '/__bench/status';
+
+/** The total of requests nginx has handled so far (its stub_status page), or undefined if unreadable. */
+export async function nginxRequests(port: number): Promise<number | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${NGINX_STATUS_PATH}`);
+    // "server accepts handled requests\n 5 5 12345": the third number.
+    const m = /\n\s*(\d+)\s+(\d+)\s+(\d+)\s*\n/.exec(await res.text());
+    return m === null ? undefined : Number(m[3]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A running nginx serving the flow-list body at every path. */
 export interface Nginx {
   readonly port: number;
@@ -161,6 +176,7 @@ http { access_log off; keepalive_requests 10000000; keepalive_timeout 120s;
   client_body_temp_path ${prefix}/tmp_body; proxy_temp_path ${prefix}/tmp_proxy; fastcgi_temp_path ${prefix}/tmp_fcgi;
   uwsgi_temp_path ${prefix}/tmp_uwsgi; scgi_temp_path ${prefix}/tmp_scgi;
   server { listen 127.0.0.1:${port}; root ${prefix}/html;
+    location = ${NGINX_STATUS_PATH} { stub_status; }
     location / { default_type application/json; ${headers} ${unique ? uniqueReturn(body) : 'try_files /flows.json =404;'} } } }\n`;
   writeFileSync(join(prefix, 'nginx.conf'), conf);
   const child = spawnChild(peers.nginx, ['-p', prefix, '-c', join(prefix, 'nginx.conf')], SERVER_CORE);

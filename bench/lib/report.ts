@@ -3,10 +3,12 @@
  * ratios (absolute numbers on a shared 2-core machine are noise; ratios between tools run in
  * turn against the same server are not). Pure: bench/run.ts writes the files.
  */
+import type { CliResult } from '../cases/cli.js';
 import type { JourneyCostResult } from '../cases/journey.js';
 import type { MemoryResult } from '../cases/memory.js';
 import type { OpenModelResult } from '../cases/open-model.js';
 import type { SaturationResult } from '../cases/saturation.js';
+import type { StartupResult } from '../cases/startup.js';
 import type { StreamingResult } from '../cases/streaming.js';
 import type { WorkersResult } from '../cases/workers.js';
 import { median } from './stats.js';
@@ -30,6 +32,8 @@ export interface BenchReport {
   readonly memory: MemoryResult | undefined;
   readonly journey?: JourneyCostResult | undefined;
   readonly workers?: WorkersResult | undefined;
+  readonly cli?: CliResult | undefined;
+  readonly startup?: StartupResult | undefined;
   readonly targets: readonly TargetCheck[];
   readonly elapsedS: number;
 }
@@ -48,7 +52,7 @@ function check(id: string, description: string, target: string, observed: number
 }
 
 /** Judges every target of the issue that the results allow. */
-export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory' | 'journey' | 'workers'>): TargetCheck[] {
+export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory' | 'journey' | 'workers' | 'cli' | 'startup'>): TargetCheck[] {
   const out: TargetCheck[] = [];
   for (const s of r.saturation ?? []) {
     if (!s.available) continue;
@@ -67,7 +71,9 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     out.push(check('3.stream.throughput', 'streaming tokens/s: flowgauge (full timing) ÷ bare undici + eventsource-parser', '≥ 0.90', r.streaming.ratioToBare, (v) => v >= 0.9));
     out.push(check('3.stream.ttft', `TTFT error p99 at ${r.streaming.concurrency} streams (ms)`, '≤ 1 ms', r.streaming.ttftErrorP99Ms, (v) => v <= 1));
     out.push(check('3.stream.ttft.p50', `TTFT error p50 at ${r.streaming.concurrency} paced streams (ms)`, '≤ 10 ms', r.streaming.paced?.ttftErrorMs?.p50, (v) => v <= 10));
-    out.push(check('3.stream.ttft.floor', `TTFT error p99 at ${r.streaming.concurrency} paced streams ÷ the raw-socket floor's`, '≤ 2', ratioOf(r.streaming.ttftErrorP99Ms, r.streaming.floorTtftErrorP99Ms), (v) => v <= 2));
+    out.push(check('3.stream.ttft.floor', `TTFT error p99 at ${r.streaming.concurrency} paced streams ÷ the raw-socket floor's (valid floor rounds only)`, '≤ 2', ratioOf(r.streaming.ttftErrorP99Ms, r.streaming.floorTtftErrorP99Ms), (v) => v <= 2));
+    const floorRounds = r.streaming.floorRuns.length;
+    out.push(check('3.stream.floor.valid', 'raw-socket floor rounds valid (streams per connection, duration)', `${floorRounds} of ${floorRounds}`, r.streaming.floorRuns.filter((x) => x.invalid === undefined).length, (v) => v === floorRounds));
     const pacedRss = Math.max(...r.streaming.pacedRuns.map((x) => x.maxRssMb ?? 0));
     out.push(check('3.stream.rss', `peak RSS holding ${r.streaming.concurrency} paced streams (MB)`, '≤ 400 MB', pacedRss > 0 ? pacedRss : undefined, (v) => v <= 400));
   }
@@ -85,7 +91,48 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     out.push(check('6.workers.cv', `open model ${o.targetRatePerS}/s over 2 workers: CV of arrivals per ${o.bucketMs} ms (at the server)`, '≤ 0.05', o.cv, (v) => v <= 0.05));
     out.push(check('6.workers.achieved', `open model ${o.targetRatePerS}/s over 2 workers: achieved ÷ target (at the server)`, 'within 1 %', o.ratePerS / o.targetRatePerS, (v) => Math.abs(v - 1) <= 0.01));
   }
+  if (r.cli?.available === true) {
+    const c = r.cli;
+    out.push(check('8.cli.cpu', 'installed CLI (default observers) ÷ library driver: CPU per request, closed loop, nginx', '≤ 1.10', c.cpuCliToLibrary, (v) => v <= 1.1));
+    out.push(check('8.cli.rss', 'installed CLI ÷ library driver: peak RSS', '≤ 1.20', c.rssCliToLibrary, (v) => v <= 1.2));
+    out.push(check('8.cli.autocannon', 'installed CLI ÷ autocannon req/s, identical bodies', '≥ 1.20', c.rpsCliToAutocannon, (v) => v >= 1.2));
+    out.push(check('8.cli.wrk', "installed CLI ÷ wrk: CPU per request", '≤ 1.80', c.cpuCliToWrk, (v) => v <= 1.8));
+  }
+  const own = r.startup?.nodes[0];
+  if (own !== undefined) {
+    const s = (v: number | undefined): number | undefined => (v === undefined ? undefined : v / 1000);
+    out.push(check('7.startup.version', `installed \`flowgauge --version\` on Node ${own.node} (s)`, '≤ 0.3 s', s(own.version.wallMs), (v) => v <= 0.3));
+    out.push(check('7.startup.help', `installed \`flowgauge --help\` on Node ${own.node} (s)`, '≤ 0.3 s', s(own.help.wallMs), (v) => v <= 0.3));
+    out.push(check('7.startup.run', `installed \`flowgauge run tiny.ts\` to its first request on Node ${own.node}, ${own.tsLoader} (s)`, '≤ 0.8 s', s(own.runToFirstRequest.wallMs), (v) => v <= 0.8));
+  }
   return out;
+}
+
+function cliRows(c: CliResult): string[] {
+  if (!c.available) return [`Not measured: ${c.why ?? 'unavailable'}.`];
+  const rows = ['| tool | requests/s | CPU µs per request | peak RSS MB | requests/s per round |', '|---|---|---|---|---|'];
+  for (const [tool, f] of Object.entries(c.tools)) {
+    if (f === undefined || f.runs.length === 0) {
+      rows.push(`| ${tool} | missing (not installed) | | | |`);
+      continue;
+    }
+    rows.push(`| ${tool} | ${fmt(f.requestsPerS, 0)} | ${fmt(f.cpuUsPerRequest, 1)} | ${fmt(f.maxRssMb, 0)} | ${f.runs.map((x) => fmt(x.requestsPerS, 0)).join(', ')} |`);
+  }
+  rows.push(
+    '',
+    `CLI ÷ library: CPU per request ${fmt(c.cpuCliToLibrary)}, peak RSS ${fmt(c.rssCliToLibrary)}. ÷ autocannon req/s: CLI ${fmt(c.rpsCliToAutocannon)}, library ${fmt(c.rpsLibraryToAutocannon)}. ÷ wrk CPU per request: CLI ${fmt(c.cpuCliToWrk)}, library ${fmt(c.cpuLibraryToWrk)}.`,
+  );
+  return rows;
+}
+
+function startupRows(st: StartupResult): string[] {
+  const rows = ['| Node | command | wall ms (median) | ÷ `node -e 0` | CPU ms | peak RSS MB | wall ms per round |', '|---|---|---|---|---|---|---|'];
+  for (const n of st.nodes) {
+    const line = (name: string, f: StartupResult['nodes'][number]['version']): string =>
+      `| ${n.node} | ${name} | ${fmt(f.wallMs, 0)} | ${fmt(f.ratioToNode, 1)} | ${fmt(f.cpuMs, 0)} | ${fmt(f.maxRssMb, 0)} | ${f.samplesMs.join(', ')} |`;
+    rows.push(line('`node -e 0`', n.nodeE0), line('`flowgauge --version`', n.version), line('`flowgauge --help`', n.help), line(`\`flowgauge run tiny.ts\` to first request (${n.tsLoader})`, n.runToFirstRequest));
+  }
+  return rows;
 }
 
 const ratioOf = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined || b === 0 ? undefined : a / b);
@@ -147,12 +194,15 @@ export function renderBenchMarkdown(r: BenchReport): string {
     lines.push(`| paced streams measured to \`end\` / errors, per round | ${s.pacedRuns.map((x) => `${x.streams} / ${x.errors}`).join(', ')} |`);
     lines.push(`| peak RSS (MB) / memory per open stream (bytes), paced runs | ${rss(s.pacedRuns)} / ${perStream.length > 0 ? fmt(median(perStream), 0) : '—'} |`);
     lines.push(`| TTFT error p50 / p99 / max (ms), ${s.concurrency} paced streams | ${fmt(s.paced?.ttftErrorMs?.p50, 3)} / ${fmt(s.paced?.ttftErrorMs?.p99, 3)} / ${fmt(s.paced?.ttftErrorMs?.max, 3)} |`);
-    const floorP99 = s.floorRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
+    const floorP99 = s.floorRuns.map((r) => `${fmt(r.ttftErrorMs?.p99, 3)}${r.invalid === undefined ? '' : ' (invalid)'}`).join(', ');
     const fgP99 = s.pacedRuns.map((r) => fmt(r.ttftErrorMs?.p99, 3)).join(', ');
     lines.push(`| TTFT error p99 per round (ms): flowgauge / raw-socket floor | ${fgP99} / ${floorP99} |`);
     lines.push(`| TTFT error p99, flowgauge ÷ raw-socket floor (medians) | ${fmt(ratioOf(s.ttftErrorP99Ms, s.floorTtftErrorP99Ms))} |`);
     const loop = s.paced?.eventLoopDelayMs;
     lines.push(`| client event-loop delay p50 / p99 / max (ms, 1 ms timer), paced run | ${fmt(loop?.p50, 2)} / ${fmt(loop?.p99, 2)} / ${fmt(loop?.max, 2)} |`, '');
+    for (const [i, f] of s.floorRuns.entries()) {
+      if (f.invalid !== undefined) lines.push(`Floor round ${i + 1} is invalid and left out of the median: ${f.invalid}.`, '');
+    }
   }
   if (r.memory !== undefined) {
     const m = r.memory;
@@ -181,6 +231,12 @@ export function renderBenchMarkdown(r: BenchReport): string {
     }
     lines.push('');
   }
+  if (r.cli !== undefined) {
+    lines.push('## 8. The installed CLI beside the library, autocannon and wrk', '');
+    if (r.cli.available) lines.push(`Closed loop, 50 connections, identical bodies from nginx; counted at nginx over a ${r.cli.windowS} s window after the warm-up, ${r.cli.rounds} round(s), tools alternating.`, '');
+    lines.push(...cliRows(r.cli), '');
+  }
+  if (r.startup !== undefined) lines.push('## 7. Start-up of the installed CLI', '', `Medians of ${r.startup.rounds} rounds, commands alternating, pinned to the generator core.`, '', ...startupRows(r.startup), '');
   lines.push('## Peers', '', ...Object.entries(r.peers).map(([k, v]) => `- ${k}: ${v ?? 'missing (not installed)'}`), '');
   return `${lines.join('\n')}\n`;
 }

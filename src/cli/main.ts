@@ -3,14 +3,14 @@
  * exit code, without touching the process, so tests call it in-process; `cli()` is the thin
  * wrapper the bin script runs.
  */
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import { FlowgaugeError } from '../core/errors.js';
 import { type CommandContext, UsageError } from './context.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { type CliIo, processIo } from './io.js';
 import { safeProcessTitle } from './process-title.js';
 import { packageVersion } from './version.js';
-import { commandModules } from './commands/index.js';
+import { chosenCommand, commandEntries, commandName } from './commands/index.js';
 import { builtinScenarioNames } from './scenario-path.js';
 import { humanizeUsageMessage } from './usage-messages.js';
 
@@ -26,6 +26,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     },
   };
 
+  // `--version` alone is answered before yargs loads: it is most of what that call would cost.
+  if (argv.length === 1 && argv[0] === '--version') {
+    io.stdout.write(`${packageVersion()}\n`);
+    return exit;
+  }
+  const { default: yargs } = await import('yargs');
   let parser: Argv = yargs([...argv])
     .scriptName('flowgauge')
     .usage('$0 <command> [options]\n\nLoad testing and SLO monitoring for Workflow Execution Services.')
@@ -51,11 +57,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
         humanizeUsageMessage(msg ?? 'invalid arguments', { argv, commands, flags: Object.keys(described), scenarios: builtinScenarioNames() }),
       );
     });
-  const commands: string[] = [];
-  for (const make of commandModules) {
-    const module = make(ctx);
-    commands.push(String(module.command ?? '').split(' ')[0] as string);
-    parser = parser.command(module);
+  const commands = commandEntries.map(commandName);
+  // Only the chosen command's module is loaded; the others are listed by name and description
+  // (enough for the help, the command list and did-you-mean), never run.
+  const chosen = chosenCommand(argv);
+  for (const entry of commandEntries) {
+    parser = parser.command(entry === chosen ? (await entry.load())(ctx) : { command: entry.command, describe: entry.describe, handler: listedOnly });
   }
 
   try {
@@ -68,6 +75,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     ctx.setExit(reportError(err, io));
   }
   return exit;
+}
+
+/** The handler of a command listed but not loaded: yargs runs a handler only for the command argv names, which is loaded. */
+function listedOnly(): never {
+  throw new Error('a command was run that was listed but not loaded');
 }
 
 /** Which code wins when several apply: the less the measurement can be trusted, the higher. */

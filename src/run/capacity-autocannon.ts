@@ -4,7 +4,9 @@
  * sweep is about the target's ceiling, and it costs the least CPU per request of the tools at
  * hand (see docs/performance.md); flowgauge's own executors measure everything else.
  */
-import autocannon from 'autocannon';
+// Types only at the top: autocannon itself is imported by the first step, so everything that
+// reaches this file through src/run/index.ts (every `flowgauge run`) does not load it.
+import type autocannon from 'autocannon';
 import type { CapacityRequest } from './capacity-request.js';
 import type { MeasureStep, StepMeasurement } from './capacity.js';
 
@@ -62,7 +64,8 @@ export function measurementOf(concurrency: number, r: AutocannonResultView): Ste
 export function createAutocannonMeasure(options: AutocannonMeasureOptions): MeasureStep {
   const { request, durationS } = options;
   return async (concurrency) => {
-    const result = await autocannon({
+    const { default: run } = await import('autocannon');
+    const result = await run({
       url: request.url,
       method: request.method,
       headers: { ...request.headers },

@@ -1,8 +1,10 @@
 /**
  * Reading a scenario file of any supported kind into a raw value for `resolveScenario`.
- * TypeScript goes through tsx, so users need no build step.
+ * TypeScript runs with no build step: through Node's own type stripping where Node has it,
+ * through tsx elsewhere and for what stripping cannot run.
  */
 import { dirname, extname, resolve, sep } from 'node:path';
+import * as nodeModule from 'node:module';
 import { findSourceMap, register as registerHooks } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { NamespacedUnregister } from 'tsx/esm/api';
@@ -44,7 +46,7 @@ export const SCENARIO_LIMITS: InputLimits = { maxBytes: 16 * 1024 * 1024, maxDep
 const YAML_SCAN_DEPTH = 4 * SCENARIO_LIMITS.maxDepth;
 
 /**
- * Reads a scenario file: `.ts`/`.mts`/`.cts` (via tsx) and `.js`/`.mjs`/`.cjs` modules (the
+ * Reads a scenario file: `.ts`/`.mts`/`.cts` (Node's type stripping or tsx) and `.js`/`.mjs`/`.cjs` modules (the
  * default export, or a named `scenario` export), `.json`, `.yaml`/`.yml`. A missing file throws
  * `FlowgaugeError` `FG_FILE_NOT_FOUND` naming the path; a file that cannot be parsed or run
  * throws `ConfigError` carrying the parser's message (and, for a module,
@@ -226,10 +228,18 @@ let tsLoads = 0;
 const SELF_RESOLVE_HOOKS = `
 let self;
 export async function initialize(data) { self = data; }
+// A module of the installed package's dist/ is the very one the CLI loaded: without tsx's
+// namespace query the scenario shares it (one copy of the package, not a second of ~240 modules).
+function shared(r) {
+  if (self.dist === null || !r.url.startsWith(self.dist) || !r.url.includes('tsx-namespace=')) return r;
+  const u = new URL(r.url);
+  u.searchParams.delete('tsx-namespace');
+  return { ...r, url: u.href };
+}
 export async function resolve(specifier, context, next) {
-  if (specifier === 'flowgauge') return next(self.main, context);
-  if (specifier.startsWith('flowgauge/')) return next(specifier, { ...context, parentURL: self.packageJson });
-  const r = await next(specifier, context);
+  if (specifier === 'flowgauge') return shared(await next(self.main, context));
+  if (specifier.startsWith('flowgauge/')) return shared(await next(specifier, { ...context, parentURL: self.packageJson }));
+  const r = shared(await next(specifier, context));
   // A .ts file outside any "type": "module" package would be compiled to CommonJS, where
   // require('flowgauge') bypasses this hook; scenario code is ESM, so load it as ESM.
   if (r.format === 'commonjs' && /\.m?ts$/.test(new URL(r.url).pathname.replace(/%3F.*$/, '')) && r.url.includes('tsx-namespace=')) {
@@ -241,11 +251,11 @@ export async function resolve(specifier, context, next) {
   return r;
 }`;
 
-function selfResolveData(): { main: string; packageJson: string } {
-  const fromSource = import.meta.url.endsWith('.ts');
+function selfResolveData(): { main: string; packageJson: string; dist: string | null } {
+  const fromSource = !FROM_DIST;
   const main = new URL(fromSource ? '../index.ts' : '../index.js', import.meta.url);
   // src/scenario/ in a checkout, dist/scenario/ in a package: the root is two levels up either way.
-  return { main: main.href, packageJson: new URL('../../package.json', import.meta.url).href };
+  return { main: main.href, packageJson: new URL('../../package.json', import.meta.url).href, dist: fromSource ? null : new URL('../', import.meta.url).href };
 }
 
 /**
@@ -255,9 +265,70 @@ function selfResolveData(): { main: string; packageJson: string } {
  * are shared between loads.
  */
 async function importModule(url: string): Promise<unknown> {
-  const loader = await (tsLoader ??= createLoader());
   tsLoads++;
-  return loader.import(`${url}?flowgauge-scenario=${tsLoads}`, import.meta.url) as Promise<unknown>;
+  const unique = `${url}?flowgauge-scenario=${tsLoads}`;
+  if (nodeStripsTypes() && FROM_DIST && /\.m?ts$/.test(url)) {
+    nativeHooks ??= registerNativeSelfResolve();
+    try {
+      return (await import(unique)) as unknown;
+    } catch (err) {
+      if (!tsxMayLoad(err)) throw err;
+    }
+  }
+  const loader = await (tsLoader ??= createLoader());
+  return loader.import(unique, import.meta.url) as Promise<unknown>;
+}
+
+let nativeHooks: true | undefined;
+// Node's loader runs a scenario importing `flowgauge` only against the compiled package: the
+// sources import each other as `./x.js`, which only tsx maps to `./x.ts`.
+// (Under tsx this file's URL carries a query: its path says which it is.)
+const FROM_DIST = !new URL(import.meta.url).pathname.endsWith('.ts');
+
+/**
+ * True where Node runs TypeScript itself (type stripping: on by default from Node 22.18 and
+ * 23.6, or with `--experimental-strip-types`): a scenario then loads in milliseconds instead of
+ * the ~0.3 s tsx and esbuild take to start.
+ */
+function nodeStripsTypes(): boolean {
+  return Boolean((process.features as { typescript?: unknown }).typescript);
+}
+
+/**
+ * Errors of Node's own loader that tsx gets past, all raised before the module runs (so tsx
+ * runs it once, not twice): syntax that needs transforming (enums, namespaces, parameter
+ * properties), a `.ts` file under node_modules (the package's ready scenarios), an import
+ * written `./x.js` for `./x.ts` or without its extension, a type imported as a value.
+ */
+function tsxMayLoad(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^ERR_(UNSUPPORTED_TYPESCRIPT_SYNTAX|INVALID_TYPESCRIPT_SYNTAX|UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING|MODULE_NOT_FOUND|UNSUPPORTED_DIR_IMPORT|UNKNOWN_FILE_EXTENSION|REQUIRE_ESM)$/.test(code)) return true;
+  return err instanceof SyntaxError && /does not provide an export named/.test(err.message);
+}
+
+function registerSelfResolve(): true {
+  registerHooks(`data:text/javascript,${encodeURIComponent(SELF_RESOLVE_HOOKS)}`, { data: selfResolveData() });
+  return true;
+}
+
+type SyncResolve = (specifier: string, context: { parentURL?: string | undefined }, next: (specifier: string, context?: object) => unknown) => unknown;
+
+/**
+ * The self-resolving hook for Node's own loader. In-thread (`module.registerHooks`, Node 22.15
+ * and 23.5 on) it costs nothing; elsewhere it is the off-thread `SELF_RESOLVE_HOOKS`.
+ */
+function registerNativeSelfResolve(): true {
+  const registerSync = (nodeModule as { registerHooks?: (hooks: { resolve: SyncResolve }) => unknown }).registerHooks;
+  if (registerSync === undefined) return registerSelfResolve();
+  const self = selfResolveData();
+  registerSync({
+    resolve(specifier, context, next) {
+      if (specifier === 'flowgauge') return next(self.main, context);
+      if (specifier.startsWith('flowgauge/')) return next(specifier, { ...context, parentURL: self.packageJson });
+      return next(specifier, context);
+    },
+  });
+  return true;
 }
 
 /** tsx and the self-resolving hook, registered once, on first use: a program that imports flowgauge without loading scenario files never loads tsx. */
@@ -265,7 +336,7 @@ async function createLoader(): Promise<NamespacedUnregister> {
   const { register } = await import('tsx/esm/api');
   const loader = register({ namespace: 'flowgauge-scenarios' });
   // Hooks registered later run first: this one must see every request before tsx does.
-  registerHooks(`data:text/javascript,${encodeURIComponent(SELF_RESOLVE_HOOKS)}`, { data: selfResolveData() });
+  registerSelfResolve();
   return loader;
 }
 

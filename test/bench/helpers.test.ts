@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flowListSchema } from '../../src/api/schemas.js';
 import { benchPlan } from '../../bench/cases/context.js';
+import { checkFloorRound, type StreamRun } from '../../bench/cases/streaming.js';
 import { flowListBody } from '../../bench/lib/flow-list-body.js';
 import { parseHey, parseWrk } from '../../bench/lib/peers.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from '../../bench/lib/report.js';
@@ -104,5 +105,55 @@ describe('bench report', () => {
     expect(full.openS).toBe(20);
     expect(quick.openS).toBeLessThan(full.openS);
     expect(quick.memoryRequests).toBeLessThan(full.memoryRequests);
+  });
+});
+
+describe('bench streaming floor rounds', () => {
+  const pacing = { tokens: 20, intervalMs: 20 };
+  const floorRun = (streams: number, elapsedS: number, p99: number): StreamRun => ({
+    tool: 'floor',
+    streams,
+    tokens: 0,
+    elapsedS,
+    tokensPerS: 0,
+    cpuS: 0,
+    errors: 0,
+    connections: 2000,
+    plannedS: 20,
+    ttftErrorMs: { count: 100, p50: 0.5, p90: 1, p99, max: p99, mean: 0.6 },
+  });
+
+  it('keeps a round whose connections carried streams back to back for about the plan', () => {
+    // 20 s at 0.42 s a stream: 47 fit per connection.
+    expect(checkFloorRound(floorRun(2000 * 45, 20.6, 0.8), pacing, 20).invalid).toBeUndefined();
+  });
+
+  it('marks a round of one stream per connection, or one that ran far past its plan, invalid and leaves it out of the median', () => {
+    const slow = checkFloorRound(floorRun(2000, 192, 4.55), pacing, 20);
+    expect(slow.invalid).toMatch(/1\.00 streams per connection, where 47 fit in 20 s; ran 192\.0 s for a 20 s plan/);
+    const report = {
+      saturation: undefined,
+      openModel: undefined,
+      memory: undefined,
+      journey: undefined,
+      workers: undefined,
+      streaming: {
+        concurrency: 2000,
+        throughput: { flowgauge: [], bare: [] },
+        flowgaugeTokensPerS: undefined,
+        bareTokensPerS: undefined,
+        ratioToBare: undefined,
+        pacedRuns: [],
+        floorRuns: [checkFloorRound(floorRun(2000 * 45, 20.6, 0.8), pacing, 20), slow],
+        paced: undefined,
+        ttftErrorP99Ms: undefined,
+        floorTtftErrorP99Ms: 0.8,
+      },
+    };
+    const valid = checkTargets(report).find((t) => t.id === '3.stream.floor.valid');
+    expect(valid).toMatchObject({ observed: 1, passed: false, target: '2 of 2' });
+    const md = renderBenchMarkdown({ schema: 'flowgauge/bench@1', date: 'd', quick: true, machine: { cpus: 2, node: 'v20', pinned: true, loadAverageStart: [1, 1, 1], loadAverageEnd: [1, 1, 1] }, peers: {}, ...report, targets: [], elapsedS: 1 });
+    expect(md).toContain('4.550 (invalid)');
+    expect(md).toContain('Floor round 2 is invalid and left out of the median');
   });
 });

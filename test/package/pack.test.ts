@@ -52,7 +52,7 @@ beforeAll(async () => {
     return;
   }
   console.info(`pack: build + pack ${((t1 - t0) / 1000).toFixed(1)} s, tarball ${(packed.size / 1024).toFixed(0)} KiB (${files.length} files), offline install ${((performance.now() - t1) / 1000).toFixed(1)} s`);
-}, 90_000);
+}, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const inProject = (cmd: string, args: string[]): Promise<{ stdout: string; stderr: string }> =>

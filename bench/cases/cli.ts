@@ -1,0 +1,195 @@
+/**
+ * Case 8: the product as installed. `flowgauge run` of the packed and installed CLI
+ * (bench/lib/installed.ts), every default observer on, beside the library driver
+ * (drivers/flowgauge-closed.ts: `executeRun` in a script, as bench case 1 runs it), autocannon
+ * and wrk: closed loop, 50 connections, identical ~4 KB bodies from nginx on the server core.
+ *
+ * Every tool is measured the same way from outside, over the same window: once nginx has
+ * counted the tool's first request, `warmupS` pass, then for `saturationS` the requests nginx
+ * handles (its stub_status counter) and the tool's CPU time (`/proc/<pid>/stat`) are read at
+ * both ends; the peak RSS is the process's high-water mark (`VmHWM`) at the window's end. So
+ * the CLI's start-up, scenario loading and report writing are outside the window, as the
+ * library driver's warm-up is, and nothing a tool says about itself is needed.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { flowListBody } from '../lib/flow-list-body.js';
+import { installedCli } from '../lib/installed.js';
+import { nginxRequests, startNginx } from '../lib/peers.js';
+import { bundled } from '../lib/bundle.js';
+import { GENERATOR_CORE, procCpuS, sleep, spawnChild, type Child } from '../lib/proc.js';
+import { median, ratio } from '../lib/stats.js';
+import type { BenchContext } from './context.js';
+
+const CONNECTIONS = 50;
+const TOOLS = ['flowgauge CLI', 'flowgauge library', 'autocannon', 'wrk'] as const;
+type Tool = (typeof TOOLS)[number];
+
+/** One tool's window. */
+export interface WindowRun {
+  readonly tool: Tool;
+  readonly requests: number;
+  readonly seconds: number;
+  readonly requestsPerS: number;
+  readonly cpuUsPerRequest: number | undefined;
+  readonly maxRssMb: number | undefined;
+}
+
+/** One tool's medians over rounds. */
+export interface CliToolFigures {
+  readonly runs: readonly WindowRun[];
+  readonly requestsPerS: number | undefined;
+  readonly cpuUsPerRequest: number | undefined;
+  readonly maxRssMb: number | undefined;
+}
+
+/** Case 8 results. */
+export interface CliResult {
+  /** False when nginx (the server) or the install is missing: then nothing else is filled. */
+  readonly available: boolean;
+  readonly why?: string;
+  readonly rounds: number;
+  readonly windowS: number;
+  readonly tools: Readonly<Partial<Record<Tool, CliToolFigures>>>;
+  /** CLI ÷ library CPU per request: target ≤ 1.1. */
+  readonly cpuCliToLibrary: number | undefined;
+  /** CLI ÷ library peak RSS: target ≤ 1.2. */
+  readonly rssCliToLibrary: number | undefined;
+  /** CLI ÷ autocannon requests/s: target ≥ 1.2. */
+  readonly rpsCliToAutocannon: number | undefined;
+  readonly rpsLibraryToAutocannon: number | undefined;
+  /** CLI ÷ wrk CPU per request: target ≤ 1.8. */
+  readonly cpuCliToWrk: number | undefined;
+  readonly cpuLibraryToWrk: number | undefined;
+}
+
+function peakRssMb(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? undefined : Number(m[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+async function spawnTool(ctx: BenchContext, tool: Tool, base: string, totalS: number, bin: string, dir: string, round: number): Promise<Child> {
+  switch (tool) {
+    case 'flowgauge CLI': {
+      const scenario = join(dir, 'closed.json');
+      writeFileSync(
+        scenario,
+        JSON.stringify({
+          name: 'bench-cli',
+          tier: { limitPerMinute: 1e9 },
+          load: { executor: 'constant-concurrency', concurrency: CONNECTIONS, duration: `${totalS}s`, gracefulStop: '2s' },
+          mix: [{ op: 'listFlows', weight: 1 }],
+        }),
+      );
+      return spawnChild(process.execPath, [bin, 'run', scenario, '--base-url', base, '--token', 'fg_bench_token', '--quiet', '--out', join(dir, `cli-${round}`)], GENERATOR_CORE);
+    }
+    case 'flowgauge library': {
+      const script = await bundled('drivers/flowgauge-closed.ts');
+      if (script === undefined) throw new Error('esbuild could not bundle drivers/flowgauge-closed.ts');
+      return spawnChild(process.execPath, [script, '--base-url', base, '--concurrency', String(CONNECTIONS), '--duration-s', String(totalS), '--warmup-s', '0'], GENERATOR_CORE);
+    }
+    case 'autocannon': {
+      const script = await bundled('drivers/autocannon-driver.ts');
+      if (script === undefined) throw new Error('esbuild could not bundle drivers/autocannon-driver.ts');
+      return spawnChild(process.execPath, [script, '--url', `${base}/flows`, '--connections', String(CONNECTIONS), '--duration-s', String(totalS), '--warmup-s', '0'], GENERATOR_CORE);
+    }
+    case 'wrk':
+      return spawnChild(ctx.peers.wrk ?? 'wrk', ['-t1', `-c${CONNECTIONS}`, `-d${totalS}s`, '-H', 'authorization: Bearer fg_bench_token', `${base}/flows`], GENERATOR_CORE);
+  }
+}
+
+/** Runs one tool and measures its window; undefined when it never sent a request. */
+async function measure(ctx: BenchContext, tool: Tool, port: number, bin: string, dir: string, round: number): Promise<WindowRun | undefined> {
+  const { warmupS, saturationS } = ctx.plan;
+  const totalS = warmupS + saturationS + 3;
+  const before = (await nginxRequests(port)) ?? 0;
+  const child = await spawnTool(ctx, tool, `http://127.0.0.1:${port}/v1`, totalS, bin, dir, round);
+  try {
+    // The load has begun once nginx counts more than the status reads themselves.
+    const started = performance.now();
+    for (;;) {
+      const n = (await nginxRequests(port)) ?? before;
+      if (n > before + 5) break;
+      if (performance.now() - started > 60_000) throw new Error(`${tool} sent no load within 60 s:\n${child.output().slice(-1500)}`);
+      await sleep(20);
+    }
+    await sleep(warmupS * 1000);
+    const c0 = await nginxRequests(port);
+    const cpu0 = procCpuS(child.pid);
+    const t0 = performance.now();
+    await sleep(saturationS * 1000);
+    const c1 = await nginxRequests(port);
+    const cpu1 = procCpuS(child.pid);
+    const seconds = (performance.now() - t0) / 1000;
+    const maxRssMb = peakRssMb(child.pid);
+    if (c0 === undefined || c1 === undefined) return undefined;
+    // Two status reads of the bench itself fall in the window.
+    const requests = c1 - c0 - 1;
+    await child.exited;
+    return {
+      tool,
+      requests,
+      seconds,
+      requestsPerS: requests / seconds,
+      cpuUsPerRequest: cpu0 === undefined || cpu1 === undefined || requests <= 0 ? undefined : ((cpu1 - cpu0) / requests) * 1e6,
+      maxRssMb,
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+function toolFigures(runs: readonly WindowRun[]): CliToolFigures {
+  const med = (f: (r: WindowRun) => number | undefined): number | undefined => {
+    const v = runs.map(f).filter((x): x is number => x !== undefined);
+    return v.length > 0 ? median(v) : undefined;
+  };
+  return { runs, requestsPerS: med((r) => r.requestsPerS), cpuUsPerRequest: med((r) => r.cpuUsPerRequest), maxRssMb: med((r) => r.maxRssMb) };
+}
+
+/** Runs case 8 (reported as unavailable without nginx or wrk's binary for its row). */
+export async function runCli(ctx: BenchContext): Promise<CliResult> {
+  const { plan } = ctx;
+  const windowS = plan.saturationS;
+  const empty = { rounds: plan.rounds, windowS, tools: {}, cpuCliToLibrary: undefined, rssCliToLibrary: undefined, rpsCliToAutocannon: undefined, rpsLibraryToAutocannon: undefined, cpuCliToWrk: undefined, cpuLibraryToWrk: undefined };
+  const nginx = await startNginx(ctx.peers, flowListBody());
+  if (nginx === undefined) {
+    ctx.log('cli: nginx is not installed; the case is reported as missing');
+    return { available: false, why: 'nginx is not installed', ...empty };
+  }
+  const cli = await installedCli(ctx.log);
+  const dir = mkdtempSync(join(tmpdir(), 'fg-bench-cli-run-'));
+  const runs: Record<Tool, WindowRun[]> = { 'flowgauge CLI': [], 'flowgauge library': [], autocannon: [], wrk: [] };
+  try {
+    for (let round = 0; round < plan.rounds; round++) {
+      for (const tool of TOOLS) {
+        if (tool === 'wrk' && ctx.peers.wrk === undefined) continue;
+        ctx.log(`cli: round ${round + 1}/${plan.rounds}: ${tool}`);
+        const r = await measure(ctx, tool, nginx.port, cli.bin, dir, round);
+        if (r !== undefined) runs[tool].push(r);
+      }
+    }
+  } finally {
+    await nginx.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const tools = Object.fromEntries(TOOLS.map((t) => [t, toolFigures(runs[t])])) as Record<Tool, CliToolFigures>;
+  const of = (t: Tool, k: 'requestsPerS' | 'cpuUsPerRequest' | 'maxRssMb'): number | undefined => tools[t][k];
+  return {
+    available: true,
+    rounds: plan.rounds,
+    windowS,
+    tools,
+    cpuCliToLibrary: ratio(of('flowgauge CLI', 'cpuUsPerRequest'), of('flowgauge library', 'cpuUsPerRequest')),
+    rssCliToLibrary: ratio(of('flowgauge CLI', 'maxRssMb'), of('flowgauge library', 'maxRssMb')),
+    rpsCliToAutocannon: ratio(of('flowgauge CLI', 'requestsPerS'), of('autocannon', 'requestsPerS')),
+    rpsLibraryToAutocannon: ratio(of('flowgauge library', 'requestsPerS'), of('autocannon', 'requestsPerS')),
+    cpuCliToWrk: ratio(of('flowgauge CLI', 'cpuUsPerRequest'), of('wrk', 'cpuUsPerRequest')),
+    cpuLibraryToWrk: ratio(of('flowgauge library', 'cpuUsPerRequest'), of('wrk', 'cpuUsPerRequest')),
+  };
+}
