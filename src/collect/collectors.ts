@@ -23,7 +23,7 @@ import type { RateLimitAnalyser, RateLimitSnapshot, SetupAnswer } from './rate-l
 import { createSliceTable } from './slices.js';
 import type { SliceEntry } from './slices.js';
 import { createStreamCollector } from './stream-collector.js';
-import { createPromptLengthStats, type PromptLengthSection } from './prompt-length.js';
+import { createPromptLengthStats, defaultPromptBands, type PromptLengthSection } from './prompt-length.js';
 import type { StreamSnapshot } from './stream-collector.js';
 
 /** Options of `createCollectors`. */
@@ -49,6 +49,8 @@ export interface CollectorsOptions {
   readonly rateLimit?: RateLimitAnalyser;
   /** Distinct contract violations kept (default 200). */
   readonly maxContractViolations?: number;
+  /** Prompt-length bands (lower bounds) of each unit (default `defaultPromptBands`). */
+  readonly promptBands?: (unit: string) => readonly number[];
 }
 
 /** Options with every default filled. */
@@ -61,6 +63,7 @@ export interface ResolvedCollectorsOptions {
   readonly inFlight: (() => number) | undefined;
   readonly sharers: number;
   readonly maxContractViolations: number;
+  readonly promptBands: (unit: string) => readonly number[];
 }
 
 /** Everything report/ needs, at one instant. */
@@ -148,6 +151,7 @@ export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCo
     inFlight: options.inFlight,
     sharers: options.sharers ?? 1,
     maxContractViolations: options.maxContractViolations ?? 200,
+    promptBands: options.promptBands ?? defaultPromptBands,
   };
   if (!Number.isFinite(resolved.runStartNs)) throw new InvalidArgumentError('runStartNs must be a finite number');
   if (!(Number.isFinite(resolved.sliceMs) && resolved.sliceMs > 0)) {
@@ -169,7 +173,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   /** Latency of the 429 answers: apart from `all` and the ops' (one population for latency). */
   const refused = createLatencyHistogram();
   const stream = createStreamCollector();
-  const prompts = createPromptLengthStats();
+  const prompts = createPromptLengthStats(o.promptBands);
   const own = createRateLimitAnalyser({
     runStartNs: o.runStartNs,
     sharers: o.sharers,
@@ -231,10 +235,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         responses429++;
       } else recordNs(all, sample.endNs - sample.intendedNs);
       stream.observe(sample);
-      if (sample.inputWords !== undefined) {
-        const first = sample.stream?.firstTokenNs;
-        prompts.observe(sample.inputWords, first !== undefined && sample.status >= 200 && sample.status < 300 ? first - sample.intendedNs : undefined);
-      }
+      if (sample.inputTokens !== undefined) prompts.observe(sample);
       if (sample.violations.length > 0) violations.add(sample.violations);
       slices.observe(sample, sli);
       totals.requests++;

@@ -106,8 +106,12 @@ export interface RequestSample {
   runStatus: RunStatus | undefined;
   /** For `stream`: its timing. */
   stream: StreamTiming | undefined;
-  /** For `stream` with a known input: the prompt's length in words. */
-  inputWords?: number;
+  /** For `stream` with a known input: the prompt's length in `tokenUnit`. */
+  inputTokens?: number;
+  /** For a `stream` that returned its text: the output's length in `tokenUnit`. */
+  outputTokens?: number;
+  /** The unit of `inputTokens` and `outputTokens`: `words` (when absent) or a tokenizer's name. */
+  tokenUnit?: string;
 }
 
 /** How a request counts against the 99.9 % objective (DESIGN "SLI definitions"). */

@@ -8,6 +8,7 @@ import type { ErrorCode } from '../core/codes.js';
 import type { OpName } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
 import { countWords } from '../collect/index.js';
+import type { TokenCounter } from '../scenario/index.js';
 import type { RunSample } from './observer.js';
 
 /** What the engine knows of one request besides its result. */
@@ -30,9 +31,17 @@ export function runStatusOf(op: OpName, result: ApiResult<unknown> | StreamResul
   return status === 'running' || status === 'completed' || status === 'failed' ? status : undefined;
 }
 
-/** The request sample of one result (plain data). */
-export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | StreamResult, code: ErrorCode | undefined): RequestSample {
+/** What a text is counted in when the scenario names no tokenizer. */
+const WORDS: TokenCounter = { name: 'words', count: countWords };
+
+/**
+ * The request sample of one result (plain data). A stream's prompt and streamed output are
+ * counted with `counter`, the scenario's tokenizer (words by default).
+ */
+export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | StreamResult, code: ErrorCode | undefined, counter: TokenCounter = WORDS): RequestSample {
   const meta = result.meta;
+  const counted = ctx.op === 'stream' && ctx.input !== undefined;
+  const output = counted && result.ok ? (result.value as { output?: unknown }).output : undefined;
   return {
     op: ctx.op,
     flowId: ctx.flowId,
@@ -51,7 +60,9 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
     runStatus: runStatusOf(ctx.op, result),
     stream: 'timing' in result ? result.timing : undefined,
     // A plain literal (no spread): this runs once per request.
-    inputWords: ctx.op === 'stream' && ctx.input !== undefined ? countWords(ctx.input) : undefined,
+    inputTokens: counted ? counter.count(ctx.input as string) : undefined,
+    outputTokens: typeof output === 'string' ? counter.count(output) : undefined,
+    tokenUnit: counted ? counter.name : undefined,
   };
 }
 

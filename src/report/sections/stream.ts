@@ -3,11 +3,15 @@
  * the prompt lengths and TTFT by prompt length from theirs.
  */
 import { z } from 'zod';
-import { promptLengthFrom } from '../../collect/prompt-length.js';
+import { promptLengthFrom, promptsFrom, type PromptLengthReport } from '../../collect/prompt-length.js';
 import type { StreamHistogramName } from '../../collect/stream-collector.js';
 import type { StreamReport } from '../model.js';
-import { fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
-import { count, obj, pct } from './schema-kit.js';
+import { custom, fail, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
+import { count, nonNegative, obj, pct } from './schema-kit.js';
+
+const promptBandSchema = obj({ promptTokens: pct, ttftMs: pct, itlMs: pct, tpotMs: pct, tokensPerS: pct, outputTokens: pct });
+/** report@1 `stream.prompts.<unit>` (added in @1): prompt lengths and stream timing by band. */
+const promptLengthSchema = obj({ bands: z.array(nonNegative), promptTokens: pct, outputTokens: pct, byBand: z.record(z.string(), promptBandSchema) });
 
 /** report@1 `stream`. */
 export const streamSchema = obj(
@@ -31,6 +35,7 @@ export const streamSchema = obj(
     malformedEvents: count,
     inputWords: pct,
     ttftByInputWords: z.record(z.string(), pct),
+    prompts: z.record(z.string(), promptLengthSchema),
   },
 );
 
@@ -58,4 +63,25 @@ export const streamMerge: Rule<StreamReport> = fields<StreamReport>({
   malformedEvents: sum,
   inputWords: fromHistograms((h) => promptLengthFrom(h).inputWords),
   ttftByInputWords: fromHistograms((h) => promptLengthFrom(h).ttftByInputWords),
+  prompts: promptsMerge(),
 });
+
+/**
+ * `stream.prompts`: each unit's bands are a setting (shards of one run share them); every figure
+ * is re-read from the merged histograms (`stream.prompt.<unit>.…`), so the merge is exact.
+ */
+function promptsMerge(): Rule<Readonly<Record<string, PromptLengthReport>>> {
+  return custom('histogram', (parts, ctx) => {
+    const bands: Record<string, readonly number[]> = {};
+    for (const p of parts) {
+      for (const [unit, r] of Object.entries(p.value)) {
+        const seen = bands[unit];
+        if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(r.bands)) {
+          fail(`cannot merge: ${ctx.path}.${unit}.bands differs (${JSON.stringify(seen)}, ${p.source.name}: ${JSON.stringify(r.bands)}); shards of one run share them`);
+        }
+        bands[unit] = r.bands;
+      }
+    }
+    return promptsFrom(ctx.scope.histograms, bands);
+  });
+}
