@@ -128,7 +128,7 @@ export function createPromptLengthStats(bandsOf: (unit: string) => readonly numb
       // Per token of the unit when the text was counted; per token event when it was not.
       const k = out ?? s.tokens;
       const endNs = s.endEventNs ?? s.lastTokenNs;
-      if (k >= 2 && s.firstTokenNs !== undefined && endNs !== undefined && endNs > s.firstTokenNs) recordNs(b.tpot, (endNs - s.firstTokenNs) / (k - 1));
+      if (k >= 2 && s.firstTokenNs !== undefined && endNs !== undefined) recordNs(b.tpot, (endNs - s.firstTokenNs) / (k - 1));
       if (s.complete && k > 0 && s.firstTokenNs !== undefined && s.endEventNs !== undefined && s.endEventNs > s.firstTokenNs) {
         recordScaled(b.tokensPerS, (k / ((s.endEventNs - s.firstTokenNs) / 1e9)) * 1000);
       }
