@@ -176,7 +176,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const interval = (options.progressIntervalMs ?? 1000) * 1e6;
   const onTick = observers.filter((o) => o.tick !== undefined);
   let tickTimer = clock.setTimer(runStartNs + interval, function tick() {
-    const p = meter.progress();
+    // Every threshold judged on the live figures once a second, for the views that show them (the dashboard).
+    const p = thresholds.all.length === 0 ? meter.progress() : { ...meter.progress(), thresholds: evaluateThresholdsOn(meter.metrics(), thresholds.all) };
     for (const o of onTick) o.tick?.(p);
     if (thresholds.abortOnFail.length > 0) {
       const elapsedMs = (clock.nowNs() - runStartNs) / 1e6;
