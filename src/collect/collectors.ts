@@ -7,7 +7,7 @@
  * service served, i.e. every sample whose status is not 429; connection errors, timeouts and
  * 5xx stay in. A 429 still counts as a request of its op; its latency goes to `ratelimit.latency`.
  */
-import type { OpName } from '../core/ops.js';
+import type { ByOp, OpKey, OpName } from '../core/ops.js';
 import type { RequestSample, ThrottleClass, Verdict } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertObjective, DEFAULT_OBJECTIVE } from '../slo/budget.js';
@@ -74,7 +74,7 @@ export interface CollectorSnapshot {
   readonly objective: number;
   readonly totals: { readonly requests: number; readonly good: number; readonly bad: number; readonly excluded: number };
   /** Operations that saw at least one sample. */
-  readonly ops: Partial<Record<OpName, OpSnapshot>>;
+  readonly ops: ByOp<OpSnapshot>;
   readonly stream: StreamSnapshot & PromptLengthSection;
   readonly rateLimit: RateLimitSnapshot;
   /** Latency of the 429 answers (report.json `rateLimit.latencyMs`); `count` is the 429s seen. */
@@ -168,7 +168,7 @@ export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCo
 /** Creates the collectors of one run. */
 export function createCollectors(options: CollectorsOptions): Collectors {
   const o = resolveCollectorsOptions(options);
-  const ops = new Map<OpName, OpStats>();
+  const ops = new Map<OpKey, OpStats>();
   const all = createLatencyHistogram();
   /** Latency of the 429 answers: apart from `all` and the ops' (one population for latency). */
   const refused = createLatencyHistogram();
@@ -225,7 +225,8 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   return {
     options: o,
     observe(sample, judged) {
-      const throttle = rateLimit.observe(sample, judged?.throttle);
+      // Another origin's answers say nothing of the service's limiter.
+      const throttle = sample.otherOrigin === true ? 'none' : rateLimit.observe(sample, judged?.throttle);
       const sli = judged?.sli ?? classifySli(sample, throttle);
       let op = ops.get(sample.op);
       if (op === undefined) ops.set(sample.op, (op = createOpStats()));
@@ -251,7 +252,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
 
     snapshot(nowNs) {
       slices.advance(nowNs);
-      const opSnapshots: Partial<Record<OpName, OpSnapshot>> = {};
+      const opSnapshots: ByOp<OpSnapshot> = {};
       const histograms: Record<string, string> = {};
       for (const [name, stats] of ops) {
         opSnapshots[name] = stats.snapshot();
@@ -280,7 +281,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
     },
 
     view() {
-      const opSnapshots: Partial<Record<OpName, OpSnapshot>> = {};
+      const opSnapshots: ByOp<OpSnapshot> = {};
       for (const [name, stats] of ops) opSnapshots[name] = stats.snapshot();
       return {
         totals: { ...totals },

@@ -3,7 +3,7 @@
  * Field names here are fixed; fields may be added, never renamed. Times in ms, rates per
  * second, ratios 0–1. Pure: wall-clock times come in as arguments.
  */
-import type { OpName } from '../core/ops.js';
+import type { ByOp, OpName } from '../core/ops.js';
 import type { AsyncRunsSnapshot } from '../collect/async-runs.js';
 import type { ContractViolationEntry, ContractViolationTotals } from '../collect/contract-violations.js';
 import type { Pct } from '../collect/histogram.js';
@@ -216,7 +216,7 @@ export interface RunWarning {
 /** `scenarios.<name>` (added in @1): one scenario of a run of several, with its own figures. */
 export interface ScenarioReport {
   readonly load: LoadReport;
-  readonly ops: Partial<Record<OpName, OpReport>>;
+  readonly ops: ByOp<OpReport>;
   readonly stream: StreamReport;
   readonly rateLimit: RateLimitReport;
   readonly slo: SloReport;
@@ -242,7 +242,7 @@ export interface Report {
   readonly durationS: number;
   readonly load: LoadReport;
   /** Operations that saw at least one request. */
-  readonly ops: Partial<Record<OpName, OpReport>>;
+  readonly ops: ByOp<OpReport>;
   readonly stream: StreamReport;
   readonly rateLimit: RateLimitReport;
   readonly slo: SloReport;

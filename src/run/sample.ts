@@ -5,7 +5,7 @@
  */
 import type { ApiResult, StreamResult } from '../api/index.js';
 import type { ErrorCode } from '../core/codes.js';
-import type { OpName } from '../core/ops.js';
+import type { OpKey } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
 import { countWords } from '../collect/index.js';
 import type { TokenCounter } from '../scenario/index.js';
@@ -14,17 +14,21 @@ import type { RunSample } from './observer.js';
 /** What the engine knows of one request besides its result. */
 export interface SampleContext {
   readonly scenario: string;
-  readonly op: OpName;
+  readonly op: OpKey;
   readonly flowId: string | undefined;
   readonly negative: boolean;
   readonly intendedNs: number;
   readonly step: string | undefined;
   readonly sessionId: string | undefined;
   readonly input: string | undefined;
+  /** True for a journey's own request that does not count toward availability (`vu.http`). */
+  readonly outsideSlo?: boolean;
+  /** True for a journey's own request to another origin than the API's (`vu.http`). */
+  readonly otherOrigin?: boolean;
 }
 
 /** The run status a `run`/`getRun` answer carries, if any (other answers are not parsed). */
-export function runStatusOf(op: OpName, result: ApiResult<unknown> | StreamResult): RunStatus | undefined {
+export function runStatusOf(op: OpKey, result: ApiResult<unknown> | StreamResult): RunStatus | undefined {
   if (!result.ok || (op !== 'run' && op !== 'getRun')) return undefined;
   const value: unknown = result.value;
   const status = typeof value === 'object' && value !== null ? (value as { status?: unknown }).status : undefined;
@@ -63,6 +67,8 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
     inputTokens: counted ? counter.count(ctx.input as string) : undefined,
     outputTokens: typeof output === 'string' ? counter.count(output) : undefined,
     tokenUnit: counted ? counter.name : undefined,
+    outsideSlo: ctx.outsideSlo,
+    otherOrigin: ctx.otherOrigin,
   };
 }
 

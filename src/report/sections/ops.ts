@@ -3,16 +3,16 @@
  * histograms, so a merged report reads as one run's.
  */
 import { PHASES, type PhaseName, type PhasesSnapshot } from '../../collect/request-phases.js';
-import { OPS, type OpName } from '../../core/ops.js';
+import { OPS, type ByOp } from '../../core/ops.js';
 import type { OpReport } from '../model.js';
 import { each, fields, histogram, sum, sumCounts, type Rule } from './merge-kit.js';
-import { byOp, count, countMap, keyed, obj, pct } from './schema-kit.js';
+import { byOpOrHttp, count, countMap, keyed, obj, pct } from './schema-kit.js';
 
 const phasesSchema = obj(keyed(PHASES.map((p) => `${p}Ms` as const), pct));
 /** report@1 `ops.<op>`. */
 export const opSchema = obj({ count, good: count, bad: count, excluded: count, statuses: countMap, errors: countMap, latencyMs: pct }, { phases: phasesSchema });
 /** report@1 `ops`. */
-export const opsSchema = byOp(opSchema);
+export const opsSchema = byOpOrHttp(opSchema);
 
 function phasesMerge(op: string): Rule<PhasesSnapshot> {
   const phase = (p: PhaseName) => histogram(`${op}.phase.${p}`, { noun: 'requests' });
@@ -33,4 +33,4 @@ function opMerge(op: string): Rule<OpReport> {
 }
 
 /** How `ops` merges: each operation by the rules above, in the order of `OPS`. */
-export const opsMerge = each(opMerge, { order: OPS }) as Rule<Partial<Record<OpName, OpReport>>>;
+export const opsMerge = each(opMerge, { order: OPS }) as Rule<ByOp<OpReport>>;

@@ -4,7 +4,7 @@
  * ignore what they do not know.
  */
 import { z } from 'zod';
-import { OPS } from '../../core/ops.js';
+import { HTTP_OP_NAME, OPS } from '../../core/ops.js';
 import { PCT_STATS } from '../../slo/threshold-grammar.js';
 
 type Shape = Record<string, z.ZodType>;
@@ -45,6 +45,19 @@ export const byOp = <S extends z.ZodType>(value: S) =>
     // zod's type for a record's issues leaves out the one it raises for a key outside the enum.
     error: (iss) => ((iss.code as string) === 'unrecognized_keys' ? `unexpected key (allowed: ${OPS.join(', ')})` : undefined),
   });
+
+/**
+ * `ops`: keyed by operation name, or `http:<name>` for a journey's own requests (`vu.http`); any
+ * other key is refused, naming the forms allowed. Typed as `byOp`'s: the template-literal keys
+ * in the type would make tsc give up comparing the schema with the model (the type-level lock).
+ */
+export const byOpOrHttp = <S extends z.ZodType>(value: S): ReturnType<typeof byOp<S>> =>
+  z.record(z.string(), value).superRefine((ops, ctx) => {
+    for (const key of Object.keys(ops)) {
+      if ((OPS as readonly string[]).includes(key) || (key.startsWith('http:') && HTTP_OP_NAME.test(key.slice(5)))) continue;
+      ctx.addIssue({ code: 'custom', path: [key], message: `unexpected key (allowed: ${OPS.join(', ')}, http:<name>)` });
+    }
+  }) as unknown as ReturnType<typeof byOp<S>>;
 
 /** A `Pct`: percentiles, maximum and mean of an HDR histogram, and the number of values. */
 export const pct = obj({ ...keyed(PCT_STATS, nonNegative), count });
