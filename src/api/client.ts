@@ -166,8 +166,9 @@ export function createClient(options: ClientOptions): Client {
     },
 
     async close() {
-      await Promise.all([...otherTransports.values()].map((t) => t.close()));
       const transports = hookTransport !== undefined && hookTransport !== apiTransport ? [apiTransport, hookTransport] : [apiTransport];
+      // Every pool is closed before the first await: a call right after close() is refused.
+      transports.push(...otherTransports.values());
       // close() is safe to repeat on both transports; a second caller waits for the same drain.
       await Promise.all(transports.map((t) => t.close()));
     },

@@ -46,17 +46,17 @@ export const byOp = <S extends z.ZodType>(value: S) =>
     error: (iss) => ((iss.code as string) === 'unrecognized_keys' ? `unexpected key (allowed: ${OPS.join(', ')})` : undefined),
   });
 
+/** The keys `ops` allows: an operation, or `http:<name>` (`vu.http`); one pattern, so the JSON Schema says it too. */
+const OP_KEY = new RegExp(`^(${OPS.join('|')}|http:${HTTP_OP_NAME.source.slice(1, -1)})$`);
+
 /**
  * `ops`: keyed by operation name, or `http:<name>` for a journey's own requests (`vu.http`); any
- * other key is refused, naming the forms allowed. Typed as `byOp`'s: the template-literal keys
- * in the type would make tsc give up comparing the schema with the model (the type-level lock).
+ * other key is refused, naming the forms allowed. Typed as `byOp`'s: template-literal keys in the
+ * type would make tsc give up comparing the schema with the model (the type-level lock).
  */
 export const byOpOrHttp = <S extends z.ZodType>(value: S): ReturnType<typeof byOp<S>> =>
-  z.record(z.string(), value).superRefine((ops, ctx) => {
-    for (const key of Object.keys(ops)) {
-      if ((OPS as readonly string[]).includes(key) || (key.startsWith('http:') && HTTP_OP_NAME.test(key.slice(5)))) continue;
-      ctx.addIssue({ code: 'custom', path: [key], message: `unexpected key (allowed: ${OPS.join(', ')}, http:<name>)` });
-    }
+  z.record(z.string().regex(OP_KEY, { error: `unexpected key (allowed: ${OPS.join(', ')}, http:<name>)` }), value, {
+    error: (iss) => ((iss.code as string) === 'invalid_key' ? `unexpected key (allowed: ${OPS.join(', ')}, http:<name>)` : undefined),
   }) as unknown as ReturnType<typeof byOp<S>>;
 
 /** A `Pct`: percentiles, maximum and mean of an HDR histogram, and the number of values. */
