@@ -175,9 +175,10 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   const interval = (options.progressIntervalMs ?? 1000) * 1e6;
   const onTick = observers.filter((o) => o.tick !== undefined);
+  const liveThresholds = thresholds.all.length > 0 && onTick.some((o) => o.liveThresholds === true);
   let tickTimer = clock.setTimer(runStartNs + interval, function tick() {
-    // Every threshold judged on the live figures once a second, for the views that show them (the dashboard).
-    const p = thresholds.all.length === 0 ? meter.progress() : { ...meter.progress(), thresholds: evaluateThresholdsOn(meter.metrics(), thresholds.all) };
+    // Every threshold judged on the live figures once a second, only for a view that shows them (the dashboard).
+    const p = !liveThresholds ? meter.progress() : { ...meter.progress(), thresholds: evaluateThresholdsOn(meter.metrics(), thresholds.all) };
     for (const o of onTick) o.tick?.(p);
     if (thresholds.abortOnFail.length > 0) {
       const elapsedMs = (clock.nowNs() - runStartNs) / 1e6;

@@ -310,6 +310,7 @@ export function createDashboardObserver(o: DashboardFeedOptions): RunObserver {
   const feed = new Feed(o);
   return {
     name: 'dashboard',
+    liveThresholds: true,
     start: (ctx) => feed.start(ctx.scenarios),
     sample: (s) => feed.window.add(s),
     check: (c) => feed.window.check(c),
