@@ -2,6 +2,7 @@
  * The client's public surface: one method per operation of the interface. Every method
  * resolves to a result; none rejects for HTTP or transport failures.
  */
+import type { HttpRequest, HttpResult } from './http-request.js';
 import type { ApiResult, StreamResult, TimedStreamEvent } from './result.js';
 import type {
   CreateSessionBody,
@@ -70,6 +71,14 @@ export interface Client {
   getUsage(query?: UsageQuery, opts?: CallOptions): Promise<ApiResult<UsageStats>>;
   /** `POST {webhookHost}/api/v1/webhook/{id}`; carries the bearer only with `triggerAuth`. */
   trigger(flowId: string, payload: Record<string, unknown>, opts?: CallOptions): Promise<ApiResult<TriggerAck>>;
+  /**
+   * A request outside the interface's operations (an auth call, a health page, a webhook of
+   * yours) on the same transports and timing: a relative `path`/`url` goes to the base URL; the
+   * token goes only to the API's origin unless `auth: true`. Throws `InvalidArgumentError` for a
+   * URL or method it will not send; never rejects for what the target does. Optional, so other
+   * implementations of `Client` stay valid.
+   */
+  http?(req: HttpRequest, opts?: CallOptions & { readonly name?: string }): Promise<HttpResult>;
   /** Closes the connection pools after in-flight requests finish; later calls resolve `ABORTED`. */
   close(): Promise<void>;
   /**

@@ -15,6 +15,7 @@ import type { Client, CallOptions, StreamCallOptions } from './client-types.js';
 import { createH1Transport } from './h1-pool.js';
 import { resolveClientOptions, USER_AGENT, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { createRedactor } from './redact.js';
+import { httpMethod, httpTarget, requestHttp } from './http-request.js';
 import { queryString, requestJson, withCallHeaders, type RequestHeaders } from './request.js';
 import type { ResponseContext } from './response.js';
 import type { ApiResult } from './result.js';
@@ -36,6 +37,8 @@ import type { FlowList, ListAllFlowsQuery } from './types.js';
 import { createUndiciTransport } from './undici-transport.js';
 
 const JSON_TYPE = 'application/json';
+/** Other origins one client sends `http` requests to (each holds a pool). */
+const MAX_OTHER_ORIGINS = 16;
 const MAX_PAGE_SIZE = 100;
 
 /**
@@ -67,6 +70,8 @@ export function createClient(options: ClientOptions): Client {
   const apiTransport = createTransport(o.origin, o);
   let hookTransport: Transport | undefined = o.webhookOrigin === o.origin ? apiTransport : undefined;
   const hookTransportFor = (): Transport => (hookTransport ??= createTransport(o.webhookOrigin, o));
+  // Origins of `http` requests other than these two, each its own pool.
+  const otherTransports = new Map<string, Transport>();
 
   const base = o.basePath;
   const get = <T>(op: OpName, path: string, schema: z.ZodType, opts: CallOptions | undefined): Promise<ApiResult<T>> =>
@@ -136,8 +141,34 @@ export function createClient(options: ClientOptions): Client {
       return requestJson(ctx, 'trigger', hookTransportFor(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal, opts?.deadlineMs);
     },
 
+    http(req, opts) {
+      const { origin, path } = httpTarget(req, o.baseUrl);
+      const method = httpMethod(req);
+      const own = origin === o.origin;
+      let transport: Transport;
+      if (own) transport = apiTransport;
+      else if (origin === o.webhookOrigin) transport = hookTransportFor();
+      else {
+        let t = otherTransports.get(origin);
+        if (t === undefined) {
+          if (otherTransports.size >= MAX_OTHER_ORIGINS) throw new InvalidArgumentError(`http: at most ${MAX_OTHER_ORIGINS} other origins per client`);
+          otherTransports.set(origin, (t = createTransport(origin, o)));
+        }
+        transport = t;
+      }
+      const json = req.body !== undefined && typeof req.body !== 'string';
+      const body = req.body === undefined ? undefined : json ? JSON.stringify(req.body) : (req.body as string);
+      const base: Record<string, string> = { ...o.headers, accept: '*/*', 'user-agent': USER_AGENT, ...(json ? { 'content-type': JSON_TYPE } : {}) };
+      // The token goes where it was given for, or where the journey says it may.
+      if (req.auth ?? own) base.authorization = auth;
+      const headers = withCallHeaders(withCallHeaders(base, req.headers), opts?.headers);
+      return requestHttp(ctx, `http:${opts?.name ?? 'request'}`, transport, method, path, body, headers, opts?.signal, opts?.deadlineMs);
+    },
+
     async close() {
       const transports = hookTransport !== undefined && hookTransport !== apiTransport ? [apiTransport, hookTransport] : [apiTransport];
+      // Every pool is closed before the first await: a call right after close() is refused.
+      transports.push(...otherTransports.values());
       // close() is safe to repeat on both transports; a second caller waits for the same drain.
       await Promise.all(transports.map((t) => t.close()));
     },

@@ -1,5 +1,6 @@
 /** The typed client of the Workflow Execution Service interface. */
 export { createClient } from './client.js';
+export { HTTP_METHODS, httpTarget, type HttpMethod, type HttpRequest, type HttpResponse, type HttpResult } from './http-request.js';
 export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
 export { ApiError, TransportError, classifyTransportError, createTransportError } from './errors.js';
 export { DEFAULT_REQUEST_MS, USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';

@@ -196,7 +196,7 @@ export function errorResult<T>(
  * response headers may have arrived (a body that failed after its head).
  */
 export function transportResult<T>(
-  op: OpName,
+  op: string,
   err: unknown,
   signal: AbortSignal | undefined,
   status: number,

@@ -14,7 +14,8 @@ export type RequestHeaders = Readonly<Record<string, string>>;
 
 /** One request. `body` is already serialised (UTF-8 text). */
 export interface ExchangeRequest {
-  readonly method: 'GET' | 'POST';
+  /** GET and POST for the operations; `http` requests send PUT, PATCH and DELETE too. */
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
   readonly headers: RequestHeaders;
   readonly body: string | undefined;

@@ -7,7 +7,7 @@
  * service served, i.e. every sample whose status is not 429; connection errors, timeouts and
  * 5xx stay in. A 429 still counts as a request of its op; its latency goes to `ratelimit.latency`.
  */
-import type { OpName } from '../core/ops.js';
+import type { ByOp, OpKey, OpName } from '../core/ops.js';
 import type { RequestSample, ThrottleClass, Verdict } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertObjective, DEFAULT_OBJECTIVE } from '../slo/budget.js';
@@ -23,7 +23,7 @@ import type { RateLimitAnalyser, RateLimitSnapshot, SetupAnswer } from './rate-l
 import { createSliceTable } from './slices.js';
 import type { SliceEntry } from './slices.js';
 import { createStreamCollector } from './stream-collector.js';
-import { createPromptLengthStats, type PromptLengthSection } from './prompt-length.js';
+import { createPromptLengthStats, defaultPromptBands, type PromptLengthSection } from './prompt-length.js';
 import type { StreamSnapshot } from './stream-collector.js';
 
 /** Options of `createCollectors`. */
@@ -49,6 +49,8 @@ export interface CollectorsOptions {
   readonly rateLimit?: RateLimitAnalyser;
   /** Distinct contract violations kept (default 200). */
   readonly maxContractViolations?: number;
+  /** Prompt-length bands (lower bounds) of each unit (default `defaultPromptBands`). */
+  readonly promptBands?: (unit: string) => readonly number[];
 }
 
 /** Options with every default filled. */
@@ -61,6 +63,7 @@ export interface ResolvedCollectorsOptions {
   readonly inFlight: (() => number) | undefined;
   readonly sharers: number;
   readonly maxContractViolations: number;
+  readonly promptBands: (unit: string) => readonly number[];
 }
 
 /** Everything report/ needs, at one instant. */
@@ -71,7 +74,7 @@ export interface CollectorSnapshot {
   readonly objective: number;
   readonly totals: { readonly requests: number; readonly good: number; readonly bad: number; readonly excluded: number };
   /** Operations that saw at least one sample. */
-  readonly ops: Partial<Record<OpName, OpSnapshot>>;
+  readonly ops: ByOp<OpSnapshot>;
   readonly stream: StreamSnapshot & PromptLengthSection;
   readonly rateLimit: RateLimitSnapshot;
   /** Latency of the 429 answers (report.json `rateLimit.latencyMs`); `count` is the 429s seen. */
@@ -148,6 +151,7 @@ export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCo
     inFlight: options.inFlight,
     sharers: options.sharers ?? 1,
     maxContractViolations: options.maxContractViolations ?? 200,
+    promptBands: options.promptBands ?? defaultPromptBands,
   };
   if (!Number.isFinite(resolved.runStartNs)) throw new InvalidArgumentError('runStartNs must be a finite number');
   if (!(Number.isFinite(resolved.sliceMs) && resolved.sliceMs > 0)) {
@@ -164,12 +168,12 @@ export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCo
 /** Creates the collectors of one run. */
 export function createCollectors(options: CollectorsOptions): Collectors {
   const o = resolveCollectorsOptions(options);
-  const ops = new Map<OpName, OpStats>();
+  const ops = new Map<OpKey, OpStats>();
   const all = createLatencyHistogram();
   /** Latency of the 429 answers: apart from `all` and the ops' (one population for latency). */
   const refused = createLatencyHistogram();
   const stream = createStreamCollector();
-  const prompts = createPromptLengthStats();
+  const prompts = createPromptLengthStats(o.promptBands);
   const own = createRateLimitAnalyser({
     runStartNs: o.runStartNs,
     sharers: o.sharers,
@@ -221,7 +225,8 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   return {
     options: o,
     observe(sample, judged) {
-      const throttle = rateLimit.observe(sample, judged?.throttle);
+      // Another origin's answers say nothing of the service's limiter.
+      const throttle = sample.otherOrigin === true ? 'none' : rateLimit.observe(sample, judged?.throttle);
       const sli = judged?.sli ?? classifySli(sample, throttle);
       let op = ops.get(sample.op);
       if (op === undefined) ops.set(sample.op, (op = createOpStats()));
@@ -231,10 +236,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         responses429++;
       } else recordNs(all, sample.endNs - sample.intendedNs);
       stream.observe(sample);
-      if (sample.inputWords !== undefined) {
-        const first = sample.stream?.firstTokenNs;
-        prompts.observe(sample.inputWords, first !== undefined && sample.status >= 200 && sample.status < 300 ? first - sample.intendedNs : undefined);
-      }
+      if (sample.inputTokens !== undefined) prompts.observe(sample);
       if (sample.violations.length > 0) violations.add(sample.violations);
       slices.observe(sample, sli);
       totals.requests++;
@@ -250,7 +252,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
 
     snapshot(nowNs) {
       slices.advance(nowNs);
-      const opSnapshots: Partial<Record<OpName, OpSnapshot>> = {};
+      const opSnapshots: ByOp<OpSnapshot> = {};
       const histograms: Record<string, string> = {};
       for (const [name, stats] of ops) {
         opSnapshots[name] = stats.snapshot();
@@ -279,7 +281,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
     },
 
     view() {
-      const opSnapshots: Partial<Record<OpName, OpSnapshot>> = {};
+      const opSnapshots: ByOp<OpSnapshot> = {};
       for (const [name, stats] of ops) opSnapshots[name] = stats.snapshot();
       return {
         totals: { ...totals },

@@ -7,7 +7,7 @@
  * serialised and dropped. A sample that arrives later still (a very slow request) is merged
  * into the serialised form (decode, record, encode): rare, exact, and no live objects kept.
  */
-import type { OpName } from '../core/ops.js';
+import { isOpName, type OpName } from '../core/ops.js';
 import type { RequestSample, SliClass } from '../core/types.js';
 import { createLatencyHistogram, decodeHistogram, encodeHistogram, recordNs } from './histogram.js';
 import type { LatencyHistogram } from './histogram.js';
@@ -85,23 +85,26 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
 
   /** Counts the sample under its op; `served` false (a 429) leaves its latency out. */
   const record = (s: Slice, sample: RequestSample, served: boolean): void => {
+    // A journey's own requests (`vu.http`) have their totals in `ops`; slices keep the interface's operations.
+    if (!isOpName(sample.op)) return;
+    const op = sample.op;
     const ns = sample.endNs - sample.intendedNs;
     if (s.live !== undefined) {
-      let v = s.live.get(sample.op);
-      if (v === undefined) s.live.set(sample.op, (v = { count: 0, h: createLatencyHistogram() }));
+      let v = s.live.get(op);
+      if (v === undefined) s.live.set(op, (v = { count: 0, h: createLatencyHistogram() }));
       v.count++;
       if (served) recordNs(v.h, ns);
       return;
     }
     const closed = s.closed as Map<OpName, { count: number; latency: string }>;
-    const prev = closed.get(sample.op);
+    const prev = closed.get(op);
     if (!served && prev !== undefined) {
-      closed.set(sample.op, { count: prev.count + 1, latency: prev.latency });
+      closed.set(op, { count: prev.count + 1, latency: prev.latency });
       return;
     }
     const h = prev === undefined ? createLatencyHistogram() : decodeHistogram(prev.latency);
     if (served) recordNs(h, ns);
-    closed.set(sample.op, { count: (prev?.count ?? 0) + 1, latency: encodeHistogram(h) });
+    closed.set(op, { count: (prev?.count ?? 0) + 1, latency: encodeHistogram(h) });
   };
 
   return {

@@ -3,7 +3,7 @@
  * and how the collectors judged it. Pure data, no behaviour.
  */
 import type { ErrorCode } from './codes.js';
-import type { OpName } from './ops.js';
+import type { OpKey, OpName } from './ops.js';
 
 /**
  * The `X-RateLimit-*` headers of one response, parsed. Raw header values are kept, because
@@ -68,7 +68,8 @@ export type RunStatus = 'running' | 'completed' | 'failed';
  * requests, so a consumer must copy what it keeps beyond the call it was given in.
  */
 export interface RequestSample {
-  op: OpName;
+  /** The operation, or `http:<name>` for a journey's own request (`vu.http`). */
+  op: OpKey;
   /** Flow the request addressed, when it addressed one (a bounded label). */
   flowId: string | undefined;
   /**
@@ -102,12 +103,23 @@ export interface RequestSample {
   violations: readonly ContractViolation[];
   /** True when the request was sent to provoke an error on purpose (negative test). */
   negative: boolean;
+  /**
+   * True for a request that does not count toward availability (`vu.http` to another origin by
+   * default): it is counted and timed under its name, and excluded from the SLO.
+   */
+  outsideSlo?: boolean;
+  /** True for a request to another origin than the API's (`vu.http`): left out of the rate-limit analysis. */
+  otherOrigin?: boolean;
   /** For `run` and `getRun`: the run's status in the body. */
   runStatus: RunStatus | undefined;
   /** For `stream`: its timing. */
   stream: StreamTiming | undefined;
-  /** For `stream` with a known input: the prompt's length in words. */
-  inputWords?: number;
+  /** For `stream` with a known input: the prompt's length in `tokenUnit`. */
+  inputTokens?: number;
+  /** For a `stream` that returned its text: the output's length in `tokenUnit`. */
+  outputTokens?: number;
+  /** The unit of `inputTokens` and `outputTokens`: `words` (when absent) or a tokenizer's name. */
+  tokenUnit?: string;
 }
 
 /** How a request counts against the 99.9 % objective (docs/measuring.md, "SLI"). */

@@ -11,7 +11,7 @@
 import { Registry } from 'prom-client';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_S } from '../core/clock.js';
-import type { OpName } from '../core/ops.js';
+import type { OpKey, OpName } from '../core/ops.js';
 import type { RequestSample, SliClass, Verdict } from '../core/types.js';
 import {
   NOTIFICATION_DELIVERY_BUCKETS_S,
@@ -92,7 +92,7 @@ interface UnitCells {
   readonly timeToStart: HistogramCell;
   readonly tokens: CounterCell;
   readonly incomplete: CounterCell;
-  op(op: OpName): OpChildren;
+  op(op: OpKey): OpChildren;
   request(s: RequestSample, outcome: SliClass): CounterCell;
   remaining(): GaugeCell;
   limit(): GaugeCell;
@@ -193,7 +193,7 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
 
   /** The series of one scenario: its own labels, created on its first sample. */
   const makeUnit = (name: string, tierLabel: string): UnitCells => {
-    const ops = new Map<OpName, OpChildren>();
+    const ops = new Map<OpKey, OpChildren>();
     const requestChildren = new Map<string, CounterCell>();
     let remaining: GaugeCell | undefined;
     let limit: GaugeCell | undefined;

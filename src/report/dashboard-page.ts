@@ -23,40 +23,90 @@ h1{font-size:20px;margin:0 0 4px}
 #verdict.PASS{display:block;background:#e7f6ea;color:#14622b}
 #verdict.FAIL,#verdict.ABORTED{display:block;background:#fdecea;color:#8a1c14}
 #verdict.INTERRUPTED{display:block;background:#fff4e0;color:#7a4b00}
+.tables{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px;margin:12px 0}
+.box{background:#fff;border:1px solid #ddd;border-radius:6px;padding:8px;display:none}
+.box h2{font-size:14px;margin:0 0 6px}
+.box h2 small{color:#666;font-weight:normal}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:right;padding:2px 6px;border-bottom:1px solid #eee;font-variant-numeric:tabular-nums}
+th:first-child,td:first-child{text-align:left;overflow-wrap:anywhere}
+td.pass{color:#14622b;font-weight:600}
+td.fail{color:#8a1c14;font-weight:600}
 `;
 
-// Runs in the page. Plain ES2019, no modules: it only reads the feed and draws.
+// Runs in the page. Plain ES2019, no modules: it only reads the feed and draws. Text from the
+// feed (operation, threshold and check names) is set as text, never as markup.
 const SCRIPT = `
 (function () {
   var el = function (id) { return document.getElementById(id); };
   var fmt = function (v, d) { return v === null || v === undefined ? '–' : Number(v).toFixed(d); };
+  // A share as a percentage: 100 % when whole, else three decimals (99.333 %), as the banner says it.
+  var pct = function (v) { return v === null || v === undefined ? '–' : v === 1 ? '100 %' : (v * 100).toFixed(3) + ' %'; };
+  var ms = function (v) { return v === null || v === undefined ? '–' : fmt(v, v < 10 ? 2 : 1) + ' ms'; };
   var series = { t: [], rps: [], r429: [], p50: [], p99: [], tp50: [], tp99: [], av: [], avTotal: [], objective: [] };
   var objective = 0.999;
   var ticks = 0;
   var width = function () { return Math.max(320, Math.min(1040, (document.querySelector('.chart') || document.body).clientWidth - 20)); };
-  var axes = function (label) { return [{}, { label: label }]; };
-  var mk = function (id, label, names, colors) {
+  // Availability ticks as percentages with as many decimals as their spacing needs (99.90 %, 99.95 %, 100.00 %).
+  var pctTicks = function (u, splits) {
+    var step = splits.length > 1 ? Math.abs(splits[1] - splits[0]) : 0.01;
+    var d = step > 0 ? Math.min(4, Math.max(0, Math.ceil(-Math.log10(step * 100) - 1e-9))) : 2;
+    return splits.map(function (v) { return v === null || v === undefined ? '' : (v * 100).toFixed(d) + ' %'; });
+  };
+  var mk = function (id, label, names, colors, percent) {
     var s = [{}];
-    names.forEach(function (n, i) { s.push({ label: n, stroke: colors[i], width: 2 }); });
-    return new uPlot({ width: width(), height: 220, series: s, axes: axes(label), scales: { x: { time: false } } }, [[]], el(id));
+    names.forEach(function (n, i) { s.push({ label: n, stroke: colors[i], width: 2, value: percent ? function (u, v) { return pct(v); } : undefined }); });
+    var y = { label: label, size: percent ? 78 : 60 };
+    if (percent) y.values = pctTicks;
+    return new uPlot({ width: width(), height: 220, series: s, axes: [{}, y], scales: { x: { time: false } } }, [[]], el(id));
   };
   var charts = {
-    rate: mk('c-rate', 'per second', ['requests/s', '429/s'], ['#2563eb', '#dc2626']),
-    latency: mk('c-latency', 'ms', ['p50', 'p99', 'TTFT p50', 'TTFT p99'], ['#059669', '#b45309', '#7c3aed', '#db2777']),
-    availability: mk('c-availability', 'availability', ['last second', 'run so far', 'objective'], ['#2563eb', '#059669', '#6b7280'])
+    rate: mk('c-rate', 'per second', ['requests/s', '429/s'], ['#2563eb', '#dc2626'], false),
+    latency: mk('c-latency', 'ms', ['p50', 'p99', 'TTFT p50', 'TTFT p99'], ['#059669', '#b45309', '#7c3aed', '#db2777'], false),
+    availability: mk('c-availability', 'availability', ['last second', 'run so far', 'objective'], ['#2563eb', '#059669', '#6b7280'], true)
   };
   var draw = function () {
     charts.rate.setData([series.t, series.rps, series.r429]);
     charts.latency.setData([series.t, series.p50, series.p99, series.tp50, series.tp99]);
     charts.availability.setData([series.t, series.av, series.avTotal, series.objective]);
   };
+  // Replaces a table's body with rows of cells; a cell is text, or [text, class].
+  var fill = function (id, rows) {
+    var body = el(id).tBodies[0];
+    while (body.firstChild) body.removeChild(body.firstChild);
+    rows.forEach(function (cells) {
+      var tr = document.createElement('tr');
+      cells.forEach(function (c) {
+        var td = document.createElement('td');
+        if (Array.isArray(c)) { td.textContent = c[0]; td.className = c[1]; } else td.textContent = c;
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    el(id).parentNode.style.display = rows.length > 0 ? 'block' : 'none';
+  };
+  var tables = function (m, final) {
+    fill('ops', m.ops.map(function (o) { return [o.op, String(o.requests), String(o.bad), String(o.r429), ms(o.p50Ms), ms(o.p99Ms)]; }));
+    el('ops-when').textContent = final ? 'latency of the whole run' : 'latency of the last second';
+    if (m.thresholds !== undefined) {
+      fill('thresholds', m.thresholds.map(function (t) { return [t.key, t.limit, t.observed, t.passed ? ['pass', 'pass'] : ['FAIL', 'fail']]; }));
+      el('thresholds-when').textContent = final ? 'as the report judged them' : 'on the figures so far';
+    }
+    fill('checks', m.checks.map(function (c) {
+      var all = c.passes + c.fails;
+      return [c.name, String(c.passes), c.fails > 0 ? [String(c.fails), 'fail'] : String(c.fails), all === 0 ? '–' : pct(c.passes / all)];
+    }));
+    if (m.iterations !== null && m.iterations !== undefined) el('iterations').textContent = m.iterations.ended + ' (' + m.iterations.failed + ' failed)';
+  };
+  // For scripts that drive the page (the browser test): the axis formatter and the one in use.
+  window.flowgaugeDashboard = { percentTicks: pctTicks, availabilityAxisTicks: function () { return charts.availability.axes[1].values; } };
   var source = new EventSource('/events');
   source.onmessage = function (e) {
     var m = JSON.parse(e.data);
     if (m.type === 'start') {
       objective = m.objective;
       el('scenarios').textContent = m.scenarios.join(', ');
-      el('objective').textContent = (m.objective * 100).toFixed(2) + ' %';
+      el('objective').textContent = pct(m.objective);
       return;
     }
     if (m.type === 'tick') {
@@ -66,20 +116,27 @@ const SCRIPT = `
       series.av.push(m.availability); series.avTotal.push(m.availabilityTotal); series.objective.push(objective);
       el('elapsed').textContent = fmt(m.t, 0) + ' / ' + fmt(m.totalS, 0) + ' s';
       el('rps').textContent = fmt(m.rps, 1);
-      el('p99').textContent = fmt(m.p99Ms, 1) + ' ms';
-      el('ttft').textContent = m.ttftP50Ms === null ? '–' : fmt(m.ttftP50Ms, 1) + ' ms';
-      el('availability').textContent = m.availabilityTotal === null ? '–' : fmt(m.availabilityTotal * 100, 3) + ' %';
+      el('p99').textContent = ms(m.p99Ms);
+      el('ttft').textContent = ms(m.ttftP50Ms);
+      el('availability').textContent = pct(m.availabilityTotal);
       el('inflight').textContent = String(m.inFlight);
       el('started').textContent = String(m.started) + (m.dropped > 0 ? ' (' + m.dropped + ' dropped)' : '');
       el('iterations').textContent = m.iterations === null ? '–' : m.iterations.ended + ' (' + m.iterations.failed + ' failed)';
       el('ticks').textContent = String(ticks);
+      if (m.ops) tables(m, false);
       draw();
       return;
     }
     if (m.type === 'end') {
+      // The report's figures replace the last tick's: what the page shows last is what the report says.
       var v = el('verdict');
       v.className = m.verdict;
-      v.textContent = m.verdict + ' · ' + m.requests + ' requests · availability ' + (m.availability === null ? '–' : (m.availability * 100).toFixed(3) + ' %');
+      v.textContent = m.verdict + ' · ' + m.requests + ' requests · availability ' + pct(m.availability);
+      el('availability').textContent = pct(m.availability);
+      if (m.durationS !== undefined) el('elapsed').textContent = fmt(m.durationS, 1) + ' s (ended)';
+      el('inflight').textContent = '0';
+      if (m.started !== undefined) el('started').textContent = String(m.started) + (m.dropped > 0 ? ' (' + m.dropped + ' dropped)' : '');
+      if (m.ops) tables(m, true);
       el('report').style.display = 'inline';
       source.close();
     }
@@ -100,6 +157,10 @@ const FIGURES: readonly (readonly [string, string])[] = [
   ['iterations', 'iterations'],
   ['ticks', 'updates'],
 ];
+
+/** A table the feed fills (hidden until it has rows). */
+const box = (id: string, title: string, whenId: string | undefined, head: readonly string[]): string =>
+  `<div class="box"><h2>${esc(title)}${whenId === undefined ? '' : ` <small id="${whenId}"></small>`}</h2><table id="${id}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody></tbody></table></div>`;
 
 /** The dashboard page of a run named `name`. */
 export function renderDashboardPage(name: string, assets: HtmlAssets): string {
@@ -122,6 +183,11 @@ export function renderDashboardPage(name: string, assets: HtmlAssets): string {
     '<p class="meta">scenarios: <span id="scenarios">–</span> · updated every second from the run itself · <a id="report" href="/report" style="display:none">final report</a></p>',
     '<div id="verdict"></div>',
     `<div class="figures">${FIGURES.map(([id, label]) => `<div class="fig"><b id="${id}">–</b><span>${esc(label)}</span></div>`).join('')}</div>`,
+    '<div class="tables">',
+    box('ops', 'Operations', 'ops-when', ['operation', 'requests', 'bad', '429', 'p50', 'p99']),
+    box('thresholds', 'Thresholds', 'thresholds-when', ['threshold', 'limit', 'observed', 'result']),
+    box('checks', 'Checks', undefined, ['check', 'passed', 'failed', 'pass rate']),
+    '</div>',
     '<div class="charts">',
     '<div class="chart"><h2>Rate and 429s</h2><div id="c-rate"></div></div>',
     '<div class="chart"><h2>Latency and time to first token</h2><div id="c-latency"></div></div>',

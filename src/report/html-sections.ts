@@ -2,7 +2,7 @@
  * The sections of report.html, verdict first: each returns markup built only from escaped
  * text (see `html-parts.ts`) and chart placeholders the page's script fills in.
  */
-import { OPS } from '../core/ops.js';
+import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
@@ -79,7 +79,7 @@ function pctCells(x: Pct): string[] {
 
 /** Per-operation latency table and p50/p90/p99 over time. */
 export function latencySection(r: Report, data: HtmlChartData): string {
-  const rows = OPS.flatMap((name) => {
+  const rows = opKeysOf(r.ops).flatMap((name) => {
     const o = r.ops[name];
     if (o === undefined) return [];
     return [[code(name), String(o.count), fmtOk(o.good, o.bad), String(o.bad), String(o.excluded), ...pctCells(o.latencyMs)]];
@@ -92,7 +92,7 @@ export function latencySection(r: Report, data: HtmlChartData): string {
     table(['op', 'count', 'ok', 'bad', 'excluded', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
     ...(follow === undefined ? [] : [p(FOLLOW_ROW_NOTE)]),
   ];
-  const phaseRows = OPS.flatMap((name) => {
+  const phaseRows = opKeysOf(r.ops).flatMap((name) => {
     const ph = r.ops[name]?.phases;
     const cell = (x: Pct): string => `${fmtDuration(x.p50)} / ${fmtDuration(x.p95)} / ${fmtDuration(x.p99)}`;
     return ph === undefined ? [] : [[code(name), cell(ph.blockedMs), cell(ph.connectMs), cell(ph.tlsMs), cell(ph.waitMs), cell(ph.receiveMs)]];
@@ -204,14 +204,14 @@ export function rateLimitSection(r: Report, data: HtmlChartData): string {
 export function errorsSection(r: Report): string {
   const rows: Cell[][] = [];
   const total = Object.values(r.ops).reduce((n, o) => n + (o?.count ?? 0), 0);
-  for (const name of OPS) {
+  for (const name of opKeysOf(r.ops)) {
     const o = r.ops[name];
     if (o === undefined) continue;
     for (const [errCode, n] of Object.entries(o.errors).sort((a, b) => b[1] - a[1])) {
       rows.push([code(name), code(errCode), String(n), bar(o.count > 0 ? n / o.count : 0, `${fmtShare(o.count > 0 ? n / o.count : 0)} of ${name}`, 'bad')]);
     }
   }
-  const statusRows = OPS.flatMap((name) => {
+  const statusRows = opKeysOf(r.ops).flatMap((name) => {
     const o = r.ops[name];
     if (o === undefined) return [];
     const st = Object.entries(o.statuses).sort((a, b) => a[0].localeCompare(b[0]));

@@ -6,6 +6,7 @@
 import { fmtDuration, fmtNumber, fmtRatio } from './format.js';
 import { esc, section, table } from './html-parts.js';
 import type { Report } from './model.js';
+import { promptLengthLines, promptLengthTables } from './prompt-length-view.js';
 
 /** One row of the scenarios table. */
 interface ScenarioRow {
@@ -39,16 +40,6 @@ function iterationsLine(r: Report): string | undefined {
   );
 }
 
-/** Rows of TTFT by prompt-length band: [band, streams, p50, p95, p99]. */
-function promptRows(r: Report): string[][] {
-  return Object.entries(r.stream.ttftByInputWords ?? {}).map(([band, p]) => [band, String(p.count), fmtDuration(p.p50), fmtDuration(p.p95), fmtDuration(p.p99)]);
-}
-
-const wordsLine = (r: Report): string | undefined => {
-  const w = r.stream.inputWords;
-  return w === undefined || w.count === 0 ? undefined : `prompt length (words): p50 ${fmtNumber(w.p50)}, p95 ${fmtNumber(w.p95)}, max ${fmtNumber(w.max)} over ${w.count} streams`;
-};
-
 /** Example text on one line with no control characters (it may have come from the server). */
 const oneLine = (s: string): string => s.replace(/\r?\n/g, '⏎').replace(/[\u0000-\u001f\u007f-\u009f]/g, '�');
 
@@ -67,11 +58,7 @@ export function journeySummaryLines(r: Report): string[] {
   const it = iterationsLine(r);
   if (it !== undefined) lines.push(it);
   for (const e of r.iterations?.errors ?? []) lines.push(`  failed ×${e.count}: ${e.message}`);
-  const words = wordsLine(r);
-  if (words !== undefined) {
-    lines.push(words);
-    for (const [band, n, p50, p95] of promptRows(r)) lines.push(`  TTFT at ${band} words: p50 ${p50} p95 ${p95} (${n} streams)`);
-  }
+  lines.push(...promptLengthLines(r));
   for (const [name, c] of Object.entries(r.checks ?? {})) {
     lines.push(`${c.fails === 0 ? '✓' : '✗'} check ${name}: ${c.passes} passed, ${c.fails} failed (${checkShare(c)})`);
     for (const e of c.examples ?? []) lines.push(`    expected: ${oneLine(e.expected)} · actual: ${oneLine(e.actual)}`);
@@ -110,9 +97,10 @@ export function journeyMarkdown(r: Report): string[] {
     out.push('');
     if (it.errors.length > 0) out.push('| failure | count |', '|---|---:|', ...it.errors.map((e) => `| ${md(e.message)} | ${e.count} |`), '');
   }
-  const words = wordsLine(r);
-  if (words !== undefined) {
-    out.push('## TTFT by prompt length', '', `${words}.`, '', '| prompt words | streams | TTFT p50 | p95 | p99 |', '|---|---:|---:|---:|---:|', ...promptRows(r).map((row) => `| ${row.join(' | ')} |`), '');
+  const prompts = promptLengthTables(r);
+  if (prompts.length > 0) out.push('## Stream timing by prompt length', '');
+  for (const t of prompts) {
+    out.push(`${t.line}.`, '', `| ${t.head.join(' | ')} |`, `|---|${t.head.slice(1).map(() => '---:').join('|')}|`, ...t.rows.map((row) => `| ${row.join(' | ')} |`), '');
   }
   const checks = Object.entries(r.checks ?? {});
   if (checks.length > 0) {
@@ -148,9 +136,15 @@ export function journeyHtml(r: Report): string {
       ]),
     );
   }
-  const words = wordsLine(r);
-  if (words !== undefined) {
-    parts.push(section('prompt-length', 'TTFT by prompt length', [`<p>${esc(words)}.</p>`, table(['prompt words', 'streams', 'TTFT p50', 'p95', 'p99'], promptRows(r), [1, 2, 3, 4])]));
+  const prompts = promptLengthTables(r);
+  if (prompts.length > 0) {
+    parts.push(
+      section(
+        'prompt-length',
+        'Stream timing by prompt length',
+        prompts.flatMap((t) => [`<p>${esc(t.line)}.</p>`, table([...t.head], t.rows.map((row) => [...row]), t.head.slice(1).map((_, i) => i + 1))]),
+      ),
+    );
   }
   const checks = Object.entries(r.checks ?? {});
   if (checks.length > 0) {

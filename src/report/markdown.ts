@@ -2,7 +2,7 @@
  * The Markdown report: verdict first (what a reader needs to decide), details after.
  * Returns a string; writing it is the CLI's job.
  */
-import { OPS } from '../core/ops.js';
+import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
@@ -99,7 +99,7 @@ function runSection(r: Report): string[] {
 }
 
 function opsSection(r: Report): string[] {
-  const rows = OPS.flatMap((name) => {
+  const rows = opKeysOf(r.ops).flatMap((name) => {
     const o = r.ops[name];
     if (o === undefined) return [];
     return [[`\`${name}\``, String(o.count), fmtOk(o.good, o.bad), String(o.bad), String(o.excluded), ...pctRow('', o.latencyMs).slice(2)]];
@@ -125,7 +125,7 @@ function opsSection(r: Report): string[] {
 /** Request phases (p50 / p95 / p99 each) of the operations that reached a connection. */
 function phasesTable(r: Report): string[] {
   const cell = (x: Pct): string => `${fmtDuration(x.p50)} / ${fmtDuration(x.p95)} / ${fmtDuration(x.p99)}`;
-  const rows = OPS.flatMap((name) => {
+  const rows = opKeysOf(r.ops).flatMap((name) => {
     const ph = r.ops[name]?.phases;
     return ph === undefined ? [] : [[`\`${name}\``, cell(ph.blockedMs), cell(ph.connectMs), cell(ph.tlsMs), cell(ph.waitMs), cell(ph.receiveMs)]];
   });
@@ -193,7 +193,7 @@ function rateLimitSection(r: Report): string[] {
 }
 
 function errorsSection(r: Report): string[] {
-  const rows = OPS.flatMap((name) =>
+  const rows = opKeysOf(r.ops).flatMap((name) =>
     Object.entries(r.ops[name]?.errors ?? {})
       .sort((a, b) => b[1] - a[1])
       .map(([code, n]) => [`\`${name}\``, `\`${cell(code)}\``, String(n)]),

@@ -2,7 +2,7 @@
  * The end-of-run terminal summary: one screen with the figures a release engineer looks at.
  * Returns a string; printing it is the CLI's job.
  */
-import { OPS } from '../core/ops.js';
+import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
 import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
@@ -56,7 +56,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   // `ok` judges only what counts against the SLO; `excluded` shows what it leaves out (expected
   // 429s), so 'ok 100%' beside 98 % excluded cannot pass for a healthy service.
   const rows: string[][] = [['op', 'count', 'ok', 'excluded', '429', 'p50', 'p90', 'p99', 'max'].map((h) => paint('dim', h))];
-  for (const name of OPS) {
+  for (const name of opKeysOf(report.ops)) {
     const o = report.ops[name];
     if (o === undefined) continue;
     const l = o.latencyMs;
@@ -143,7 +143,7 @@ const PHASE_HEAD = ['phases p50/p95', 'blocked', 'connect', 'tls', 'wait', 'rece
 function phaseRows(report: Report): string[][] {
   const rows: string[][] = [];
   const cell = (p: { p50: number; p95: number }): string => (p.p95 === 0 ? '0' : `${fmtDuration(p.p50)}/${fmtDuration(p.p95)}`);
-  for (const name of OPS) {
+  for (const name of opKeysOf(report.ops)) {
     const ph = report.ops[name]?.phases;
     if (ph === undefined) continue;
     rows.push([name, cell(ph.blockedMs), cell(ph.connectMs), cell(ph.tlsMs), cell(ph.waitMs), cell(ph.receiveMs)]);

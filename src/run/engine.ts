@@ -10,7 +10,8 @@ import { type Clock, createSystemClock } from '../core/clock.js';
 import { FlowgaugeError } from '../core/errors.js';
 import { createExecutor, loadDurationMs, type Executor } from '../load/index.js';
 import { evaluateThresholdsOn, type Report } from '../report/index.js';
-import { loadRowSource, planOf, type ResolvedRunPlan, type ResolvedScenario, type RowSource } from '../scenario/index.js';
+import { defaultPromptBands } from '../collect/index.js';
+import { loadRowSource, loadTokenCounter, planOf, type ResolvedRunPlan, type ResolvedScenario, type RowSource, type TokenCounter } from '../scenario/index.js';
 import type { ObserverContext, ObserverSections, RunObserver } from './observer.js';
 import { createLiveMeter } from './live-meter.js';
 import { prepareTargets } from './prepare.js';
@@ -81,6 +82,13 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const thresholds = parsePlanThresholds(plan);
   const clientOf = (s: ResolvedScenario): Client => options.clients?.[s.name] ?? options.client;
 
+  // Tokenizers first: a missing optional package is a configuration error, found before any request.
+  const prompts = new Map<string, { counter: TokenCounter; bands: readonly number[] }>();
+  for (const s of plan.scenarios) {
+    if (s.tokenizer === undefined && s.promptBands === undefined) continue;
+    const counter = await loadTokenCounter(s.tokenizer ?? 'words');
+    prompts.set(s.name, { counter, bands: s.promptBands ?? defaultPromptBands(counter.name) });
+  }
   const prepared = [];
   for (const s of plan.scenarios) {
     const targets = await prepareTargets(clientOf(s), s, options.stopSignal, options.prepareTimeoutMs);
@@ -105,6 +113,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     stoppedByUser: () => interrupted || abortedBy !== undefined,
     sharers: options.shard?.count ?? 1,
     tenantOf,
+    promptsOf: (name) => prompts.get(name),
   });
   const byName = new Map(plan.scenarios.map((s) => [s.name, s]));
   const sessionIdsOf = Object.fromEntries(
@@ -166,8 +175,10 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   const interval = (options.progressIntervalMs ?? 1000) * 1e6;
   const onTick = observers.filter((o) => o.tick !== undefined);
+  const liveThresholds = thresholds.all.length > 0 && onTick.some((o) => o.liveThresholds === true);
   let tickTimer = clock.setTimer(runStartNs + interval, function tick() {
-    const p = meter.progress();
+    // Every threshold judged on the live figures once a second, only for a view that shows them (the dashboard).
+    const p = !liveThresholds ? meter.progress() : { ...meter.progress(), thresholds: evaluateThresholdsOn(meter.metrics(), thresholds.all) };
     for (const o of onTick) o.tick?.(p);
     if (thresholds.abortOnFail.length > 0) {
       const elapsedMs = (clock.nowNs() - runStartNs) / 1e6;

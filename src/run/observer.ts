@@ -150,6 +150,8 @@ export interface RunObserver {
    * a parse on the hot path).
    */
   readonly values?: 'all' | 'async';
+  /** True when its `tick` shows the thresholds judged on the live figures (`RunProgress.thresholds`, judged only then). */
+  readonly liveThresholds?: boolean;
   start?(ctx: ObserverContext): void | Promise<void>;
   request?(r: RequestStart): RequestHook | undefined;
   sample?(s: RunSample): void;

@@ -3,6 +3,7 @@
  * in-flight gauge and the live dashboard. Rates are over the last interval, not since the
  * start, so a stall shows.
  */
+import type { ThresholdResult } from '../slo/index.js';
 
 /** What a tick observer receives. Plain data. */
 export interface RunProgress {
@@ -28,6 +29,11 @@ export interface RunProgress {
   readonly availability?: number | null;
   /** Journey iterations ended and failed so far, when the run has journeys. */
   readonly iterations?: { readonly ended: number; readonly failed: number };
+  /**
+   * The run's thresholds judged on the live figures (one process; a run over worker threads
+   * judges them on the merged report at the end, so merged progress has none).
+   */
+  readonly thresholds?: readonly ThresholdResult[];
 }
 
 const sum = (parts: readonly RunProgress[], f: (p: RunProgress) => number | undefined): number => parts.reduce((n, p) => n + (f(p) ?? 0), 0);

@@ -5,8 +5,9 @@
  */
 import { createTransportError, DEFAULT_REQUEST_MS, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
-import { createCollectors, createIterationStats, createRateLimitAnalyser, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
+import { createCollectors, createIterationStats, createRateLimitAnalyser, defaultPromptBands, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
 import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
+import type { TokenCounter } from '../scenario/index.js';
 import { requestSample, runSample, type SampleContext } from './sample.js';
 
 /** The state of one scenario. */
@@ -18,6 +19,8 @@ export interface ScenarioState {
   readonly tenant: string;
   /** The tenant's requests sent and not yet recorded: the rate-limit analyser's uncertainty about order. */
   readonly flight: { n: number };
+  /** What its streams' prompts and outputs are counted in (the scenario's tokenizer; words when absent). */
+  readonly counter?: TokenCounter;
 }
 
 /** What the engine records into. */
@@ -73,6 +76,8 @@ export interface RunStateOptions {
   readonly sharers?: number;
   /** The tenant of each scenario (scenarios with one token share a rate-limit analyser); each its own by default. */
   readonly tenantOf?: (scenario: string) => string;
+  /** Each scenario's tokenizer and prompt-length bands (words and their default bands when absent). */
+  readonly promptsOf?: (scenario: string) => { readonly counter: TokenCounter; readonly bands: readonly number[] } | undefined;
 }
 
 /** Creates the state of a run and its dispatch to observers. */
@@ -88,8 +93,17 @@ export function createRunState(o: RunStateOptions): RunState {
     }
     return t;
   };
+  // The run's total counts each scenario's streams in that scenario's unit, banded by the first
+  // scenario's bands for the unit.
+  const bandsByUnit = new Map<string, readonly number[]>();
+  for (const name of o.scenarios) {
+    const p = o.promptsOf?.(name);
+    if (p !== undefined && !bandsByUnit.has(p.counter.name)) bandsByUnit.set(p.counter.name, p.bands);
+  }
   const make = (name: string, tenant: string | undefined): ScenarioState => {
     const t = tenant === undefined ? undefined : tenantState(tenant);
+    const prompts = tenant === undefined ? undefined : o.promptsOf?.(name);
+    const bands = prompts === undefined ? (unit: string) => bandsByUnit.get(unit) ?? defaultPromptBands(unit) : (unit: string) => (unit === prompts.counter.name ? prompts.bands : defaultPromptBands(unit));
     return {
       name,
       tenant: tenant ?? name,
@@ -97,10 +111,12 @@ export function createRunState(o: RunStateOptions): RunState {
         runStartNs: o.runStartNs,
         runStartWallMs: o.runStartWallMs,
         objective: o.objective,
+        promptBands: bands,
         ...(t === undefined ? {} : { rateLimit: t.rateLimit }),
       }),
       iterations: createIterationStats(),
       flight: t?.flight ?? { n: 0 },
+      ...(prompts === undefined ? {} : { counter: prompts.counter }),
     };
   };
   const scenarios = o.scenarios.map((name) => make(name, o.tenantOf?.(name) ?? name));
@@ -164,7 +180,7 @@ export function createRunState(o: RunStateOptions): RunState {
         code = 'TIMEOUT';
         result = { ...result, error: createTransportError(code, `${ctx.op}: TIMEOUT (past its ${limitMs} ms deadline when the grace period ended)`) } as typeof given;
       }
-      const sample = requestSample(ctx, result, code);
+      const sample = requestSample(ctx, result, code, scenario.counter);
       const verdict = scenario.collectors.observe(sample);
       if (shared) total.collectors.observe(sample, verdict);
       if (onSample.length === 0 && hook === undefined) return;

@@ -5,34 +5,47 @@
  */
 import type { ApiResult, StreamResult } from '../api/index.js';
 import type { ErrorCode } from '../core/codes.js';
-import type { OpName } from '../core/ops.js';
+import type { OpKey } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
 import { countWords } from '../collect/index.js';
+import type { TokenCounter } from '../scenario/index.js';
 import type { RunSample } from './observer.js';
 
 /** What the engine knows of one request besides its result. */
 export interface SampleContext {
   readonly scenario: string;
-  readonly op: OpName;
+  readonly op: OpKey;
   readonly flowId: string | undefined;
   readonly negative: boolean;
   readonly intendedNs: number;
   readonly step: string | undefined;
   readonly sessionId: string | undefined;
   readonly input: string | undefined;
+  /** True for a journey's own request that does not count toward availability (`vu.http`). */
+  readonly outsideSlo?: boolean;
+  /** True for a journey's own request to another origin than the API's (`vu.http`). */
+  readonly otherOrigin?: boolean;
 }
 
 /** The run status a `run`/`getRun` answer carries, if any (other answers are not parsed). */
-export function runStatusOf(op: OpName, result: ApiResult<unknown> | StreamResult): RunStatus | undefined {
+export function runStatusOf(op: OpKey, result: ApiResult<unknown> | StreamResult): RunStatus | undefined {
   if (!result.ok || (op !== 'run' && op !== 'getRun')) return undefined;
   const value: unknown = result.value;
   const status = typeof value === 'object' && value !== null ? (value as { status?: unknown }).status : undefined;
   return status === 'running' || status === 'completed' || status === 'failed' ? status : undefined;
 }
 
-/** The request sample of one result (plain data). */
-export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | StreamResult, code: ErrorCode | undefined): RequestSample {
+/** What a text is counted in when the scenario names no tokenizer. */
+const WORDS: TokenCounter = { name: 'words', count: countWords };
+
+/**
+ * The request sample of one result (plain data). A stream's prompt and streamed output are
+ * counted with `counter`, the scenario's tokenizer (words by default).
+ */
+export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | StreamResult, code: ErrorCode | undefined, counter: TokenCounter = WORDS): RequestSample {
   const meta = result.meta;
+  const counted = ctx.op === 'stream' && ctx.input !== undefined;
+  const output = counted && result.ok ? (result.value as { output?: unknown }).output : undefined;
   return {
     op: ctx.op,
     flowId: ctx.flowId,
@@ -51,7 +64,11 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
     runStatus: runStatusOf(ctx.op, result),
     stream: 'timing' in result ? result.timing : undefined,
     // A plain literal (no spread): this runs once per request.
-    inputWords: ctx.op === 'stream' && ctx.input !== undefined ? countWords(ctx.input) : undefined,
+    inputTokens: counted ? counter.count(ctx.input as string) : undefined,
+    outputTokens: typeof output === 'string' ? counter.count(output) : undefined,
+    tokenUnit: counted ? counter.name : undefined,
+    outsideSlo: ctx.outsideSlo,
+    otherOrigin: ctx.otherOrigin,
   };
 }
 

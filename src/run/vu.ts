@@ -3,10 +3,11 @@
  * counted through the run's state exactly as a mix request; `sleep` on the run's clock; named
  * checks and steps. Operations never reject: the client's results are data.
  */
-import type { ApiResult, CallOptions, Client, StreamCallOptions, StreamResult } from '../api/index.js';
+import { httpTarget, type ApiResult, type CallOptions, type Client, type StreamCallOptions, type StreamResult } from '../api/index.js';
 import { checkExample } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
-import type { OpName } from '../core/ops.js';
+import { HTTP_OP_NAME, type HttpOpName, type OpName } from '../core/ops.js';
+import { InvalidArgumentError } from '../core/errors.js';
 import { parseDurationMs } from '../core/units.js';
 import { IterationFailure, type DataRow, type Vu } from '../scenario/index.js';
 import type { RunState, ScenarioState } from './run-state.js';
@@ -102,6 +103,25 @@ export function createVu(d: VuDeps): Vu {
     getHistory: (sessionId, opts) => call('getHistory', undefined, { sessionId }, opts, (o) => client.getHistory(sessionId, o)),
     getUsage: (query, opts) => call('getUsage', undefined, {}, opts, (o) => client.getUsage(query, o)),
     trigger: (flowId, payload, opts) => call('trigger', flowId, {}, opts, (o) => client.trigger(flowId, payload, o)),
+
+    async http(req, opts) {
+      const name = String((req as { name?: unknown } | undefined)?.name ?? '');
+      if (!HTTP_OP_NAME.test(name)) throw new InvalidArgumentError(`vu.http: name ${JSON.stringify(name)} must be letters, digits, ".", "_" or "-" (at most 64): it is counted as ops["http:<name>"]`);
+      if (client.http === undefined) throw new InvalidArgumentError('vu.http: this run\'s client cannot send other requests');
+      const op: HttpOpName = `http:${name}`;
+      const sameOrigin = httpTarget(req, client.baseUrl).origin === new URL(client.baseUrl).origin;
+      const send = client.http.bind(client);
+      // As an operation's: after the stop it is not sent nor counted.
+      if (signal.aborted) return send(req, { ...opts, signal, name });
+      // No request hook (spans name the interface's routes); the in-flight count a hook keeps is kept here.
+      scenario.flight.n++;
+      const o = { ...opts, signal: opts?.signal ?? signal, name };
+      const intendedNs = clock.nowNs();
+      const result = await send(req, o);
+      const ctx = { scenario: scenario.name, op, flowId: undefined, negative: false, intendedNs, step, sessionId: undefined, input: undefined, outsideSlo: !(req.slo ?? sameOrigin), otherOrigin: !sameOrigin };
+      state.record(scenario, ctx, result, undefined, signal.aborted, o.deadlineMs);
+      return result;
+    },
 
     sleep(duration) {
       // Think time the run's stop cuts ends the iteration there, as interrupted: what the journey

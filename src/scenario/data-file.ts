@@ -13,6 +13,7 @@ import { checkInputFile } from './input-file.js';
 import { DATA_EXTENSIONS, type ResolvedData } from './data-schema.js';
 import { rowSourceOf, type RowSource } from './data-source.js';
 import type { DataRow } from './journey.js';
+import { loadTokenCounter } from './tokenizer.js';
 
 /** Most rows kept, and largest file read: data is held in memory for the whole run. */
 export const MAX_DATA_ROWS = 1_000_000;
@@ -103,7 +104,11 @@ export async function readDataFile(file: string): Promise<DataRow[]> {
   return rows;
 }
 
-/** The row source of a scenario's data: reads the file (once) or makes synthetic prompts. */
+/**
+ * The row source of a scenario's data: reads the file (once) or makes synthetic prompts (loading
+ * the tokenizer that measures them; `ConfigError` when its package is missing).
+ */
 export async function loadRowSource(data: ResolvedData, seed: number): Promise<RowSource> {
+  if (data.kind === 'synthetic-tokens') return rowSourceOf(data, undefined, seed, await loadTokenCounter(data.tokenizer));
   return rowSourceOf(data, data.kind === 'file' ? await readDataFile(data.path) : undefined, seed);
 }

@@ -3,6 +3,8 @@
  * iteration the same row whatever the timing, and a row costs nothing to hand out.
  */
 import { createRandom } from '../core/random.js';
+import { countWords } from '../core/words.js';
+import type { TokenCounter } from './tokenizer.js';
 import type { DataOrder, ResolvedData } from './data-schema.js';
 import type { DataRow } from './journey.js';
 
@@ -61,8 +63,44 @@ export function createSyntheticSource(words: { readonly mean: number; readonly s
   };
 }
 
-/** A row source for resolved data whose rows (for a file) are already read. */
-export function rowSourceOf(data: ResolvedData, rows: readonly DataRow[] | undefined, seed: number): RowSource {
+/** Most corrections of a prompt whose words did not come out one token each (none with the vocabulary above). */
+const MAX_CORRECTIONS = 64;
+
+/**
+ * Synthetic prompts of exactly `promptTokens[i mod n]` tokens of `counter` (GuideLLM's
+ * `prompt_tokens`): words of the vocabulary above, each one token in cl100k_base and o200k_base
+ * with or without its leading space, counted again and corrected word by word should a tokenizer
+ * disagree. The row is `{ prompt, promptTokens }`, and with an output length
+ * `{ outputTokens, variables: { <outputTokensVar>: outputTokens } }` for the journey to send.
+ */
+export function createTokenPromptSource(data: Extract<ResolvedData, { kind: 'synthetic-tokens' }>, counter: TokenCounter, seed: number): RowSource {
+  const lengths = data.promptTokens;
+  const output = data.output === undefined ? {} : { outputTokens: data.output.tokens, variables: Object.freeze({ [data.output.variable]: data.output.tokens }) };
+  return {
+    size: undefined,
+    row(i) {
+      const n = lengths[i % lengths.length] as number;
+      const random = createRandom(mix32(seed, i));
+      const pick = (): string => WORDS[Math.floor(random() * WORDS.length)] as string;
+      const words: string[] = new Array<string>(n);
+      for (let k = 0; k < n; k++) words[k] = pick();
+      let prompt = words.join(' ');
+      for (let c = 0, got = counter.count(prompt); got !== n && c < MAX_CORRECTIONS; c++, got = counter.count(prompt)) {
+        if (got > n) words.pop();
+        else words.push(pick());
+        prompt = words.join(' ');
+      }
+      return Object.freeze({ prompt, promptTokens: n, ...output });
+    },
+  };
+}
+
+/**
+ * A row source for resolved data whose rows (for a file) are already read; `counter` is the
+ * tokenizer of synthetic token prompts (words when absent).
+ */
+export function rowSourceOf(data: ResolvedData, rows: readonly DataRow[] | undefined, seed: number, counter?: TokenCounter): RowSource {
   if (data.kind === 'synthetic') return createSyntheticSource(data.words, seed);
+  if (data.kind === 'synthetic-tokens') return createTokenPromptSource(data, counter ?? { name: 'words', count: countWords }, seed);
   return createRowSource(rows ?? [], data.order, seed);
 }

@@ -14,6 +14,7 @@ export { resolveRunPlan, isPlanInput } from './resolve-plan.js';
 export * from './data-schema.js';
 export * from './data-source.js';
 export * from './data-file.js';
+export * from './tokenizer.js';
 export * from './steps-schema.js';
 export * from './steps.js';
 export { scenarioJsonSchema } from './json-schema.js';

@@ -3,7 +3,7 @@
  * A journey is an async function of a `Vu`; the run engine implements `Vu`, times and classifies
  * every request it makes exactly as a mix request, and counts the iteration's outcome.
  */
-import type { Client } from '../api/index.js';
+import type { CallOptions, Client, HttpRequest, HttpResult } from '../api/index.js';
 
 /** What a check compared: `vu.check(name, condition, { expected, actual })`; either may be left out. */
 export interface CheckDetail {
@@ -46,6 +46,16 @@ export interface Vu extends VuOperations {
    * each cut to 200 characters).
    */
   check(name: string, condition: boolean, detail?: CheckDetail): boolean;
+  /**
+   * A request outside the interface's operations (an auth call, a health page, a webhook of
+   * yours), sent on the same transports and timed the same way, counted in the report's `ops`
+   * as `http:<name>` (latency, statuses, errors). A relative `path` or `url` goes to the base
+   * URL; the API token is sent only to the API's own origin unless `auth: true`. It counts
+   * toward availability when it goes to the API's origin, not otherwise; `slo` says otherwise.
+   * Resolves to `{ ok, value | error, response }` and never rejects for what the target does; a
+   * bad `name`, URL or method throws (the iteration fails with the message).
+   */
+  http(req: VuHttpRequest, opts?: CallOptions): Promise<HttpResult>;
   /** Times `fn` as a named step (`steps.<name>` in the report) and returns what it returned. */
   step<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /**
@@ -53,6 +63,14 @@ export interface Vu extends VuOperations {
    * the run goes on. A journey that throws ends the same way.
    */
   fail(message: string): never;
+}
+
+/** A request of `vu.http`: `HttpRequest` with the name it is counted under. */
+export interface VuHttpRequest extends HttpRequest {
+  /** Counted as `ops["http:<name>"]`: letters, digits, `.`, `_`, `-` (at most 64). */
+  readonly name: string;
+  /** Counts toward availability (the SLO): default true for the API's origin, false for another. */
+  readonly slo?: boolean;
 }
 
 /** A journey: one iteration of a user's work. */

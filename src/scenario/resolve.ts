@@ -15,6 +15,8 @@ import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type Parsed
 import type { ParsedData, ResolvedData } from './data-schema.js';
 import type { ParsedStep } from './steps-schema.js';
 import { compileSteps } from './steps.js';
+import type { TokenizerName } from './tokenizer.js';
+import { defaultPromptBands } from '../collect/prompt-length.js';
 import type { Journey } from './journey.js';
 import type { ResolvedMixEntry, ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 
@@ -107,6 +109,7 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(journey !== undefined ? { journey } : {}),
     ...(s.data !== undefined ? { data: resolveData(s.data, options.source) } : {}),
+    ...promptsOf(s),
   };
   return Object.freeze(resolved);
 }
@@ -194,8 +197,32 @@ function stepsCheck(steps: readonly ParsedStep[]): boolean {
   return steps.some((st) => ('repeat' in st ? stepsCheck(st.steps) : 'op' in st && Object.keys(st.check ?? {}).length > 0));
 }
 
+/**
+ * The unit of prompt lengths: the scenario's `tokenizer`, else that of its synthetic prompts,
+ * else words; and its bands (0 put first when the first bound is above it). Left out when the
+ * scenario chose neither, so the defaults apply.
+ */
+function promptsOf(s: ParsedScenario): { tokenizer?: TokenizerName; promptBands?: readonly number[] } {
+  const synthetic = s.data?.synthetic;
+  const tokenizer = s.tokenizer ?? (synthetic !== undefined && 'promptTokens' in synthetic ? (synthetic.tokenizer ?? 'words') : undefined);
+  if (tokenizer === undefined && s.promptBands === undefined) return {};
+  const unit = tokenizer ?? 'words';
+  const bands = s.promptBands === undefined ? defaultPromptBands(unit) : s.promptBands[0] === 0 ? s.promptBands : [0, ...s.promptBands];
+  return { tokenizer: unit, promptBands: Object.freeze([...bands]) };
+}
+
 /** A data file is relative to the scenario file that names it (to the working directory without one). */
 function resolveData(d: ParsedData, source: string | undefined): ResolvedData {
+  if (d.synthetic !== undefined && 'promptTokens' in d.synthetic) {
+    const t = d.synthetic;
+    const lengths = typeof t.promptTokens === 'number' ? [t.promptTokens] : t.promptTokens;
+    return Object.freeze({
+      kind: 'synthetic-tokens',
+      promptTokens: Object.freeze([...lengths]),
+      tokenizer: t.tokenizer ?? 'words',
+      ...(t.outputTokens !== undefined && t.outputTokensVar !== undefined ? { output: Object.freeze({ tokens: t.outputTokens, variable: t.outputTokensVar }) } : {}),
+    });
+  }
   if (d.synthetic !== undefined) {
     const w = d.synthetic.words;
     const min = w.min ?? 1;

@@ -10,6 +10,7 @@ import { OPS, type OpName } from '../core/ops.js';
 import { DURATION_HELP, parseDurationMs, parsePercent, parseRatePerS, RATE_HELP } from '../core/units.js';
 import { EXECUTORS } from '../load/types.js';
 import { dataSchema } from './data-schema.js';
+import { TOKENIZERS } from './tokenizer.js';
 import { stepsSchema } from './steps-schema.js';
 
 /** A rate before the tier is known. */
@@ -223,6 +224,15 @@ const threshold = z.preprocess(
   ),
 );
 
+/** `promptBands`: lower bounds of the prompt-length bands, ascending (a first bound above 0 gets a band 0 before it). */
+const promptBandsSchema = z
+  .array(z.number({ error: 'must be a whole number >= 0' }).int({ error: 'must be a whole number >= 0' }).min(0, { error: 'must be a whole number >= 0' }), {
+    error: 'must be a list of lower bounds such as [0, 128, 512, 2048]',
+  })
+  .min(1, { error: 'needs at least one bound, such as [0, 128, 512, 2048]' })
+  .max(32, { error: 'takes at most 32 bounds' })
+  .refine((b) => b.every((x, i) => i === 0 || x > (b[i - 1] as number)), { error: 'must be in ascending order without repeats, such as [0, 128, 512, 2048]' });
+
 const SEED_RANGE = 'must be an integer from 0 to 4294967295';
 const OBJECTIVE_RANGE = 'must be between 0 and 1, exclusive (0.999 for 99.9%)';
 
@@ -237,6 +247,8 @@ export const scenarioSchema = strict(
     journey: z.custom<Journey>((v) => typeof v === 'function', { error: 'must be a function (vu) => …; in JSON or YAML write steps' }).optional(),
     steps: stepsSchema.optional(),
     data: dataSchema.optional(),
+    tokenizer: z.enum(TOKENIZERS, { error: (iss) => `${JSON.stringify(iss.input)} is not a tokenizer; one of ${TOKENIZERS.join(', ')}` }).optional(),
+    promptBands: promptBandsSchema.optional(),
     thresholds: z.record(z.string().min(1, { error: 'threshold names must not be empty' }), threshold).optional(),
     // Whole-request deadlines: `request` for every operation, an operation's own beside it; 0 for none.
     timeouts: strict(
@@ -258,6 +270,11 @@ export const scenarioSchema = strict(
   if (forms.length === 0) ctx.addIssue({ code: 'custom', path: ['mix'], message: 'a scenario needs one of mix, journey or steps' });
   if (forms.length > 1) ctx.addIssue({ code: 'custom', path: [forms[1] as string], message: `a scenario has one of mix, journey or steps, not ${forms.join(' and ')}` });
   if (s.data !== undefined && s.mix !== undefined) ctx.addIssue({ code: 'custom', path: ['data'], message: 'data feeds a journey or steps; a mix sends fixed inputs' });
+  const synthetic = s.data?.synthetic;
+  const made = synthetic !== undefined && 'promptTokens' in synthetic ? synthetic.tokenizer : undefined;
+  if (made !== undefined && s.tokenizer !== undefined && made !== s.tokenizer) {
+    ctx.addIssue({ code: 'custom', path: ['data', 'synthetic', 'tokenizer'], message: `is ${made} but the scenario's tokenizer is ${s.tokenizer}: prompts are made and measured with one tokenizer` });
+  }
 });
 
 /** What a successful parse gives. */

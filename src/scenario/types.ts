@@ -8,6 +8,7 @@ import type { ResolvedLoad } from '../load/types.js';
 import type { Journey } from './journey.js';
 import type { ResolvedData } from './data-schema.js';
 import type { ParsedStep } from './steps-schema.js';
+import type { TokenizerName } from './tokenizer.js';
 
 /**
  * A rate: `"100/min"`, `"16.7/s"`, `"5000/h"`, a number per second, or a share of the tier's
@@ -112,6 +113,13 @@ export interface ScenarioInput {
   readonly steps?: readonly StepInput[];
   /** Rows for iterations (`vu.data`, `{{data.<column>}}`): a file, or synthetic prompts. */
   readonly data?: DataInput;
+  /**
+   * What prompt and output lengths are counted in: `words` (the default), or a tokenizer's
+   * tokens (`cl100k_base`, `o200k_base`; needs the optional package `gpt-tokenizer`).
+   */
+  readonly tokenizer?: TokenizerName;
+  /** Lower bounds of the prompt-length bands in that unit, such as `[0, 128, 512, 2048]`. */
+  readonly promptBands?: readonly number[];
   /** `"run.latency.p99": "<2s"`, `"availability": ">=99.9%"`, … (checked by the run engine). */
   readonly thresholds?: { readonly [key: string]: ThresholdInput };
   /** Seed of random gaps and of the mix order (default 1). */
@@ -131,7 +139,20 @@ export type StepInput = ParsedStep;
 /** `data`: a file of rows taken in an order, or synthetic prompts of a length in words. */
 export type DataInput =
   | { readonly file: string; readonly order?: 'sequential' | 'random' | 'unique' }
-  | { readonly synthetic: { readonly words: { readonly mean: number; readonly sd?: number; readonly min?: number; readonly max?: number } } };
+  | { readonly synthetic: { readonly words: { readonly mean: number; readonly sd?: number; readonly min?: number; readonly max?: number } } }
+  | { readonly synthetic: SyntheticTokensInput | string };
+
+/**
+ * Prompts of exactly `promptTokens` tokens (a list: a sweep); GuideLLM's string form
+ * `"prompt_tokens=256,output_tokens=128"` is the same. The interface has no output-length
+ * parameter: `outputTokens` is only sent in the flow variable `outputTokensVar` names.
+ */
+export interface SyntheticTokensInput {
+  readonly promptTokens: number | readonly number[];
+  readonly outputTokens?: number;
+  readonly outputTokensVar?: string;
+  readonly tokenizer?: TokenizerName;
+}
 
 /** Changes to a scenario from the command line. */
 export interface ScenarioOverrides {
@@ -186,6 +207,10 @@ export interface ResolvedScenario {
   readonly journey?: Journey | undefined;
   /** Where iterations' data rows come from; undefined without `data`. */
   readonly data?: ResolvedData;
+  /** What streams' prompts and outputs are counted in; words when absent. */
+  readonly tokenizer?: TokenizerName;
+  /** Lower bounds of the prompt-length bands, from 0, in the tokenizer's unit; its defaults when absent. */
+  readonly promptBands?: readonly number[];
   /** In a run of several scenarios: when this one starts, after the run's start (ms). */
   readonly startAfterMs?: number;
 }

@@ -23,6 +23,7 @@ const STATUS_TOO_MANY = 429;
  * | 2xx with run status `failed`, or a stream without `end` | bad |
  * | 2xx otherwise | good |
  * | 1xx/3xx (the client never follows redirects, so the operation did not happen) | bad |
+ * | a journey's own request marked outside the SLO (`vu.http` to another origin by default) | excluded |
  *
  * Why a 4xx outside negative tests is bad: the toolkit sent a request that the interface
  * states is valid (a real token, a flow that exists), and the service refused it. From the
@@ -38,6 +39,8 @@ const STATUS_TOO_MANY = 429;
  */
 export function classifySli(sample: RequestSample, throttle: ThrottleClass): SliClass {
   const { status } = sample;
+  // Not the service's work (a journey's request to another origin): timed and counted apart.
+  if (sample.outsideSlo === true) return 'excluded';
   if (status === 0) return 'bad';
   if (status >= 500) return 'bad';
   // An uncertain 429 is neither charged nor excused in silence: excluded here, counted apart by the analyser.

@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import { REPORT_JSON_SCHEMA } from '../../src/report/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
-import { inputWordBand } from '../../src/collect/index.js';
+import { bandLabel, defaultPromptBands } from '../../src/collect/index.js';
 import { countWords } from '../../src/core/words.js';
 import { executeRun, type RunOptions } from '../../src/run/index.js';
 import { loadScenarioFile, planOf, resolveRunPlan, type ScenarioOverrides } from '../../src/scenario/index.js';
@@ -80,13 +80,16 @@ describe('ready scenario files', () => {
     const { report } = await run(s, plan);
     expect(report.iterations?.completed).toBe(prompts.length);
     const expected: Record<string, number> = {};
-    for (const p of prompts) expected[inputWordBand(countWords(p))] = (expected[inputWordBand(countWords(p))] ?? 0) + 1;
-    const bands = report.stream.ttftByInputWords ?? {};
-    expect(Object.fromEntries(Object.entries(bands).map(([b, p]) => [b, p.count]))).toEqual(expected);
-    expect(report.stream.inputWords?.count).toBe(prompts.length);
-    expect(report.stream.inputWords?.max).toBeCloseTo(Math.max(...prompts.map(countWords)), -1);
+    const band = (p: string): string => bandLabel(defaultPromptBands('words'), countWords(p));
+    for (const p of prompts) expected[band(p)] = (expected[band(p)] ?? 0) + 1;
+    const words = report.stream.prompts?.words;
+    const bands = words?.byBand ?? {};
+    expect(Object.fromEntries(Object.entries(bands).map(([b, p]) => [b, p.ttftMs.count]))).toEqual(expected);
+    expect(Object.fromEntries(Object.entries(bands).map(([b, p]) => [b, p.promptTokens.count]))).toEqual(expected);
+    expect(words?.promptTokens.count).toBe(prompts.length);
+    expect(words?.promptTokens.max).toBe(Math.max(...prompts.map(countWords)));
     // The service reads a prompt before it answers: the longest band waits longer than the shortest.
-    expect((bands['1025+']?.p50 ?? 0) - (bands['1-16']?.p50 ?? Infinity)).toBeGreaterThan(30);
+    expect((bands['1025+']?.ttftMs.p50 ?? 0) - (bands['1-16']?.ttftMs.p50 ?? Infinity)).toBeGreaterThan(30);
   });
 
   it('tenants.ts: the free tenant at 150 % gets exactly the service 429s, the pro tenant at 80 % none', async () => {

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { PHASES } from '../../collect/request-phases.js';
-import { byOp, count, countMap, keyed, obj, pct, type DeepReadonly } from './schema-kit.js';
+import { byOpOrHttp, count, countMap, keyed, obj, pct, type DeepReadonly } from './schema-kit.js';
 
 const phasesSchema = obj(keyed(PHASES.map((p) => `${p}Ms` as const), pct));
 
@@ -33,4 +33,4 @@ export const opSchema = obj(
 export type OpReport = DeepReadonly<z.output<typeof opSchema>>;
 
 /** report@1 `ops`. */
-export const opsSchema = byOp(opSchema);
+export const opsSchema = byOpOrHttp(opSchema);

@@ -3,7 +3,7 @@
  * histograms, so a merged report reads as one run's.
  */
 import type { PhaseName, PhasesSnapshot } from '../../collect/request-phases.js';
-import { OPS, type OpName } from '../../core/ops.js';
+import { OPS, type ByOp } from '../../core/ops.js';
 import { bySection, each, fields, histogram, sum, sumCounts, type Rule } from './merge-kit.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { OpReport } from './ops-schema.js';
@@ -27,7 +27,7 @@ function opMerge(op: string): Rule<OpReport> {
 }
 
 /** How `ops` merges: each operation by the rules above, in the order of `OPS`. */
-export const opsMerge = each(opMerge, { order: OPS }) as Rule<Partial<Record<OpName, OpReport>>>;
+export const opsMerge = each(opMerge, { order: OPS }) as Rule<ByOp<OpReport>>;
 
 /** `ops`: the collectors' operations as they are, merged by the rules above. */
-export const opsSection: FullSection<Partial<Record<OpName, OpReport>>, object, ScopeState> = { ...bySection(opsMerge), project: (s) => s.snapshot.ops };
+export const opsSection: FullSection<ByOp<OpReport>, object, ScopeState> = { ...bySection(opsMerge), project: (s) => s.snapshot.ops };

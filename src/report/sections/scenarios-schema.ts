@@ -13,7 +13,7 @@ import type { OpReport } from './ops-schema.js';
 import type { RateLimitReport } from './rate-limit-schema.js';
 import type { SloReport } from './slo-schema.js';
 import type { StreamReport } from './stream-schema.js';
-import type { OpName } from '../../core/ops.js';
+import type { ByOp } from '../../core/ops.js';
 
 // Each scenario's sections have the top level's shapes (documented there, not again).
 /** report@1 `scenarios`. */
@@ -26,7 +26,7 @@ export const scenariosSchema = z.record(z.string(), z.record(z.string(), z.unkno
  */
 export interface ScenarioReport {
   readonly load: LoadReport;
-  readonly ops: Partial<Record<OpName, OpReport>>;
+  readonly ops: ByOp<OpReport>;
   readonly stream: StreamReport;
   readonly rateLimit: RateLimitReport;
   readonly slo: SloReport;

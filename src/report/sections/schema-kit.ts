@@ -4,7 +4,7 @@
  * ignore what they do not know.
  */
 import { z } from 'zod';
-import { OPS } from '../../core/ops.js';
+import { HTTP_OP_NAME, OPS, type ByOp } from '../../core/ops.js';
 import { PCT_STATS } from '../../slo/threshold-grammar.js';
 
 type Shape = Record<string, z.ZodType>;
@@ -54,6 +54,19 @@ export const byOp = <S extends z.ZodType>(value: S) =>
     // zod's type for a record's issues leaves out the one it raises for a key outside the enum.
     error: (iss) => ((iss.code as string) === 'unrecognized_keys' ? `unexpected key (allowed: ${OPS.join(', ')})` : undefined),
   });
+
+/** The keys `ops` allows: an operation, or `http:<name>` (`vu.http`); one pattern, so the JSON Schema says it too. */
+const OP_KEY = new RegExp(`^(${OPS.join('|')}|http:${HTTP_OP_NAME.source.slice(1, -1)})$`);
+
+/**
+ * `ops`: keyed by operation name, or `http:<name>` for a journey's own requests (`vu.http`); any
+ * other key is refused, naming the forms allowed. Typed as `ByOp`: the regex says what the key's
+ * type says.
+ */
+export const byOpOrHttp = <S extends z.ZodType>(value: S): z.ZodType<ByOp<z.output<S>>, ByOp<z.input<S>>> =>
+  z.record(z.string().regex(OP_KEY, { error: `unexpected key (allowed: ${OPS.join(', ')}, http:<name>)` }), value, {
+    error: (iss) => ((iss.code as string) === 'invalid_key' ? `unexpected key (allowed: ${OPS.join(', ')}, http:<name>)` : undefined),
+  }) as unknown as z.ZodType<ByOp<z.output<S>>, ByOp<z.input<S>>>;
 
 /** A `Pct`: percentiles, maximum and mean of an HDR histogram, and the number of values. */
 export const pct = obj({ ...keyed(PCT_STATS, nonNegative), count });

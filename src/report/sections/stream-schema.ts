@@ -4,7 +4,11 @@
  * put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
-import { count, obj, pct, written, type DeepReadonly } from './schema-kit.js';
+import { count, nonNegative, obj, pct, written, type DeepReadonly } from './schema-kit.js';
+
+const promptBandSchema = obj({ promptTokens: pct, ttftMs: pct, itlMs: pct, tpotMs: pct, tokensPerS: pct, outputTokens: pct });
+/** report@1 `stream.prompts.<unit>` (added in @1): prompt lengths and stream timing by band. */
+const promptLengthSchema = obj({ bands: z.array(nonNegative), promptTokens: pct, outputTokens: pct, byBand: z.record(z.string(), promptBandSchema) });
 
 /** report@1 `stream`. */
 export const streamSchema = obj(
@@ -43,6 +47,8 @@ export const streamSchema = obj(
     inputWords: pct,
     /** TTFT (ms, from the intended start) by prompt-length band, for streams that got a token. */
     ttftByInputWords: z.record(z.string(), pct),
+    /** Prompt lengths and stream timing by band, per unit (`words`, or the tokenizer's name). */
+    prompts: z.record(z.string(), promptLengthSchema),
   },
 );
 

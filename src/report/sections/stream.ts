@@ -2,9 +2,9 @@
  * `stream`: counts add; every timing is re-read from its merged histogram (`stream.<timing>`),
  * the prompt lengths and TTFT by prompt length from theirs.
  */
-import { promptLengthFrom } from '../../collect/prompt-length.js';
+import { promptLengthFrom, promptsFrom, type PromptLengthReport } from '../../collect/prompt-length.js';
 import type { StreamHistogramName } from '../../collect/stream-collector.js';
-import { bySection, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
+import { bySection, custom, fail, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { StreamReport } from './stream-schema.js';
 
@@ -33,6 +33,7 @@ export const streamMerge: Rule<StreamReport> = fields<StreamReport>({
   malformedEvents: sum,
   inputWords: fromHistograms((h) => promptLengthFrom(h).inputWords),
   ttftByInputWords: fromHistograms((h) => promptLengthFrom(h).ttftByInputWords),
+  prompts: promptsMerge(),
 });
 
 /** `stream`: the stream collector's snapshot without its histograms (they are under `histograms`). */
@@ -43,3 +44,23 @@ export const streamSection: FullSection<StreamReport, object, ScopeState> = {
     return stream;
   },
 };
+
+/**
+ * `stream.prompts`: each unit's bands are a setting (shards of one run share them); every figure
+ * is re-read from the merged histograms (`stream.prompt.<unit>.…`), so the merge is exact.
+ */
+function promptsMerge(): Rule<Readonly<Record<string, PromptLengthReport>>> {
+  return custom('histogram', (parts, ctx) => {
+    const bands: Record<string, readonly number[]> = {};
+    for (const p of parts) {
+      for (const [unit, r] of Object.entries(p.value)) {
+        const seen = bands[unit];
+        if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(r.bands)) {
+          fail(`cannot merge: ${ctx.path}.${unit}.bands differs (${JSON.stringify(seen)}, ${p.source.name}: ${JSON.stringify(r.bands)}); shards of one run share them`);
+        }
+        bands[unit] = r.bands;
+      }
+    }
+    return promptsFrom(ctx.scope.histograms, bands);
+  });
+}
