@@ -78,6 +78,7 @@ function rank(code: ExitCode): number {
     case EXIT.BAD_INPUT:
       return 4;
     case EXIT.UNREACHABLE:
+    case EXIT.PROTOCOL:
       return 3;
     case EXIT.INTERRUPTED:
       return 2;
@@ -96,6 +97,7 @@ function reportError(err: unknown, io: CliIo): ExitCode {
   if (err instanceof FlowgaugeError) {
     io.stderr.write(`flowgauge: ${err.message}\n`);
     if (err.code === 'FG_TARGET_UNREACHABLE') return EXIT.UNREACHABLE;
+    if (err.code === 'FG_TARGET_PROTOCOL') return EXIT.PROTOCOL;
     if (err.code === 'FG_INTERRUPTED') return EXIT.INTERRUPTED;
     return err.code === 'FG_INTERNAL' ? EXIT.INTERNAL : EXIT.BAD_INPUT;
   }

@@ -3,7 +3,7 @@
  * target, observing what the interface leaves unsaid and recording every departure from what it
  * states. Never throws for what the target does: an unreachable target is a report too.
  */
-import { createSystemClock, type Clock } from '../core/clock.js';
+import { createSystemClock, NS_PER_MS, type Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { redactUrl } from '../report/index.js';
 import type { BatteryState, ProbeContext } from './context.js';
@@ -39,7 +39,30 @@ export interface ConformanceOptions {
   readonly maxRetryWaitMs?: number;
   /** TLS trust, gateway headers and a proxy, for a real deployment. */
   readonly target?: ConformanceTarget;
+  /**
+   * The whole battery's deadline in ms (default `DEFAULT_CONFORMANCE_DEADLINE_MS`): no request
+   * outlives it, and once it passes no probe sends again; the report says what was cut.
+   */
+  readonly deadlineMs?: number;
+  /** Told each probe group as it starts (`listing flows`), and how many requests it took. */
+  readonly onProgress?: (p: ConformanceProgress) => void;
 }
+
+/** Progress of the battery, one call per probe group. */
+export interface ConformanceProgress {
+  /** The group, e.g. `auth`, `streams`. */
+  readonly group: string;
+  /** Its place in the battery, from 1. */
+  readonly index: number;
+  readonly total: number;
+  /** Requests sent before it started. */
+  readonly requests: number;
+  /** Ms since the battery started. */
+  readonly elapsedMs: number;
+}
+
+/** The battery's deadline when none is given: three minutes, ten times what it takes against a healthy target. */
+export const DEFAULT_CONFORMANCE_DEADLINE_MS = 180_000;
 
 /** Runs the battery and returns what it saw. */
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
@@ -52,6 +75,11 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   }
   const clock = o.clock ?? createSystemClock();
   const maxRequests = o.maxRequests ?? 150;
+  const deadlineMs = o.deadlineMs ?? DEFAULT_CONFORMANCE_DEADLINE_MS;
+  if (!(Number.isFinite(deadlineMs) && deadlineMs > 0)) throw new InvalidArgumentError('runConformance: deadlineMs must be a positive number of ms');
+  const startNs = clock.nowNs();
+  const deadlineNs = startNs + deadlineMs * NS_PER_MS;
+  const late = (): boolean => clock.nowNs() >= deadlineNs;
   const rec = createRecorder();
   const x = createExchange({
     baseUrl: o.baseUrl,
@@ -63,6 +91,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: o.maxRetryWaitMs } : {}),
     ...(o.target !== undefined ? { target: o.target } : {}),
+    deadlineNs,
   });
   const state: BatteryState = { flowId: undefined, runIds: [], failedErrors: [], progress: [] };
   const ctx: ProbeContext = {
@@ -70,28 +99,48 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     rec,
     clock,
     state,
-    send: (req) => (x.sent >= maxRequests ? Promise.resolve(undefined) : x.send(req)),
+    send: (req) => (x.sent >= maxRequests || late() ? Promise.resolve(undefined) : x.send(req)),
   };
   const startedAt = new Date(clock.wallMs()).toISOString();
+  const groups: readonly (readonly [string, () => Promise<unknown>])[] = [
+    ['auth', () => probeAuth(ctx)],
+    ['lists', () => probeLists(ctx)],
+    ['flows', () => probeFlows(ctx)],
+    ['runs', () => probeRun(ctx)],
+    ['streams', () => probeStreams(ctx)],
+    ['run errors', () => probeRunErrors(ctx)],
+    ['sessions', () => probeSessions(ctx)],
+    ['usage', () => probeUsage(ctx)],
+    ['trigger', () => probeTrigger(ctx)],
+    ['notifications', () => probeNotifications(ctx, o.notifications, Math.min(o.notificationWaitMs ?? 5000, remainingMs()))],
+    // Last: reaching the limit on purpose would throttle every probe after it.
+    ['rate limits', () => probeRateLimits(ctx)],
+  ];
+  const total = groups.length + 1;
+  const progress = (group: string, index: number): void =>
+    o.onProgress?.({ group, index, total, requests: x.sent, elapsedMs: Math.round((clock.nowNs() - startNs) / NS_PER_MS) });
+  function remainingMs(): number {
+    return Math.max(0, Math.round((deadlineNs - clock.nowNs()) / NS_PER_MS));
+  }
   let reachable = true;
   let tokenAccepted = true;
+  let protocol: string | undefined;
+  const cut: string[] = [];
   try {
+    progress('reachability', 1);
     const first = await probeReachable(ctx);
-    reachable = first !== 'unreachable';
-    tokenAccepted = first !== 'refused';
-    if (first === 'ok') {
-      await probeAuth(ctx);
-      await probeLists(ctx);
-      await probeFlows(ctx);
-      await probeRun(ctx);
-      await probeStreams(ctx);
-      await probeRunErrors(ctx);
-      await probeSessions(ctx);
-      await probeUsage(ctx);
-      await probeTrigger(ctx);
-      await probeNotifications(ctx, o.notifications, o.notificationWaitMs ?? 5000);
-      // Last: reaching the limit on purpose would throttle every probe after it.
-      await probeRateLimits(ctx);
+    reachable = first.reach !== 'unreachable';
+    tokenAccepted = first.reach !== 'refused';
+    protocol = first.protocol;
+    if (first.reach === 'ok') {
+      for (const [i, [group, run]] of groups.entries()) {
+        if (late()) {
+          cut.push(group);
+          continue;
+        }
+        progress(group, i + 2);
+        await run();
+      }
       observeRunFindings(ctx);
       observeAnswerTallies(ctx);
     }
@@ -109,6 +158,8 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     requests: x.sent,
     observations: rec.observations(),
     violations,
-    passed: reachable && tokenAccepted && violations.length === 0,
+    ...(protocol !== undefined ? { protocol } : {}),
+    ...(late() ? { deadline: { ms: deadlineMs, cut } } : {}),
+    passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !late(),
   };
 }
