@@ -137,6 +137,8 @@ function codeOf(err: unknown): string | undefined {
   if (Array.isArray(e.errors) && e.errors.length > 0) return codeOf(e.errors[0]);
   if (e.cause !== undefined && e.cause !== err) return codeOf(e.cause);
   if (e.name === 'AbortError') return 'ABORT_ERR';
+  // undici's llhttp error for bytes that are no HTTP at all (an SSH banner) carries no code.
+  if (e.name === 'HTTPParserError') return 'HPE_UNKNOWN';
   return undefined;
 }
 

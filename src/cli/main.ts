@@ -37,6 +37,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     .wrap(Math.min(110, io.columns))
     .epilogue(
       'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable,\n' +
+        '76 the target answered in another protocol or shape (not the interface; check --base-url),\n' +
         '70 internal error (a flowgauge bug; please report it), 130 interrupted (the report is still written, marked interrupted).\n' +
         'With no --base-url, commands run against the embedded reference service.',
     )
