@@ -211,6 +211,25 @@ describe('probe and run judge the same answer the same way', () => {
       },
       'MALFORMED_BODY',
     ],
+    [
+      'a stream whose events break the contract (a count as text)',
+      'stream',
+      (s) => {
+        const ev = (e: unknown): string => `data: ${JSON.stringify(e)}\n\n`;
+        const body = ev({ type: 'start', run_id: 'run_1' }) + ev({ type: 'token', content: 'a' }) + ev({ type: 'end', run_id: 'run_1', usage: { total_tokens: 'many' } });
+        s.end(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      },
+      'CONTRACT_VIOLATION',
+    ],
+    [
+      'a JSON answer to a stream request',
+      'stream',
+      (s) => {
+        const body = JSON.stringify({ id: 'run_1', status: 'completed', output: 'x' });
+        s.end(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+      },
+      'STREAM_INCOMPLETE',
+    ],
   ];
   it.each(cases)('%s', async (_name, op, answer, expected) => {
     const port = await rawServe((s) => answer(s));
