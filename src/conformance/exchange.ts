@@ -6,10 +6,11 @@
  * The tokens live only in this closure (like the client's); the handle shows the addresses.
  */
 import { inspect } from 'node:util';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { classifyTransportError, parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
 import { MAX_BODY_BYTES, MAX_STREAM_BYTES, readBoundedBody } from '../api/bounded-body.js';
 import { deadlineError } from '../api/transport.js';
+import { createUndiciDispatcher } from '../api/undici-dispatcher.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import { parseSseText, type SseView } from './sse-view.js';
@@ -94,14 +95,12 @@ export interface ConformanceTarget {
 }
 
 /**
- * The dispatcher of the battery: direct, or through the proxy for https origins. undici's own
- * timeouts restart on every byte; the whole-request deadline of each exchange is what bounds it.
+ * The dispatcher of the battery (for every origin it calls): direct, or through the proxy for
+ * https origins. undici's own timeouts restart on every byte; the whole-request deadline of each
+ * exchange is what bounds it.
  */
 function dispatcherFor(t: ConformanceTarget | undefined, timeoutMs: number): Dispatcher {
-  const tls = { ...(t?.tls?.ca !== undefined ? { ca: t.tls.ca } : {}), ...(t?.tls?.insecure === true ? { rejectUnauthorized: false } : {}) };
-  const common = { connect: { timeout: Math.min(10_000, timeoutMs), ...tls }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
-  if (t?.proxy === undefined) return new Agent(common);
-  return new EnvHttpProxyAgent({ ...common, httpProxy: '', httpsProxy: t.proxy.url, noProxy: t.proxy.noProxy ?? '', requestTls: tls });
+  return createUndiciDispatcher({ tls: t?.tls, proxy: t?.proxy, connectMs: Math.min(10_000, timeoutMs), pool: { headersTimeout: timeoutMs, bodyTimeout: timeoutMs } });
 }
 
 /** The battery's line to the target. */

@@ -12,6 +12,7 @@ import {
   flowSchema,
   runCompletionViolations,
   runSchema,
+  serviceErrorOf,
   StreamState,
   triggerAckSchema,
 } from '../api/index.js';
@@ -77,16 +78,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The code of a non-2xx answer: the body's `error.code` when it is one of the seven, else by status. */
-export function errorCodeOfAnswer(status: number, body: string): ProbeErrorCode {
-  return codeOf(status, errorObjectOf(parseJson(body)));
-}
-
-/** The `error` object of a parsed answer, when it has one. */
-function errorObjectOf(parsed: unknown): Record<string, unknown> | undefined {
-  return isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
-}
-
 function codeOf(status: number, error: Record<string, unknown> | undefined): ProbeErrorCode {
   const code = error?.code;
   if (isApiErrorCode(code)) return code;
@@ -102,7 +93,7 @@ export const FOREIGN_ANSWER = "not the service's error body: a gateway or proxy 
  * points at the gateway, or at what is behind it, rather than at the service's own errors.
  */
 function failAnswer(res: TimedResponse): CheckOutcome {
-  const error = errorObjectOf(parseJson(res.body));
+  const error = serviceErrorOf(parseJson(res.body));
   return fail(res, codeOf(res.status, error), error === undefined ? FOREIGN_ANSWER : undefined);
 }
 

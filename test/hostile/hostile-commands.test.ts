@@ -90,8 +90,11 @@ function judge(command: Command, files: Record<string, string>, out: string): st
     const json = file('conformance.json');
     expect(json, 'conformance.json').toBeDefined();
     expect(file('conformance.md'), 'conformance.md').toBeDefined();
-    const r = JSON.parse(json as string) as { passed: boolean; reachable: boolean; tokenAccepted: boolean; protocol?: string; requests: number; violations: { rule: string }[]; deadline?: unknown };
+    const r = JSON.parse(json as string) as { passed: boolean; startedAt: string; endedAt: string; reachable: boolean; tokenAccepted: boolean; protocol?: string; requests: number; violations: { rule: string }[]; deadline?: unknown };
     expect(r.passed, 'a hostile target passed conformance').toBe(false);
+    // The battery's own span (its clock, not the child's start-up on a loaded machine): its
+    // deadline held. Twice the deadline is a bound against a hang, not a timing measurement.
+    expect((Date.parse(r.endedAt) - Date.parse(r.startedAt)) / 1000, 'the battery outlived its deadline').toBeLessThan(2 * CONFORMANCE_DEADLINE_S);
     if (r.protocol !== undefined) return 'another protocol';
     if (!r.tokenAccepted) return 'token refused (401)';
     if (!r.reachable) return `unreachable after ${r.requests} request${r.requests === 1 ? '' : 's'}`;
@@ -150,7 +153,6 @@ async function attack(command: Command, mode: HostileMode, index: number): Promi
   expect(signal, `killed after ${EXIT_BOUND_MS} ms: ${cli.stderr()}`).toBeNull();
   expect(EXITS[command], `exit ${code}: ${cli.stderr()}`).toContain(code);
   expect(cli.stderr()).not.toMatch(/internal error|\n\s+at /);
-  if (command === 'conformance') expect(seconds, 'conformance outlived its deadline by more than its start-up').toBeLessThan(CONFORMANCE_DEADLINE_S + 20);
 
   const files = filesUnder(out);
   figure.outcome = judge(command, files, out);
