@@ -5,6 +5,7 @@
  */
 import { createSystemClock, NS_PER_MS, type Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { createRedactor, redactDeep } from '../api/redact.js';
 import { redactUrl } from '../report/index.js';
 import type { BatteryState, ProbeContext } from './context.js';
 import { createExchange, type ConformanceTarget, type ExchangeAnswer } from './exchange.js';
@@ -147,7 +148,10 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   } finally {
     await x.close();
   }
-  const violations = rec.violations();
+  // A target may echo a token anywhere (an error code, a header, an event): nothing of it is kept.
+  const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
+  const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
+  const violations = redactDeep(rec.violations(), redact);
   return {
     schema: CONFORMANCE_SCHEMA,
     target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
@@ -156,7 +160,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     reachable,
     tokenAccepted,
     requests: x.sent,
-    observations: rec.observations(),
+    observations: redactDeep(rec.observations(), redact),
     violations,
     ...(protocol !== undefined ? { protocol } : {}),
     ...(late() ? { deadline: { ms: deadlineMs, cut } } : {}),

@@ -115,4 +115,16 @@ describe('conformance exchange: bounded bodies', () => {
     expect(report.requests).toBe(1);
     expect(report.passed).toBe(false);
   });
+
+  it('keeps a token the target echoes (in error codes, details, headers) out of the report', async () => {
+    const token = 'fg_echoed_secret_token_1234';
+    const base = await rawServer((s) => {
+      const body = JSON.stringify({ error: { code: token, message: `bad ${token}`, details: { [token]: token } } });
+      s.end(`HTTP/1.1 401 No\r\ncontent-type: application/json\r\nx-request-id: ${token}\r\nx-ratelimit-limit: ${token}\r\nx-ratelimit-remaining: Bearer ${token}\r\nx-ratelimit-reset: ${token}\r\nretry-after: ${token}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+    });
+    const report = await runConformance({ baseUrl: base, token, clock, deadlineMs: 10_000 });
+    expect(report.tokenAccepted).toBe(false);
+    expect(report.violations.length).toBeGreaterThan(0);
+    expect(JSON.stringify(report)).not.toContain(token);
+  });
 });
