@@ -152,6 +152,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
   const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
   const violations = redactDeep(rec.violations(), redact);
+  const expired = late();
   return {
     schema: CONFORMANCE_SCHEMA,
     target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
@@ -163,7 +164,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     observations: redactDeep(rec.observations(), redact),
     violations,
     ...(protocol !== undefined ? { protocol } : {}),
-    ...(late() ? { deadline: { ms: deadlineMs, cut } } : {}),
-    passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !late(),
+    ...(expired ? { deadline: { ms: deadlineMs, cut } } : {}),
+    passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !expired,
   };
 }
