@@ -115,6 +115,8 @@ const CODE_MAP: Readonly<Record<string, TransportErrorCode>> = {
   // A request on a closed client: the run is shutting down, so the request never happened.
   UND_ERR_CLOSED: 'ABORTED',
   UND_ERR_DESTROYED: 'ABORTED',
+  // A head past undici's maxHeaderSize: what the client's own parser calls a protocol error too.
+  UND_ERR_HEADERS_OVERFLOW: 'PROTOCOL_ERROR',
   // The client's own HTTP/1.1 transport (h1-pool.ts).
   FG_H1_CONNECT_TIMEOUT: 'CONNECT_TIMEOUT',
   FG_H1_HEADERS_TIMEOUT: 'HEADERS_TIMEOUT',
@@ -137,6 +139,8 @@ function codeOf(err: unknown): string | undefined {
   if (Array.isArray(e.errors) && e.errors.length > 0) return codeOf(e.errors[0]);
   if (e.cause !== undefined && e.cause !== err) return codeOf(e.cause);
   if (e.name === 'AbortError') return 'ABORT_ERR';
+  // undici's llhttp error for bytes that are no HTTP at all (an SSH banner) carries no code.
+  if (e.name === 'HTTPParserError') return 'HPE_UNKNOWN';
   return undefined;
 }
 

@@ -17,6 +17,7 @@ export {
   type TimedStreamEvent,
 } from './result.js';
 export * from './schemas.js';
+export { serviceErrorOf } from './response.js';
 export { createSseDecoder, toTimedEvent, type SseDecoder } from './sse-decoder.js';
 export { StreamState } from './stream-state.js';
 export type * from './types.js';

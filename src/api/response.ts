@@ -147,6 +147,16 @@ function sameBodyResult<T>(text: string, meta: ResponseMeta, violations: readonl
   return new SameBodyResult(text, meta, violations) as ApiResult<T>;
 }
 
+/**
+ * The interface's `error` object of a parsed answer; undefined when the body is not the
+ * service's own error body (a gateway's HTML page, an empty body, JSON without `error`). The
+ * one rule `run` (an `ApiError`'s `foreignBody`) and `probe` (its "a gateway or proxy
+ * answered") both use.
+ */
+export function serviceErrorOf(parsed: unknown): Record<string, unknown> | undefined {
+  return isJsonObject(parsed) && isJsonObject(parsed.error) ? parsed.error : undefined;
+}
+
 /** Result of a non-2xx answer whose body is `text`. */
 export function errorResult<T>(
   ctx: ResponseContext,
@@ -159,7 +169,7 @@ export function errorResult<T>(
 ): ApiResult<T> {
   const parsed = parseJson(text);
   const body = isJsonObject(parsed) ? parsed : undefined;
-  const err = body !== undefined && isJsonObject(body.error) ? body.error : undefined;
+  const err = serviceErrorOf(body);
   const statusCode = apiErrorCodeOfStatus(status) ?? 'UNKNOWN';
   let violations: ContractViolation[] | readonly ContractViolation[] = NO_VIOLATIONS;
   let code: ApiErrorCode | 'UNKNOWN' = statusCode;

@@ -42,8 +42,8 @@ export function toTimedEvent(data: string, atNs: number): TimedStreamEvent {
   return { type: 'unknown', atNs, data: parsed, rawType: t };
 }
 
-/** A decoder for one body. */
-export function createSseDecoder(onEvent: (event: TimedStreamEvent) => void): SseDecoder {
+/** A decoder for one body; `onComment` hears each comment line (`:` …), for callers that count them. */
+export function createSseDecoder(onEvent: (event: TimedStreamEvent) => void, onComment?: () => void): SseDecoder {
   const text = new TextDecoder('utf-8');
   let currentNs = 0;
   // The parser holds back a CR that ends its input, waiting to see whether an LF follows.
@@ -56,6 +56,7 @@ export function createSseDecoder(onEvent: (event: TimedStreamEvent) => void): Ss
     onEvent(message: EventSourceMessage) {
       onEvent(toTimedEvent(message.data, currentNs));
     },
+    ...(onComment !== undefined ? { onComment: () => onComment() } : {}),
   });
   const feed = (input: string): void => {
     let s = input;

@@ -4,7 +4,8 @@
  * that always carries the timing seen, complete or not.
  */
 import type { TransportErrorCode } from '../core/codes.js';
-import { bodyTooLarge, createTransportError } from './errors.js';
+import { ByteBudget, MAX_STREAM_BYTES } from './bounded-body.js';
+import { createTransportError } from './errors.js';
 import type { BodyStream, ExchangeHandle, ExchangeTimes, Transport } from './transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
@@ -22,12 +23,8 @@ const CLOSED_WITHOUT_END = { code: 'UND_ERR_ABORTED' };
 
 const EVENT_STREAM_RE = /^text\/event-stream\b/i;
 
-/**
- * Most bytes one stream body may carry (the JSON body cap; a long LLM answer is well under 1 MiB). It bounds
- * everything a stream keeps: an endless `data:` line the SSE parser holds, the output text and
- * the inter-token gaps. A stream past it fails as MALFORMED_BODY, and the process lives.
- */
-export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
+/** Most bytes one stream body may carry (`bounded-body.ts`); past it a stream fails as MALFORMED_BODY. */
+export { MAX_STREAM_BYTES };
 
 /** Names the error event's code (`code` or `error.code`) when it gives one. */
 function errorEventMessage(data: Record<string, unknown>): string {
@@ -61,7 +58,7 @@ export function runStream(
   let sinkError: unknown;
   let sinkFailed = false;
   let handle: ExchangeHandle | undefined;
-  let received = 0;
+  const budget = new ByteBudget(MAX_STREAM_BYTES);
   let tooLarge = false;
 
   const bodyStream: BodyStream = {
@@ -87,10 +84,10 @@ export function runStream(
     },
     chunk(chunk, atNs) {
       if (tooLarge) return;
-      received += chunk.length;
-      if (received > MAX_STREAM_BYTES) {
+      const over = budget.take(chunk.length);
+      if (over !== undefined) {
         tooLarge = true;
-        handle?.cancel(bodyTooLarge(MAX_STREAM_BYTES));
+        handle?.cancel(over);
         return;
       }
       (state as StreamState).chunk(atNs);

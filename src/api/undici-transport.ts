@@ -9,12 +9,13 @@
  * for by name.
  */
 import type { Socket } from 'node:net';
-import { buildConnector, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { unwatchAbort, watchAbort } from './abort-watch.js';
 import { bodyTooLarge } from './errors.js';
 import { DeadlineQueue, type Expiring } from './deadline-queue.js';
 import { keptHeaders } from './kept-headers.js';
+import { createUndiciDispatcher } from './undici-dispatcher.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import {
   deadlineError,
@@ -211,13 +212,14 @@ class Exchange implements Dispatcher.DispatchHandler, ExchangeHandle, Expiring {
  */
 export function createUndiciTransport(origin: string, s: TransportSettings): Transport {
   const setup: SetupTimes = { fresh: undefined };
-  const tls = { ...(s.tls?.ca !== undefined ? { ca: s.tls.ca } : {}), ...(s.tls?.insecure === true ? { rejectUnauthorized: false } : {}) };
-  const connect = timedConnector(buildConnector({ timeout: s.connectMs, ...tls }), setup);
-  const common = { connections: s.connections, pipelining: s.pipelining, connect, headersTimeout: s.headersMs, bodyTimeout: s.bodyMs };
-  const dispatcher: Dispatcher =
-    s.proxy === undefined
-      ? new Pool(origin, common)
-      : new EnvHttpProxyAgent({ ...common, httpProxy: '', httpsProxy: s.proxy.url, noProxy: s.proxy.noProxy, requestTls: tls });
+  const dispatcher = createUndiciDispatcher({
+    origin,
+    tls: s.tls,
+    proxy: s.proxy,
+    connectMs: s.connectMs,
+    wrapConnector: (connect) => timedConnector(connect, setup),
+    pool: { connections: s.connections, pipelining: s.pipelining, headersTimeout: s.headersMs, bodyTimeout: s.bodyMs },
+  });
   // Exchanges with a deadline, in one heap with one timer rather than a timer each; each fires at its instant.
   const deadlines = new DeadlineQueue<Exchange>();
   const forget = (ex: Exchange): void => {

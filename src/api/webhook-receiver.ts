@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { createSystemClock, type Clock } from '../core/clock.js';
 import { ConfigError, FlowgaugeError, type ConfigIssue } from '../core/errors.js';
+import { ByteBudget } from './bounded-body.js';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_S,
   parseSignatureHeader,
@@ -288,25 +289,22 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       req.resume();
       return;
     }
+    // The shared byte cap of every body flowgauge reads (`bounded-body.ts`); the whole request is
+    // bounded in time by the server's `requestTimeout`, which no trickled byte restarts.
     const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
+    const budget = new ByteBudget(o.maxBodyBytes);
     req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (over) {
-        if (size > o.maxBodyBytes * DRAIN_FACTOR) req.socket.destroy();
-        return;
-      }
-      if (size > o.maxBodyBytes) {
-        over = true;
+      if (budget.take(chunk.length) !== undefined) {
         chunks.length = 0;
+        // Past the cap the rest is drained (so the 413 reaches the sender) up to a point, then cut.
+        if (budget.bytes > o.maxBodyBytes * DRAIN_FACTOR) req.socket.destroy();
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (over) reject(res, 'oversize', 413, true);
-      else finish(req, res, Buffer.concat(chunks, size));
+      if (budget.bytes > o.maxBodyBytes) reject(res, 'oversize', 413, true);
+      else finish(req, res, Buffer.concat(chunks, budget.bytes));
     });
   };
 

@@ -9,6 +9,12 @@ export const EXIT = {
   /** The target could not be reached at all. */
   UNREACHABLE: 3,
   /**
+   * The target answered, but not as the interface does: another protocol than HTTP/1.1 (an SSH
+   * banner, HTTP/2, an HTML page with no status line) or `GET /flows` in another shape.
+   * EX_PROTOCOL of sysexits.h: the address is wrong, not the network.
+   */
+  PROTOCOL: 76,
+  /**
    * flowgauge itself failed (a bug: "internal error (please report it)"), EX_SOFTWARE of
    * sysexits.h. Never 1: a release gate must tell a broken tool from a failed threshold.
    */

@@ -43,6 +43,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     .wrap(Math.min(110, io.columns))
     .epilogue(
       'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable,\n' +
+        '76 the target answered in another protocol or shape (not the interface; check --base-url),\n' +
         '70 internal error (a flowgauge bug; please report it), 130 interrupted (the report is still written, marked interrupted).\n' +
         'With no --base-url, commands run against the embedded reference service.',
     )
@@ -90,6 +91,7 @@ function rank(code: ExitCode): number {
     case EXIT.BAD_INPUT:
       return 4;
     case EXIT.UNREACHABLE:
+    case EXIT.PROTOCOL:
       return 3;
     case EXIT.INTERRUPTED:
       return 2;
@@ -108,6 +110,7 @@ function reportError(err: unknown, io: CliIo): ExitCode {
   if (err instanceof FlowgaugeError) {
     io.stderr.write(`flowgauge: ${err.message}\n`);
     if (err.code === 'FG_TARGET_UNREACHABLE') return EXIT.UNREACHABLE;
+    if (err.code === 'FG_TARGET_PROTOCOL') return EXIT.PROTOCOL;
     if (err.code === 'FG_INTERRUPTED') return EXIT.INTERRUPTED;
     return err.code === 'FG_INTERNAL' ? EXIT.INTERNAL : EXIT.BAD_INPUT;
   }

@@ -3,8 +3,9 @@
  * target, observing what the interface leaves unsaid and recording every departure from what it
  * states. Never throws for what the target does: an unreachable target is a report too.
  */
-import { createSystemClock, type Clock } from '../core/clock.js';
+import { createSystemClock, NS_PER_MS, type Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { createRedactor, redactDeep } from '../api/redact.js';
 import { redactUrl } from '../report/index.js';
 import type { BatteryState, ProbeContext } from './context.js';
 import { createExchange, type ConformanceTarget, type ExchangeAnswer } from './exchange.js';
@@ -39,7 +40,30 @@ export interface ConformanceOptions {
   readonly maxRetryWaitMs?: number;
   /** TLS trust, gateway headers and a proxy, for a real deployment. */
   readonly target?: ConformanceTarget;
+  /**
+   * The whole battery's deadline in ms (default `DEFAULT_CONFORMANCE_DEADLINE_MS`): no request
+   * outlives it, and once it passes no probe sends again; the report says what was cut.
+   */
+  readonly deadlineMs?: number;
+  /** Told each probe group as it starts (`listing flows`), and how many requests it took. */
+  readonly onProgress?: (p: ConformanceProgress) => void;
 }
+
+/** Progress of the battery, one call per probe group. */
+export interface ConformanceProgress {
+  /** The group, e.g. `auth`, `streams`. */
+  readonly group: string;
+  /** Its place in the battery, from 1. */
+  readonly index: number;
+  readonly total: number;
+  /** Requests sent before it started. */
+  readonly requests: number;
+  /** Ms since the battery started. */
+  readonly elapsedMs: number;
+}
+
+/** The battery's deadline when none is given: three minutes, ten times what it takes against a healthy target. */
+export const DEFAULT_CONFORMANCE_DEADLINE_MS = 180_000;
 
 /** Runs the battery and returns what it saw. */
 export async function runConformance(o: ConformanceOptions): Promise<ConformanceReport> {
@@ -52,6 +76,11 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   }
   const clock = o.clock ?? createSystemClock();
   const maxRequests = o.maxRequests ?? 150;
+  const deadlineMs = o.deadlineMs ?? DEFAULT_CONFORMANCE_DEADLINE_MS;
+  if (!(Number.isFinite(deadlineMs) && deadlineMs > 0)) throw new InvalidArgumentError('runConformance: deadlineMs must be a positive number of ms');
+  const startNs = clock.nowNs();
+  const deadlineNs = startNs + deadlineMs * NS_PER_MS;
+  const late = (): boolean => clock.nowNs() >= deadlineNs;
   const rec = createRecorder();
   const x = createExchange({
     baseUrl: o.baseUrl,
@@ -63,6 +92,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: o.maxRetryWaitMs } : {}),
     ...(o.target !== undefined ? { target: o.target } : {}),
+    deadlineNs,
   });
   const state: BatteryState = { flowId: undefined, runIds: [], failedErrors: [], progress: [] };
   const ctx: ProbeContext = {
@@ -70,35 +100,59 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     rec,
     clock,
     state,
-    send: (req) => (x.sent >= maxRequests ? Promise.resolve(undefined) : x.send(req)),
+    send: (req) => (x.sent >= maxRequests || late() ? Promise.resolve(undefined) : x.send(req)),
   };
   const startedAt = new Date(clock.wallMs()).toISOString();
+  const groups: readonly (readonly [string, () => Promise<unknown>])[] = [
+    ['auth', () => probeAuth(ctx)],
+    ['lists', () => probeLists(ctx)],
+    ['flows', () => probeFlows(ctx)],
+    ['runs', () => probeRun(ctx)],
+    ['streams', () => probeStreams(ctx)],
+    ['run errors', () => probeRunErrors(ctx)],
+    ['sessions', () => probeSessions(ctx)],
+    ['usage', () => probeUsage(ctx)],
+    ['trigger', () => probeTrigger(ctx)],
+    ['notifications', () => probeNotifications(ctx, o.notifications, Math.min(o.notificationWaitMs ?? 5000, remainingMs()))],
+    // Last: reaching the limit on purpose would throttle every probe after it.
+    ['rate limits', () => probeRateLimits(ctx)],
+  ];
+  const total = groups.length + 1;
+  const progress = (group: string, index: number): void =>
+    o.onProgress?.({ group, index, total, requests: x.sent, elapsedMs: Math.round((clock.nowNs() - startNs) / NS_PER_MS) });
+  function remainingMs(): number {
+    return Math.max(0, Math.round((deadlineNs - clock.nowNs()) / NS_PER_MS));
+  }
   let reachable = true;
   let tokenAccepted = true;
+  let protocol: string | undefined;
+  const cut: string[] = [];
   try {
+    progress('reachability', 1);
     const first = await probeReachable(ctx);
-    reachable = first !== 'unreachable';
-    tokenAccepted = first !== 'refused';
-    if (first === 'ok') {
-      await probeAuth(ctx);
-      await probeLists(ctx);
-      await probeFlows(ctx);
-      await probeRun(ctx);
-      await probeStreams(ctx);
-      await probeRunErrors(ctx);
-      await probeSessions(ctx);
-      await probeUsage(ctx);
-      await probeTrigger(ctx);
-      await probeNotifications(ctx, o.notifications, o.notificationWaitMs ?? 5000);
-      // Last: reaching the limit on purpose would throttle every probe after it.
-      await probeRateLimits(ctx);
+    reachable = first.reach !== 'unreachable';
+    tokenAccepted = first.reach !== 'refused';
+    protocol = first.protocol;
+    if (first.reach === 'ok') {
+      for (const [i, [group, run]] of groups.entries()) {
+        if (late()) {
+          cut.push(group);
+          continue;
+        }
+        progress(group, i + 2);
+        await run();
+      }
       observeRunFindings(ctx);
       observeAnswerTallies(ctx);
     }
   } finally {
     await x.close();
   }
-  const violations = rec.violations();
+  // A target may echo a token anywhere (an error code, a header, an event): nothing of it is kept.
+  const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
+  const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
+  const violations = redactDeep(rec.violations(), redact);
+  const expired = late();
   return {
     schema: CONFORMANCE_SCHEMA,
     target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
@@ -107,8 +161,10 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     reachable,
     tokenAccepted,
     requests: x.sent,
-    observations: rec.observations(),
+    observations: redactDeep(rec.observations(), redact),
     violations,
-    passed: reachable && tokenAccepted && violations.length === 0,
+    ...(protocol !== undefined ? { protocol } : {}),
+    ...(expired ? { deadline: { ms: deadlineMs, cut } } : {}),
+    passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !expired,
   };
 }

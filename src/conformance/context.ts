@@ -34,6 +34,7 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 export function outcomeOf(a: ExchangeAnswer | undefined): string {
   if (a === undefined) return 'not sent (request budget spent)';
   if (a.status === 0) return `no response (${a.transportError ?? 'error'})`;
+  if (a.transportError !== undefined) return `HTTP ${a.status}, body not read whole (${a.transportError})`;
   const err = isObject(a.json) && isObject(a.json.error) ? a.json.error : undefined;
   if (err === undefined) return `HTTP ${a.status}`;
   const field = isObject(err.details) && typeof err.details.field === 'string' ? ` (field ${err.details.field})` : '';

@@ -6,9 +6,12 @@
  * The tokens live only in this closure (like the client's); the handle shows the addresses.
  */
 import { inspect } from 'node:util';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
-import { parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
-import { NS_PER_MS, type Clock } from '../core/clock.js';
+import { request, type Dispatcher } from 'undici';
+import { classifyTransportError, parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
+import { MAX_BODY_BYTES, MAX_STREAM_BYTES, readBoundedBody } from '../api/bounded-body.js';
+import { deadlineError } from '../api/transport.js';
+import { createUndiciDispatcher } from '../api/undici-dispatcher.js';
+import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import { parseSseText, type SseView } from './sse-view.js';
 
@@ -38,7 +41,11 @@ export interface ExchangeAnswer {
   readonly request: ExchangeRequest;
   /** 0 when no response arrived. */
   readonly status: number;
-  /** Why no response arrived. */
+  /**
+   * Why no response, or no whole body, arrived, classified as the run classifies it
+   * (`TIMEOUT`, `MALFORMED_BODY` for a body over its cap, `PROTOCOL_ERROR`, …). With a status,
+   * the head arrived and the body did not: `text` is then empty.
+   */
   readonly transportError: string | undefined;
   /** Lower-case names; repeated headers joined with `, `. */
   readonly headers: Readonly<Record<string, string>>;
@@ -62,8 +69,13 @@ export interface ExchangeOptions {
   /** A token of another account (the cross-account checks run only with one). */
   readonly otherToken?: string;
   readonly clock: Clock;
-  /** Per request (default 30 s). */
+  /** Whole-request deadline, head and body together, never restarted by a byte (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * The battery's own deadline (`clock.nowNs()` ns): no request outlives it, and a 429 is not
+   * waited out past it. Undefined: none.
+   */
+  readonly deadlineNs?: number;
   /** Longest wait for a rate-limit window before a retry (default 65 s). */
   readonly maxRetryWaitMs?: number;
   /** Called with every answer, retried ones included. */
@@ -82,12 +94,13 @@ export interface ConformanceTarget {
   readonly proxy?: { readonly url: string; readonly noProxy?: string };
 }
 
-/** The dispatcher of the battery: direct, or through the proxy for https origins. */
+/**
+ * The dispatcher of the battery (for every origin it calls): direct, or through the proxy for
+ * https origins. undici's own timeouts restart on every byte; the whole-request deadline of each
+ * exchange is what bounds it.
+ */
 function dispatcherFor(t: ConformanceTarget | undefined, timeoutMs: number): Dispatcher {
-  const tls = { ...(t?.tls?.ca !== undefined ? { ca: t.tls.ca } : {}), ...(t?.tls?.insecure === true ? { rejectUnauthorized: false } : {}) };
-  const common = { connect: { timeout: 10_000, ...tls }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
-  if (t?.proxy === undefined) return new Agent(common);
-  return new EnvHttpProxyAgent({ ...common, httpProxy: '', httpsProxy: t.proxy.url, noProxy: t.proxy.noProxy ?? '', requestTls: tls });
+  return createUndiciDispatcher({ tls: t?.tls, proxy: t?.proxy, connectMs: Math.min(10_000, timeoutMs), pool: { headersTimeout: timeoutMs, bodyTimeout: timeoutMs } });
 }
 
 /** The battery's line to the target. */
@@ -137,6 +150,19 @@ export function createExchange(o: ExchangeOptions): Exchange {
   const bearer = (mode: AuthMode): string | undefined =>
     mode === 'token' ? `Bearer ${token}` : mode === 'invalid' ? `Bearer ${INVALID_TOKEN}` : mode === 'other' && otherToken !== undefined ? `Bearer ${otherToken}` : undefined;
 
+  const noAnswer = (req: ExchangeRequest, status: number, h: Record<string, string>, code: string): ExchangeAnswer => ({
+    request: req,
+    status,
+    transportError: code,
+    headers: h,
+    contentType: h['content-type'],
+    text: '',
+    json: undefined,
+    sse: undefined,
+    atMs: clock.wallMs(),
+    retried: undefined,
+  });
+
   const once = async (req: ExchangeRequest): Promise<ExchangeAnswer> => {
     sent++;
     const q = req.query === undefined ? '' : `?${new URLSearchParams(req.query as Record<string, string>).toString()}`;
@@ -149,12 +175,20 @@ export function createExchange(o: ExchangeOptions): Exchange {
       body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
       headers['content-type'] = 'application/json';
     }
+    // One deadline for the head and the whole body, set once: a trickling target cannot restart it.
+    const startNs = clock.nowNs();
+    const deadlineNs = Math.min(startNs + timeoutMs * NS_PER_MS, o.deadlineNs ?? Number.POSITIVE_INFINITY);
+    const deadlineMs = Math.max(0, Math.round((deadlineNs - startNs) / NS_PER_MS));
+    const abort = new AbortController();
+    const timer: TimerHandle = clock.setTimer(deadlineNs, () => abort.abort(deadlineError(deadlineMs)));
     try {
-      const res = await request(url, { method: req.method, headers, dispatcher: agent, ...(body !== undefined ? { body } : {}) });
-      const text = await res.body.text();
+      const res = await request(url, { method: req.method, headers, dispatcher: agent, signal: abort.signal, ...(body !== undefined ? { body } : {}) });
       const h = headerMap(res.headers);
       const contentType = h['content-type'];
       const isSse = contentType?.toLowerCase().includes('text/event-stream') === true;
+      const read = await readBoundedBody(res.body, { clock, deadlineNs, deadlineMs, maxBytes: isSse ? MAX_STREAM_BYTES : MAX_BODY_BYTES });
+      if (!read.ok) return noAnswer(req, res.statusCode, h, classifyTransportError(abort.signal.aborted ? abort.signal.reason : read.error, undefined));
+      const text = read.text;
       return {
         request: req,
         status: res.statusCode,
@@ -168,19 +202,9 @@ export function createExchange(o: ExchangeOptions): Exchange {
         retried: undefined,
       };
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      return {
-        request: req,
-        status: 0,
-        transportError: typeof code === 'string' ? code : err instanceof Error ? err.name : 'ERROR',
-        headers: {},
-        contentType: undefined,
-        text: '',
-        json: undefined,
-        sse: undefined,
-        atMs: clock.wallMs(),
-        retried: undefined,
-      };
+      return noAnswer(req, 0, {}, classifyTransportError(abort.signal.aborted ? abort.signal.reason : err, undefined));
+    } finally {
+      clock.clearTimer(timer);
     }
   };
 
@@ -194,6 +218,8 @@ export function createExchange(o: ExchangeOptions): Exchange {
       if (first.status !== 429 || req.retryOn429 === false) return first;
       const waitS = waitSecondsOf(first.headers) ?? 60;
       const waitMs = Math.min(waitS * 1000 + 250, o.maxRetryWaitMs ?? 65_000);
+      // A wait that would outlive the battery's deadline tells nothing: the first answer stands.
+      if (o.deadlineNs !== undefined && clock.nowNs() + waitMs * NS_PER_MS >= o.deadlineNs) return first;
       await new Promise<void>((resolve) => clock.setTimer(clock.nowNs() + waitMs * NS_PER_MS, resolve));
       const second = { ...(await once(req)), retried: first };
       o.onAnswer?.(second);

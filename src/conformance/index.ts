@@ -1,5 +1,5 @@
 /** The conformance battery: what a target does where the interface is silent, and where it breaks what is stated. */
-export { runConformance, type ConformanceOptions } from './battery.js';
+export { DEFAULT_CONFORMANCE_DEADLINE_MS, runConformance, type ConformanceOptions, type ConformanceProgress } from './battery.js';
 export { CONFORMANCE_SCHEMA, type ConformanceReport, type Observation, type ObservationStatus, type Violation } from './model.js';
 export { renderConformanceMarkdown } from './render.js';
 export { startConformanceReceiver, type ConformanceNotifications, type ConformanceReceiver } from './notifications.js';

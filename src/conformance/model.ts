@@ -54,5 +54,12 @@ export interface ConformanceReport {
   readonly requests: number;
   readonly observations: readonly Observation[];
   readonly violations: readonly Violation[];
+  /**
+   * Set when the target answered, but not as the interface does: another protocol than
+   * HTTP/1.1, or `GET /flows` in another shape. Nothing else was tried (exit 76).
+   */
+  readonly protocol?: string;
+  /** Set when the battery's deadline passed: its length and the probe groups it cut. */
+  readonly deadline?: { readonly ms: number; readonly cut: readonly string[] };
   readonly passed: boolean;
 }

@@ -7,15 +7,26 @@ import { flowListSchema, flowSchema } from '../api/index.js';
 import { isObject, outcomeOf, type ProbeContext } from './context.js';
 import type { ExchangeAnswer } from './exchange.js';
 
-/** What the first request showed. */
-export type Reachability = 'ok' | 'unreachable' | 'refused';
+/** What the first request showed: `protocol` when the target answered, but not as the interface does. */
+export interface Reachability {
+  readonly reach: 'ok' | 'unreachable' | 'refused' | 'protocol';
+  /** What it answered instead, for `protocol`. */
+  readonly protocol?: string;
+}
 
 /** Lists flows with the defaults; decides whether the rest can run. */
 export async function probeReachable(ctx: ProbeContext): Promise<Reachability> {
   const a = await ctx.send({ label: 'GET /flows', op: 'listFlows', method: 'GET', path: '/flows' });
-  if (a === undefined || a.status === 0) return 'unreachable';
-  if (a.status === 401 || a.status === 403) return 'refused';
-  if (a.status !== 200 || !isObject(a.json)) return 'ok';
+  if (a !== undefined && a.status === 0 && a.transportError === 'PROTOCOL_ERROR') {
+    return { reach: 'protocol', protocol: 'GET /flows was answered, but not with HTTP/1.1' };
+  }
+  if (a === undefined || a.status === 0) return { reach: 'unreachable' };
+  if (a.status === 401 || a.status === 403) return { reach: 'refused' };
+  if (a.status === 200 && a.transportError === undefined && !(isObject(a.json) && Array.isArray(a.json.flows))) {
+    const got = a.sse !== undefined ? 'an event stream' : a.text === '' ? 'an empty body' : isObject(a.json) ? 'a JSON object without a "flows" array' : a.json === undefined ? 'a body that is not JSON' : `JSON ${Array.isArray(a.json) ? 'array' : typeof a.json}`;
+    return { reach: 'protocol', protocol: `GET /flows answered 200 with ${got}, not a flow list; is this a Workflow Execution Service, and is /v1 in --base-url?` };
+  }
+  if (a.status !== 200 || !isObject(a.json)) return { reach: 'ok' };
   ctx.rec.schema('schema.listFlows', flowListSchema, a.json, a);
   const flows = Array.isArray(a.json.flows) ? a.json.flows : [];
   const first = flows.find((f) => isObject(f) && typeof f.id === 'string' && (f.status === undefined || f.status === 'published'));
@@ -35,7 +46,7 @@ export async function probeReachable(ctx: ProbeContext): Promise<Reachability> {
     answer: drafts > 0 ? `yes: ${drafts} of ${flows.length} listed flows are drafts` : `no drafts among ${flows.length} listed flows`,
     value: drafts,
   });
-  return 'ok';
+  return { reach: 'ok' };
 }
 
 /** No token and a wrong token: 401 UNAUTHORIZED with the error body, as stated. */

@@ -160,6 +160,11 @@ export function createRecorder(): Recorder {
     },
     check(a) {
       if (a.status === 0) return;
+      if (a.transportError !== undefined) {
+        // A head, then a body that never completed: too large, past the deadline, or cut.
+        violate({ rule: 'body.complete', path: 'body', expected: 'a whole body, within the size cap and the request deadline', got: `HTTP ${a.status}, then ${a.transportError}`, request: labelOf(a) });
+        return;
+      }
       const isApi = a.request.host !== 'webhook';
       if (isApi) checkRateHeaders(a);
       if (a.status === 429) {

@@ -18,6 +18,10 @@ export function renderConformanceMarkdown(r: ConformanceReport): string {
     out.push('## ❌ UNREACHABLE', '', 'No response came from the target; nothing could be observed.');
     return `${out.join('\n')}\n`;
   }
+  if (r.protocol !== undefined) {
+    out.push('## ❌ NOT THE INTERFACE', '', `${cell(r.protocol)}. Nothing else was tried.`);
+    return `${out.join('\n')}\n`;
+  }
   if (!r.tokenAccepted) {
     out.push('## ❌ TOKEN REFUSED', '', 'The target refused the token on the first request; nothing else was tried.');
     return `${out.join('\n')}\n`;
@@ -28,6 +32,9 @@ export function renderConformanceMarkdown(r: ConformanceReport): string {
     `${r.requests} requests from ${r.startedAt} to ${r.endedAt}${r.target.embedded ? ' against the embedded reference service' : ''}. ` +
       'Violations break what the interface states; observations record what it leaves unsaid.',
   );
+  if (r.deadline !== undefined) {
+    out.push('', `**Incomplete:** the battery's deadline of ${r.deadline.ms / 1000} s passed${r.deadline.cut.length > 0 ? `; not tried: ${r.deadline.cut.map(cell).join(', ')}` : ' during the last probe group'}.`);
+  }
   if (r.violations.length > 0) {
     out.push(
       '',

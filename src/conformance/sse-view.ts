@@ -3,6 +3,8 @@
  * the framing details the interface leaves unsaid (comment lines, CRLF line endings, event
  * types beyond start/token/end).
  */
+import { createSseDecoder } from '../api/sse-decoder.js';
+import { isJsonObject } from '../api/validate.js';
 
 /** One event of the body. */
 export interface SseViewEvent {
@@ -23,34 +25,34 @@ export interface SseView {
   readonly malformed: number;
 }
 
-/** Parses an SSE body: events separated by blank lines, `data:` lines joined with `\n`. */
+/**
+ * Parses a whole SSE body with the run's decoder (`api/sse-decoder.ts`), so the battery and the
+ * run see the same events in the same bytes: `data:` lines joined with `\n`, CR, LF and CRLF line
+ * ends, and an event left without its closing blank line dropped, as the SSE standard says.
+ */
 export function parseSseText(text: string): SseView {
-  const crlf = text.includes('\r\n');
-  const lines = text.split(/\r\n|\r|\n/);
   const events: SseViewEvent[] = [];
   let comments = 0;
   let malformed = 0;
-  let data: string[] = [];
-  const flush = (): void => {
-    if (data.length === 0) return;
-    const raw = data.join('\n');
-    data = [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = undefined;
-    }
-    const obj = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-    if (obj === undefined) malformed++;
-    events.push({ type: typeof obj?.type === 'string' ? obj.type : undefined, data: parsed });
-  };
-  for (const line of lines) {
-    if (line === '') flush();
-    else if (line.startsWith(':')) comments++;
-    else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-    // `event:`, `id:` and `retry:` fields carry nothing the interface uses.
-  }
-  flush();
-  return { events, comments, crlf, malformed };
+  const decoder = createSseDecoder(
+    (e) => {
+      if (e.type !== 'malformed') {
+        events.push({ type: e.type === 'unknown' ? e.rawType : e.type, data: e.data });
+        return;
+      }
+      // The decoder calls an object without a string `type` malformed too; the view keeps it as data.
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(e.data as string);
+      } catch {
+        parsed = undefined;
+      }
+      if (!isJsonObject(parsed)) malformed++;
+      events.push({ type: undefined, data: parsed });
+    },
+    () => comments++,
+  );
+  decoder.push(Buffer.from(text, 'utf8'), 0);
+  decoder.end(0);
+  return { events, comments, crlf: text.includes('\r\n'), malformed };
 }

@@ -10,10 +10,15 @@ import {
   createSseDecoder,
   flowListSchema,
   flowSchema,
+  runCompletionViolations,
   runSchema,
+  serviceErrorOf,
   StreamState,
   triggerAckSchema,
 } from '../api/index.js';
+import { violationsOf } from '../api/validate.js';
+import type { ContractViolation } from '../core/types.js';
+import type { OpName } from '../core/ops.js';
 import { apiErrorCodeOfStatus, isApiErrorCode } from '../core/codes.js';
 import type { TimedResponse } from './http-timing.js';
 import type { CheckName, ProbeErrorCode } from './record.js';
@@ -73,16 +78,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The code of a non-2xx answer: the body's `error.code` when it is one of the seven, else by status. */
-export function errorCodeOfAnswer(status: number, body: string): ProbeErrorCode {
-  return codeOf(status, errorObjectOf(parseJson(body)));
-}
-
-/** The `error` object of a parsed answer, when it has one. */
-function errorObjectOf(parsed: unknown): Record<string, unknown> | undefined {
-  return isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
-}
-
 function codeOf(status: number, error: Record<string, unknown> | undefined): ProbeErrorCode {
   const code = error?.code;
   if (isApiErrorCode(code)) return code;
@@ -98,7 +93,7 @@ export const FOREIGN_ANSWER = "not the service's error body: a gateway or proxy 
  * points at the gateway, or at what is behind it, rather than at the service's own errors.
  */
 function failAnswer(res: TimedResponse): CheckOutcome {
-  const error = errorObjectOf(parseJson(res.body));
+  const error = serviceErrorOf(parseJson(res.body));
   return fail(res, codeOf(res.status, error), error === undefined ? FOREIGN_ANSWER : undefined);
 }
 
@@ -110,13 +105,26 @@ function ok(res: TimedResponse): CheckOutcome {
   return { success: true, status: res.status, error: null, response: res };
 }
 
-/** Judges a JSON answer against `schema`; `extra` may veto a valid body. */
-function judgeJson(res: TimedResponse, schema: z.ZodType, extra?: (v: Record<string, unknown>) => CheckOutcome | undefined): CheckOutcome {
+const SAME = (s: string): string => s;
+
+/**
+ * Judges a JSON answer as the run's client does: the same validator (`violationsOf`) and the same
+ * extra contract checks (a finished run's fields); `extra` may veto a valid body.
+ */
+function judgeJson(
+  res: TimedResponse,
+  op: OpName,
+  schema: z.ZodType,
+  extra?: (v: Record<string, unknown>) => CheckOutcome | undefined,
+  contract?: (op: OpName, value: Record<string, unknown>, out: ContractViolation[]) => void,
+): CheckOutcome {
   if (res.errorCode !== undefined) return fail(res, res.errorCode);
   if (res.status < 200 || res.status >= 300) return failAnswer(res);
   const parsed = parseJson(res.body);
   if (!isObject(parsed)) return fail(res, 'MALFORMED_BODY');
-  if (!schema.safeParse(parsed).success) return fail(res, 'CONTRACT_VIOLATION');
+  const violations = [...violationsOf(op, schema, parsed, SAME)];
+  contract?.(op, parsed, violations);
+  if (violations.length > 0) return fail(res, 'CONTRACT_VIOLATION');
   return extra?.(parsed) ?? ok(res);
 }
 
@@ -131,7 +139,8 @@ async function withFlow(ctx: CheckContext, fn: (flowId: string) => Promise<Check
 const JSON_POST = (url: string, body: unknown, auth: boolean): CheckRequest => ({ url, method: 'POST', body: JSON.stringify(body), auth });
 
 async function streamCheck(ctx: CheckContext, flowId: string): Promise<CheckOutcome> {
-  const state = new StreamState(false, (s) => s);
+  // Validated as the run validates a stream: its events' shapes and order, and the content type.
+  const state = new StreamState(true, SAME);
   const decoder = createSseDecoder((e) => state.add(e));
   const res = await ctx.send({
     ...JSON_POST(`${ctx.baseUrl}/flows/${encodeURIComponent(flowId)}/stream`, { input: PROBE_INPUT }, true),
@@ -147,6 +156,8 @@ async function streamCheck(ctx: CheckContext, flowId: string): Promise<CheckOutc
   const tokenAt = state.firstTokenNs !== undefined ? { firstTokenNs: state.firstTokenNs } : {};
   if (state.errorEvent !== undefined) return { ...fail(res, 'STREAM_ERROR_EVENT'), ...tokenAt };
   if (state.endEventNs === undefined) return { ...fail(res, 'STREAM_INCOMPLETE'), ...tokenAt };
+  const type = res.headers?.['content-type'];
+  if (state.violations.length > 0 || typeof type !== 'string' || !/^text\/event-stream\b/i.test(type)) return { ...fail(res, 'CONTRACT_VIOLATION'), ...tokenAt };
   return { ...ok(res), ...tokenAt };
 }
 
@@ -154,16 +165,16 @@ async function streamCheck(ctx: CheckContext, flowId: string): Promise<CheckOutc
 export function runCheck(name: CheckName, ctx: CheckContext): Promise<CheckOutcome> {
   switch (name) {
     case 'listFlows':
-      return ctx.send({ url: `${ctx.baseUrl}/flows?limit=1`, method: 'GET', auth: true }).then((r) => judgeJson(r, flowListSchema));
+      return ctx.send({ url: `${ctx.baseUrl}/flows?limit=1`, method: 'GET', auth: true }).then((r) => judgeJson(r, 'listFlows', flowListSchema));
     case 'getFlow':
       return withFlow(ctx, async (id) =>
-        judgeJson(await ctx.send({ url: `${ctx.baseUrl}/flows/${encodeURIComponent(id)}`, method: 'GET', auth: true }), flowSchema),
+        judgeJson(await ctx.send({ url: `${ctx.baseUrl}/flows/${encodeURIComponent(id)}`, method: 'GET', auth: true }), 'getFlow', flowSchema),
       );
     case 'run':
       return withFlow(ctx, async (id) => {
         const res = await ctx.send(JSON_POST(`${ctx.baseUrl}/flows/${encodeURIComponent(id)}/run`, { input: PROBE_INPUT }, true));
         // A `running` answer is legal (asynchronous runs): the service accepted the work.
-        return judgeJson(res, runSchema, (v) => (v.status === 'failed' ? fail(res, 'RUN_FAILED') : undefined));
+        return judgeJson(res, 'run', runSchema, (v) => (v.status === 'failed' ? fail(res, 'RUN_FAILED') : undefined), runCompletionViolations);
       });
     case 'stream':
       return withFlow(ctx, (id) => streamCheck(ctx, id));
@@ -171,6 +182,7 @@ export function runCheck(name: CheckName, ctx: CheckContext): Promise<CheckOutco
       return withFlow(ctx, async (id) =>
         judgeJson(
           await ctx.send(JSON_POST(`${ctx.webhookHost}/api/v1/webhook/${encodeURIComponent(id)}`, { source: 'flowgauge-probe' }, false)),
+          'trigger',
           triggerAckSchema,
         ),
       );
@@ -180,7 +192,7 @@ export function runCheck(name: CheckName, ctx: CheckContext): Promise<CheckOutco
 /** Finds a published flow for the checks that need one. */
 export async function discoverFlow(ctx: Pick<CheckContext, 'baseUrl' | 'send'>): Promise<FlowLookup> {
   const res = await ctx.send({ url: `${ctx.baseUrl}/flows?limit=1&status=published`, method: 'GET', auth: true });
-  const judged = judgeJson(res, flowListSchema);
+  const judged = judgeJson(res, 'listFlows', flowListSchema);
   if (!judged.success) return { ok: false, outcome: { ...judged, detail: judged.detail === undefined ? 'flow discovery failed' : `flow discovery failed: ${judged.detail}` } };
   const flows = (parseJson(res.body) as { flows: { id: string }[] }).flows;
   const first = flows[0];

@@ -4,7 +4,6 @@ export { timedRequest, phasesOf, type TimedRequestOptions, type TimedResponse, t
 export {
   runCheck,
   discoverFlow,
-  errorCodeOfAnswer,
   FOREIGN_ANSWER,
   PROBE_INPUT,
   type CheckContext,

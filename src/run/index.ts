@@ -8,7 +8,3 @@ export { runIdOfAck } from './run-ids.js';
 export { createAsyncFollower, resolveFollowOptions, type AsyncFollower, type AsyncFollowerDeps, type FollowEndInfo, type FollowOptions, type FollowTarget, type ResolvedFollowOptions } from './async-follow.js';
 export { parseListenAddress, startNotificationTracking, type NotificationMetricsSink, type NotificationTracking, type NotificationTrackingOptions } from './notifications.js';
 export { auditSessions, auditUsage, createUsageLedger, sessionBaseline, type AuditContext, type SessionRun, type UsageLedger } from './audit.js';
-export * from './capacity.js';
-export * from './capacity-autocannon.js';
-export * from './capacity-request.js';
-export * from './capacity-chart.js';

@@ -31,7 +31,7 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
   if (!listed.ok) {
     const e = listed.error;
     if (e.code === 'PROTOCOL_ERROR') {
-      throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} answered, but not with HTTP/1.1: ${e.message}`);
+      throw new FlowgaugeError('FG_TARGET_PROTOCOL', `target ${client.baseUrl} answered, but not with HTTP/1.1: ${e.message}`);
     }
     if (listed.meta.status === 0) {
       throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} could not be reached: ${e.code} (${e.message})`);
@@ -51,17 +51,21 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
         `target ${client.baseUrl} answered GET /flows with HTTP ${listed.meta.status} and ${body}: a gateway or proxy in front of the service answered, not the service; is the service behind it up?`,
       );
     }
+    // A 2xx whose body the client could not use (not JSON, not an object, past the size cap): the target answered in another shape.
+    if (listed.meta.status >= 200 && listed.meta.status < 300) {
+      throw new FlowgaugeError('FG_TARGET_PROTOCOL', `target ${client.baseUrl} answered GET /flows with HTTP ${listed.meta.status} and a body of another shape (${e.code}: ${e.message}); is this a Workflow Execution Service, and is /v1 in --base-url?`);
+    }
     throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} failed to list flows: ${listed.meta.status} ${e.code}`);
   }
   // An answer of another shape is the target's fault, said plainly; never a TypeError here.
   const flows: unknown = (listed.value as { flows?: unknown } | null)?.flows;
   if (!Array.isArray(flows)) {
-    throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} answered GET /flows with a body of another shape: "flows" is ${describe(flows)}, not an array (got ${shapeOf(listed.value)}); is this a Workflow Execution Service, and is /v1 in --base-url?`);
+    throw new FlowgaugeError('FG_TARGET_PROTOCOL', `target ${client.baseUrl} answered GET /flows with a body of another shape: "flows" is ${describe(flows)}, not an array (got ${shapeOf(listed.value)}); is this a Workflow Execution Service, and is /v1 in --base-url?`);
   }
   const needsDefault = scenario.mix.some((m) => m.flowId === undefined && ['run', 'stream', 'getFlow', 'createSession', 'trigger', 'getHistory', 'getRun'].includes(m.op));
   const firstId: unknown = (flows[0] as { id?: unknown } | undefined)?.id;
   if (flows.length > 0 && typeof firstId !== 'string') {
-    throw new FlowgaugeError('FG_TARGET_UNREACHABLE', `target ${client.baseUrl} answered GET /flows with flows[0].id ${describe(firstId)}, not a string id`);
+    throw new FlowgaugeError('FG_TARGET_PROTOCOL', `target ${client.baseUrl} answered GET /flows with flows[0].id ${describe(firstId)}, not a string id`);
   }
   if (needsDefault && firstId === undefined) {
     throw new FlowgaugeError('FG_CONFIG_INVALID', `target ${client.baseUrl} lists no published flow; give each mix entry a flowId`);

@@ -12,6 +12,7 @@ const SRC = resolve(import.meta.dirname, '../../src');
 /** Parts from top to bottom; a part may import the parts after it (same-rank parts may not import each other). */
 const RANKS: readonly (readonly string[])[] = [
   ['cli'],
+  ['capacity'],
   ['run', 'probe', 'conformance'],
   ['scenario'],
   ['load'],

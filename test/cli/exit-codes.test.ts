@@ -79,6 +79,14 @@ describe('exit codes', () => {
     await main(['--help'], io);
     expect(io.out()).toMatch(/70 internal error/);
   });
+
+  it('gives a target of another protocol or shape 76 (EX_PROTOCOL), apart from unreachable (3), and documents it', async () => {
+    expect(EXIT.PROTOCOL).toBe(76);
+    expect(EXIT.UNREACHABLE).toBe(3);
+    const io = memoryIo({ cwd: dir });
+    await main(['--help'], io);
+    expect(io.out()).toMatch(/76 the target answered in another protocol or shape/);
+  });
 });
 
 describe('FLOWGAUGE_BASE_URL', () => {

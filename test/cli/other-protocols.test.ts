@@ -64,9 +64,9 @@ describe('targets that speak something else', () => {
     ['status 099', (s) => s.once('data', () => s.write('HTTP/1.1 099 Odd\r\n')), /status 099 is outside 100–599/],
     ['a head ended by bare LF', (s) => s.once('data', () => s.write(`HTTP/1.1 200 OK\nContent-Length: ${FLOWS.length}\n\n${FLOWS}`)), /bare LF/],
   ];
-  it.each(cases)('%s: exit 3 with what it sent, no wait', async (_name, onConnect, said) => {
+  it.each(cases)('%s: exit 76 (EX_PROTOCOL, not 3 for unreachable) with what it sent, no wait', async (_name, onConnect, said) => {
     const r = await run(await rawServer(onConnect), 'protocol');
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(76);
     expect(r.err).toContain('answered, but not with HTTP/1.1');
     expect(r.err).toMatch(said);
     expect(r.err).not.toMatch(/could not be reached|HEADERS_TIMEOUT|internal error|\n\s+at /);
@@ -101,11 +101,31 @@ describe('targets that speak something else', () => {
     }
   });
 
-  it('a 200 whose JSON has another shape: a clear exit 3 naming the field, no TypeError', async () => {
+  it('a 200 whose JSON has another shape: a clear exit 76 naming the field, no TypeError', async () => {
     const body = JSON.stringify({ data: [] });
     const r = await run(await rawServer(() => {}, (s) => s.write(answer(body))), 'shape');
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(76);
     expect(r.err).toContain('answered GET /flows with a body of another shape: "flows" is missing, not an array (got keys "data")');
     expect(r.err).not.toMatch(/TypeError|internal error|\n\s+at /);
+  });
+
+  it('a 200 whose body is not JSON at all (an HTML page): exit 76, not unreachable', async () => {
+    const page = '<!doctype html><html><body>welcome</body></html>';
+    const r = await run(await rawServer(() => {}, (s) => s.write(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${page.length}\r\n\r\n${page}`)), 'html');
+    expect(r.code).toBe(76);
+    expect(r.err).toContain('answered GET /flows with HTTP 200 and a body of another shape (MALFORMED_BODY');
+  });
+
+  it('conformance and capacity say the same: exit 76 for another protocol, 3 for nothing at all', async () => {
+    const ssh = await rawServer((s) => s.write('SSH-2.0-OpenSSH_9.2p1\r\n'));
+    for (const argv of [
+      ['conformance', '--base-url', ssh, '--token', 'fg_protocol_token', '--out', join(dir, 'conf-ssh'), '--quiet'],
+      ['capacity', 'listFlows', '--base-url', ssh, '--token', 'fg_protocol_token', '--out', join(dir, 'cap-ssh'), '--step', '1s', '--max-concurrency', '1'],
+    ]) {
+      const io = memoryIo({ cwd: dir });
+      expect(await main(argv, io), `${argv[0]}: ${io.err()}${io.out()}`).toBe(76);
+    }
+    const io = memoryIo({ cwd: dir });
+    expect(await main(['conformance', '--base-url', 'http://127.0.0.1:9/v1', '--token', 't', '--out', join(dir, 'conf-down'), '--quiet'], io)).toBe(3);
   });
 });

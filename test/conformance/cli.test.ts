@@ -40,7 +40,10 @@ describe('flowgauge conformance', () => {
   it('checks the embedded service: exit 0, conformance.json and .md written, event names observed', async () => {
     const out = join(dir, 'embedded');
     const { io, exit } = await conformance(['conformance', '--out', out]);
-    expect(io.err()).toBe('');
+    // Progress only: one line per probe group, in order, from the reachability check to the rate limits.
+    const lines = io.err().trimEnd().split('\n');
+    expect(lines.every((l) => /^flowgauge: conformance \d+\/12 [a-z ]+ \(\d+ requests, \d+\.\d s\)$/.test(l)), io.err()).toBe(true);
+    expect(lines.map((l) => /\d+\/12 ([a-z ]+) \(/.exec(l)?.[1])).toEqual(['reachability', 'auth', 'lists', 'flows', 'runs', 'streams', 'run errors', 'sessions', 'usage', 'trigger', 'notifications', 'rate limits']);
     expect(exit).toBe(0);
     expect(io.out()).toContain('no violations');
     const report = JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as ConformanceReport;

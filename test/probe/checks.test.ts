@@ -4,6 +4,9 @@
  * bare 429 of a gateway's limit), so an incident does not blame the service's own errors for it.
  */
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/index.js';
+import { errorResult } from '../../src/api/response.js';
+import { createFakeClock } from '../../src/core/clock.js';
 import { FOREIGN_ANSWER, runCheck, type CheckContext, type CheckRequest } from '../../src/probe/index.js';
 import type { TimedResponse } from '../../src/probe/index.js';
 
@@ -50,5 +53,19 @@ describe('probe checks: failed answers', () => {
     const odd = await runCheck('listFlows', answering(502, JSON.stringify({ error: { code: 'UPSTREAM_DOWN' } })));
     expect(odd).toMatchObject({ error: 'UNKNOWN' });
     expect(odd.detail).toBeUndefined();
+  });
+});
+
+describe("one rule for \"is this the service's own error body?\"", () => {
+  it('probe and run agree on every body', async () => {
+    const ctx = { clock: createFakeClock(), validate: true, redact: (x: string) => x };
+    const t = { headersNs: 1, endNs: 2, sentNs: 0, connectNs: 0, tlsNs: 0 };
+    const bodies = [NGINX_502, '', '{}', '{"error":"down"}', '[1]', '{"error":{"code":"INTERNAL_ERROR","message":"x"}}', '{"error":{"message":"no code"}}', '{"error":{"code":"UPSTREAM_DOWN"}}'];
+    for (const body of bodies) {
+      const probe = await runCheck('listFlows', answering(502, body));
+      const run = errorResult(ctx, 'listFlows', 502, {}, body, 0, t);
+      const foreign = !run.ok && run.error instanceof ApiError ? run.error.foreignBody !== undefined : undefined;
+      expect(probe.detail === FOREIGN_ANSWER, body).toBe(foreign);
+    }
   });
 });

@@ -1,17 +1,21 @@
 /**
  * `flowgauge conformance`: a short battery of requests (no load) that reports what the target
  * does where the interface is silent and every departure from what it states, as
- * conformance.md and conformance.json. Exit 0 without violations, 1 with, 3 unreachable,
- * 2 when the token is refused.
+ * conformance.md and conformance.json. Exit 0 without violations, 1 with (or cut by its
+ * deadline), 3 unreachable, 76 when the target speaks another protocol or answers in another
+ * shape, 2 when the token is refused. Prints one line per probe group to stderr.
  */
 import { randomBytes } from 'node:crypto';
 import {
+  DEFAULT_CONFORMANCE_DEADLINE_MS,
   renderConformanceMarkdown,
   runConformance,
   startConformanceReceiver,
+  type ConformanceProgress,
   type ConformanceReceiver,
 } from '../../conformance/index.js';
 import { parseListenAddress } from '../../run/index.js';
+import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReportDir } from '../run-input.js';
@@ -26,6 +30,8 @@ interface ConformanceArgs extends TargetArgs {
   'webhook-listen'?: string | undefined;
   'webhook-secret'?: string | undefined;
   'max-requests'?: number | undefined;
+  deadline?: string | undefined;
+  quiet?: boolean | undefined;
 }
 
 /** The `conformance` command. */
@@ -40,6 +46,8 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
       'webhook-listen': { type: 'string', describe: 'receive notifications at host:port to observe their event names (the embedded service gets one anyway)' },
       'webhook-secret': { type: 'string', describe: 'shared secret of the notifications (or FLOWGAUGE_WEBHOOK_SECRET); never printed or stored' },
       'max-requests': { type: 'number', describe: 'most requests the battery may send (default 150)' },
+      deadline: { type: 'string', describe: `longest the whole battery may take (default ${DEFAULT_CONFORMANCE_DEADLINE_MS / 60_000}m; ${DURATION_HELP}); the report says what it cut` },
+      quiet: { type: 'boolean', describe: 'no progress lines on stderr' },
     }),
   handler: async (argv) => {
     const { io } = ctx;
@@ -52,6 +60,11 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
     // Too few requests for the battery's first probe would read as an unreachable target.
     if (maxRequests !== undefined && !(Number.isInteger(maxRequests) && maxRequests >= 1)) {
       throw new UsageError(`--max-requests must be a whole number >= 1, got ${Number.isNaN(maxRequests) ? 'something that is not a number' : maxRequests}`);
+    }
+    let deadlineMs: number | undefined;
+    if (args.deadline !== undefined) {
+      deadlineMs = parseDurationMs(args.deadline);
+      if (deadlineMs === undefined || deadlineMs < 1000) throw new UsageError(`--deadline "${args.deadline}" must be at least 1s (${DURATION_HELP})`);
     }
     await checkReportDir(io.cwd, args.out);
     const embedded = args['base-url'] === undefined;
@@ -82,12 +95,21 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
         ...(otherToken !== undefined && otherToken !== '' ? { otherToken } : {}),
         ...(receiver !== undefined ? { notifications: receiver.notifications } : {}),
         ...(args['max-requests'] !== undefined ? { maxRequests: args['max-requests'] } : {}),
+        ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+        ...(args.quiet === true
+          ? {}
+          : { onProgress: (p: ConformanceProgress) => io.stderr.write(`flowgauge: conformance ${p.index}/${p.total} ${p.group} (${p.requests} requests, ${(p.elapsedMs / 1000).toFixed(1)} s)\n`) }),
         target: target.client,
       });
       const dir = reportDir(io.cwd, 'conformance', Date.parse(report.startedAt), args.out);
       const json = `${JSON.stringify(report, null, 2)}\n`;
       await writeReportFiles(dir, { 'conformance.json': json, 'conformance.md': renderConformanceMarkdown(report) });
       if (args.json === true) io.stdout.write(json);
+      if (report.protocol !== undefined) {
+        log.write(`flowgauge: ${target.baseUrl} answered, but not as the interface does: ${report.protocol}\nreport: ${dir}/conformance.md\n`);
+        ctx.setExit(EXIT.PROTOCOL);
+        return;
+      }
       if (!report.reachable) {
         log.write(`flowgauge: ${target.baseUrl} could not be reached\nreport: ${dir}/conformance.md\n`);
         ctx.setExit(EXIT.UNREACHABLE);
@@ -101,9 +123,12 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
         `flowgauge: ${report.requests} requests; ${observed} of ${report.observations.length} unstated behaviours observed; ` +
           `${report.violations.length === 0 ? 'no violations' : `${report.violations.length} violations of the interface`}\n`,
       );
+      if (report.deadline !== undefined) {
+        log.write(`flowgauge: the battery's deadline of ${report.deadline.ms / 1000} s passed${report.deadline.cut.length > 0 ? `; not tried: ${report.deadline.cut.join(', ')}` : ''}\n`);
+      }
       for (const v of report.violations.slice(0, 20)) log.write(`  ✗ ${v.rule} ${v.path}: expected ${v.expected}, got ${v.got} (${v.request}, ×${v.count})\n`);
       log.write(`report: ${dir}/conformance.md (and conformance.json)\n`);
-      ctx.setExit(report.violations.length === 0 ? EXIT.OK : EXIT.FAILED);
+      ctx.setExit(report.passed ? EXIT.OK : EXIT.FAILED);
     } finally {
       await target.close();
       await receiver?.close();

@@ -63,7 +63,7 @@ interface WorkerSlot {
 /** The worker's entry: bin/ sits three levels above this file in a checkout (src/) and in the package (dist/). */
 const WORKER_ENTRY = new URL('../../../bin/flowgauge-worker.mjs', import.meta.url);
 
-const KNOWN_CODES: ReadonlySet<string> = new Set<FlowgaugeErrorCode>(['FG_CONFIG_INVALID', 'FG_INVALID_ARGUMENT', 'FG_FILE_NOT_FOUND', 'FG_TARGET_UNREACHABLE', 'FG_INTERRUPTED']);
+const KNOWN_CODES: ReadonlySet<string> = new Set<FlowgaugeErrorCode>(['FG_CONFIG_INVALID', 'FG_INVALID_ARGUMENT', 'FG_FILE_NOT_FOUND', 'FG_TARGET_UNREACHABLE', 'FG_TARGET_PROTOCOL', 'FG_INTERRUPTED']);
 
 /** A worker's failure before its first request, thrown again here with its code (its exit code). */
 function rethrown(e: NonNullable<WorkerSlot['failed']>): Error {

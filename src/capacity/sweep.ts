@@ -6,7 +6,7 @@
  * the service pushing back by policy) or service capacity (latency or other errors).
  *
  * Pure: the measurement of one step is injected (`MeasureStep`), so the search is tested with
- * a fake and driven for real through autocannon (`capacity-autocannon.ts`).
+ * a fake and driven for real by flowgauge's own client (`measure.ts`).
  */
 import { InvalidArgumentError } from '../core/errors.js';
 
@@ -17,14 +17,19 @@ export interface StepMeasurement {
   readonly requests: number;
   /** Completed requests per second (any status). */
   readonly requestsPerS: number;
-  /** Successful (2xx) responses per second: the throughput that counts. */
+  /**
+   * Answers per second that the run would count good (a 2xx whose body keeps the contract, a
+   * stream that reached `end`): the throughput that counts.
+   */
   readonly goodPerS: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  /** Non-2xx responses, transport errors and timeouts, over `requests`. */
+  /** Bad answers (as the run judges them: error statuses, wrong shapes, broken streams), transport errors and timeouts, over `requests`. */
   readonly errorRatio: number;
   /** 429 responses over `requests`. */
   readonly ratio429: number;
+  /** Bad requests by what was wrong (`MALFORMED_BODY`, `CONTRACT_VIOLATION`, `TIMEOUT`, …), when measured. */
+  readonly bad?: Readonly<Record<string, number>>;
 }
 
 /** Measures one step; never rejects for target failures (they are in the measurement). */

@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { inspect } from 'node:util';
-import type autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { createClientMeasure, describeCapacity, judgeStep, renderCapacityAscii, renderCapacityHtml, renderCapacityTable, sweepCapacity, type StepMeasurement } from '../../src/capacity/index.js';
+import type { OpName } from '../../src/core/ops.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
-import { createAutocannonMeasure, measurementOf } from '../../src/run/capacity-autocannon.js';
-import { describeCapacity, renderCapacityAscii, renderCapacityHtml, renderCapacityTable } from '../../src/run/capacity-chart.js';
-import { capacityRequest } from '../../src/run/capacity-request.js';
-import { judgeStep, sweepCapacity, type StepMeasurement } from '../../src/run/capacity.js';
+import { createRecentIds } from '../../src/run/recent-ids.js';
+import { resolveScenario } from '../../src/scenario/index.js';
 
 /** A fake target: latency and errors as functions of concurrency; records what was measured. */
 function fakeTarget(shape: (c: number) => Partial<StepMeasurement>) {
@@ -125,38 +124,40 @@ describe('capacity rendering', () => {
   });
 });
 
-describe('capacityRequest', () => {
-  const target = { baseUrl: 'http://127.0.0.1:9/v1/', webhookHost: 'http://127.0.0.1:9', token: 'fg_secret_capacity_token' };
-
-  it('builds each operation and keeps the token out of JSON and inspect', () => {
-    const r = capacityRequest('run', target, { flowId: 'flow 1' });
-    expect(r).toMatchObject({ method: 'POST', url: 'http://127.0.0.1:9/v1/flows/flow%201/run' });
-    expect(r.headers.authorization).toBe('Bearer fg_secret_capacity_token');
-    expect(JSON.parse(r.body ?? '')).toHaveProperty('input');
-    expect(JSON.stringify(r)).not.toContain('fg_secret');
-    expect(inspect(r, { depth: 5 })).not.toContain('fg_secret');
-    expect(capacityRequest('getHistory', target, { flowId: 'f', sessionId: 's1' }).url).toBe('http://127.0.0.1:9/v1/sessions/s1/history');
-    expect(capacityRequest('stream', target, { flowId: 'f' }).headers.accept).toBe('text/event-stream');
-    const trigger = capacityRequest('trigger', target, { flowId: 'f' });
-    expect(trigger.url).toBe('http://127.0.0.1:9/api/v1/webhook/f');
-    expect(trigger.headers.authorization).toBeUndefined();
-  });
-
-  it('refuses an operation whose id is missing', () => {
-    expect(() => capacityRequest('getRun', target, { flowId: 'f' })).toThrow(InvalidArgumentError);
-  });
-});
-
-describe('autocannon measurement', () => {
+describe('client measurement: answers judged as the run judges them', () => {
+  const FLOW = { id: 'flow_1', name: 'f', description: 'd', status: 'published', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', endpoint: 'http://127.0.0.1/v1/flows/flow_1/run' };
+  const FLOWS = JSON.stringify({ flows: [FLOW], total: 1, limit: 20, offset: 0 });
+  const SPACES = Buffer.alloc(100 * 2 ** 20, 0x20);
   let server: Server;
   let port = 0;
+  let mode = 'ok';
   let hits = 0;
   beforeAll(async () => {
-    // Every third request is throttled.
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
       hits++;
-      if (hits % 3 === 0) res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":{}}');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"flows":[]}');
+      req.resume();
+      req.on('end', () => {
+        if (mode === 'throttle' && hits % 3 === 0) return res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":{"code":"RATE_LIMITED","message":"slow"}}');
+        if (mode === 'ok' || mode === 'throttle') return res.writeHead(200, { 'content-type': 'application/json' }).end(FLOWS);
+        if (mode === 'wrong-shape') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[1,2,3]}');
+        if (mode === 'json-to-stream') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'run_1', status: 'completed', output: 'x' }));
+        if (mode === 'spaces') return res.writeHead(200, { 'content-type': 'application/json' }).end(SPACES);
+        if (mode === 'sse-line') {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write('data: ');
+          const piece = 'x'.repeat(1 << 20);
+          let n = 0;
+          const go = (): void => {
+            while (n < 50 && !res.destroyed) {
+              n++;
+              if (!res.write(piece)) return;
+            }
+            if (n >= 50) res.end('\n\n');
+          };
+          res.on('drain', go);
+          go();
+        }
+      });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const addr = server.address();
@@ -167,21 +168,43 @@ describe('autocannon measurement', () => {
     await new Promise((r) => server.close(r));
   });
 
-  it('reads status counts into good throughput, error and 429 ratios', () => {
-    const fake = { duration: 2, errors: 5, latency: { p50: 3, p99: 40 }, statusCodeStats: { '200': { count: 150 }, '429': { count: 40 }, '503': { count: 5 } } };
-    const m = measurementOf(4, fake as unknown as autocannon.Result);
-    expect(m).toMatchObject({ concurrency: 4, requests: 200, goodPerS: 75, requestsPerS: 97.5, p99Ms: 40 });
-    expect(m.errorRatio).toBeCloseTo(50 / 200);
-    expect(m.ratio429).toBeCloseTo(40 / 200);
-  });
+  async function step(op: OpName, concurrency: number, durationS = 1): Promise<StepMeasurement> {
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: 't', connections: 4 });
+    const entry = resolveScenario({ name: 'c', tier: { limitPerMinute: 1e9 }, load: { executor: 'constant-concurrency', concurrency: 1, duration: '1s' }, mix: [{ op }] }).mix[0];
+    if (entry === undefined) throw new Error('no entry');
+    try {
+      return await createClientMeasure({ client, entry, targets: { defaultFlowId: 'flow_1', sessionId: undefined, runIds: createRecentIds() }, durationS })(concurrency);
+    } finally {
+      await client.close();
+    }
+  }
 
-  it('measures a real step against a local server', async () => {
-    const request = capacityRequest('listFlows', { baseUrl: `http://127.0.0.1:${port}/v1`, webhookHost: '', token: 't' }, { flowId: 'f' });
-    const m = await createAutocannonMeasure({ request, durationS: 1 })(2);
-    expect(m.requests).toBeGreaterThan(10);
+  it('counts a healthy answer good, and a 429 as rate limiting', async () => {
+    mode = 'ok';
+    const ok = await step('listFlows', 2);
+    expect(ok.requests).toBeGreaterThan(10);
+    expect(ok.errorRatio).toBe(0);
+    expect(ok.goodPerS).toBeGreaterThan(0);
+    mode = 'throttle';
+    hits = 0;
+    const m = await step('listFlows', 2);
     expect(m.ratio429).toBeGreaterThan(0.25);
     expect(m.ratio429).toBeLessThan(0.4);
     expect(m.errorRatio).toBeCloseTo(m.ratio429, 5);
     expect(judgeStep(m, 1000, 0.01)).toBe('rate-limit');
+  });
+
+  it.each([
+    ['a body of another shape', 'wrong-shape', 'listFlows', 'CONTRACT_VIOLATION'],
+    ['a JSON answer to a stream request', 'json-to-stream', 'stream', 'STREAM_INCOMPLETE'],
+    ['a 100 MB body of spaces', 'spaces', 'listFlows', 'MALFORMED_BODY'],
+    ['a 50 MB event line', 'sse-line', 'stream', 'MALFORMED_BODY'],
+  ] as const)('%s is bad, never good throughput', async (_name, m, op, why) => {
+    mode = m;
+    const s = await step(op, 1);
+    expect(s.requests).toBeGreaterThan(0);
+    expect(s.goodPerS).toBe(0);
+    expect(s.errorRatio).toBe(1);
+    expect(Object.keys(s.bad ?? {})).toContain(why);
   });
 });

@@ -3,7 +3,7 @@
  * throughput and p99 by concurrency, and a small self-contained HTML page with the same chart
  * as inline SVG (no script, no external file). Pure: returns strings.
  */
-import type { CapacityResult, CapacityStep } from './capacity.js';
+import type { CapacityResult, CapacityStep } from './sweep.js';
 
 /** What the sweep was judged against, for the captions. */
 export interface CapacityObjectives {
