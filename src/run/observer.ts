@@ -147,7 +147,8 @@ export interface RunObserver {
   /**
    * Which samples carry their parsed `value`: `all`, `async` (runs that answered `running`,
    * triggers, and `getRun` answers of a finished run), or none (default: reading a value costs
-   * a parse on the hot path).
+   * a parse on the hot path). An `async` observer's `sample` hears only the samples that carry
+   * a value, so the rest of the requests cost it nothing.
    */
   readonly values?: 'all' | 'async';
   start?(ctx: ObserverContext): void | Promise<void>;
