@@ -5,7 +5,7 @@
  * peak RSS of the measured run:
  *
  *   node --import tsx bench/observer-cost.ts --observers none|noop-sample|default [--unique]
- *     [--concurrency 50] [--duration-s 8] [--warmup-s 2]
+ *     [--validate full|sample|off] [--concurrency 50] [--duration-s 8] [--warmup-s 2]
  *
  * `default` is what `flowgauge run` has with every default on: following, the generator watch
  * and a progress listener; `noop-sample` is one observer with an empty `sample` hook.
@@ -20,6 +20,7 @@ const which = flag('observers', 'default');
 const concurrency = numFlag('concurrency', 50);
 const durationS = numFlag('duration-s', 8);
 const warmupS = numFlag('warmup-s', 2);
+const validate = flag('validate', 'full');
 
 function observers(): RunObserver[] {
   if (which === 'none') return [];
@@ -38,6 +39,7 @@ try {
       tier: { limitPerMinute: 1e9 },
       load: { executor: 'constant-concurrency', concurrency, duration: `${seconds}s`, gracefulStop: '2s' },
       mix: [{ op: 'listFlows', weight: 1 }],
+      validate,
     });
   const client = createClient({ baseUrl, token: 'fg_bench_token', connections: concurrency });
   const target = { baseUrl, embedded: false };
@@ -49,6 +51,7 @@ try {
   const requests = report.ops.listFlows?.count ?? 0;
   printResult({
     observers: which,
+    validate,
     requests,
     requestsPerS: requests / report.durationS,
     cpuUsPerRequest: ((cpu.user + cpu.system) / requests),

@@ -3,6 +3,7 @@
  * resolves to a result; none rejects for HTTP or transport failures.
  */
 import type { ApiResult, StreamResult, TimedStreamEvent } from './result.js';
+import type { ValidateMode } from './validate.js';
 import type {
   CreateSessionBody,
   Flow,
@@ -35,6 +36,8 @@ export interface CallOptions {
    * resolves with `TIMEOUT` (a stream's timing says how far it got).
    */
   deadlineMs?: number;
+  /** How much of a 2xx body this call checks (`ValidateMode`; default `full`). A client created with `validate: false` checks none. */
+  validate?: ValidateMode;
 }
 
 /** Options of `stream`: a callback receives each event as it is decoded. */

@@ -3,7 +3,7 @@
  * counted through the run's state exactly as a mix request; `sleep` on the run's clock; named
  * checks and steps. Operations never reject: the client's results are data.
  */
-import type { ApiResult, CallOptions, Client, StreamCallOptions, StreamResult } from '../api/index.js';
+import type { ApiResult, CallOptions, Client, StreamCallOptions, StreamResult, ValidateMode } from '../api/index.js';
 import { checkExample } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
@@ -24,6 +24,8 @@ export interface VuDeps {
   readonly signal: AbortSignal;
   /** The scenario's whole-request deadlines by operation (`ResolvedScenario.deadlinesMs`). */
   readonly deadlinesMs: Readonly<Partial<Record<OpName, number>>>;
+  /** How much of each 2xx body its calls check (`ResolvedScenario.validate`; default `full`). */
+  readonly validate?: ValidateMode;
 }
 
 const EMPTY: DataRow = Object.freeze({});
@@ -41,7 +43,7 @@ export class IterationInterrupted extends Error {
 
 /** Creates the `Vu` of one iteration. */
 export function createVu(d: VuDeps): Vu {
-  const { client, clock, state, scenario, signal, deadlinesMs } = d;
+  const { client, clock, state, scenario, signal, deadlinesMs, validate } = d;
   let step: string | undefined;
 
   async function call<R extends ApiResult<unknown> | StreamResult>(
@@ -58,6 +60,7 @@ export function createVu(d: VuDeps): Vu {
     const headers = hook?.headers === undefined ? opts?.headers : { ...hook.headers, ...opts?.headers };
     const o: CallOptions = {
       deadlineMs: deadlinesMs[op],
+      validate,
       ...opts,
       signal: opts?.signal ?? signal,
       ...(headers !== undefined ? { headers } : {}),
