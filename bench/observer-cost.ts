@@ -4,11 +4,12 @@
  * model against it, in this process, with one observer set, and prints CPU per request and
  * peak RSS of the measured run:
  *
- *   node --import tsx bench/observer-cost.ts --observers none|noop-sample|default [--unique]
+ *   node --import tsx bench/observer-cost.ts --observers none|noop-sample|default|cli|cli-no-follow [--unique]
  *     [--validate full|sample|off] [--concurrency 50] [--duration-s 8] [--warmup-s 2]
  *
- * `default` is what `flowgauge run` has with every default on: following, the generator watch
- * and a progress listener; `noop-sample` is one observer with an empty `sample` hook.
+ * `default` is the library's defaults (following, the generator watch, a progress listener);
+ * `cli` adds the audit, as `flowgauge run` has it by default (`cli-no-follow`: `--no-follow`);
+ * `noop-sample` is one observer with an empty `sample` hook.
  */
 import { createClient } from '../src/api/index.js';
 import { createRunObservers, executeRun, type RunObserver } from '../src/run/index.js';
@@ -25,6 +26,9 @@ const validate = flag('validate', 'full');
 function observers(): RunObserver[] {
   if (which === 'none') return [];
   if (which === 'noop-sample') return [{ name: 'noop', sample: () => undefined }];
+  // What `flowgauge run` has by default (the audit is on there), with and without following.
+  if (which === 'cli') return createRunObservers({ onProgress: () => undefined, audit: true });
+  if (which === 'cli-no-follow') return createRunObservers({ onProgress: () => undefined, audit: true, follow: false });
   return createRunObservers({ onProgress: () => undefined });
 }
 

@@ -5,6 +5,7 @@
  */
 import { createTransportError, DEFAULT_REQUEST_MS, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
+import type { OpName } from '../core/ops.js';
 import { createCollectors, createIterationStats, createRateLimitAnalyser, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
 import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
 import { requestSample, runSample, type SampleContext } from './sample.js';
@@ -119,6 +120,8 @@ export function createRunState(o: RunStateOptions): RunState {
   const onCheck = o.observers.filter((x) => x.check !== undefined);
   const onAsync = o.observers.filter((x) => x.asyncEnd !== undefined);
   const valuesAll = o.observers.some((x) => x.values === 'all');
+  // Operations whose values an observer listed (the audit and notifications: run, stream, trigger).
+  const valueOps = new Set(o.observers.flatMap((x) => (Array.isArray(x.values) ? (x.values as readonly OpName[]) : [])));
   const valuesAsync = valuesAll || o.observers.some((x) => x.values === 'async');
   let cancelled = 0;
   let cut = 0;
@@ -174,7 +177,7 @@ export function createRunState(o: RunStateOptions): RunState {
       const asyncValue =
         valuesAsync && result.ok && (ctx.op === 'trigger' || (ctx.op === 'run' && sample.runStatus === 'running') || (ctx.op === 'getRun' && (sample.runStatus === 'completed' || sample.runStatus === 'failed')));
       if (onSample.length === 0 && hook === undefined && !asyncValue) return;
-      const wantsValue = result.ok && (valuesAll || asyncValue);
+      const wantsValue = result.ok && (valuesAll || asyncValue || valueOps.has(ctx.op));
       const s: RunSample = runSample(ctx, sample, verdict, wantsValue ? (result as { value: unknown }).value : undefined);
       for (const x of onSample) x.sample?.(s);
       if (asyncValue) for (const x of onSampleAsync) x.sample?.(s);

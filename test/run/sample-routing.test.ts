@@ -38,4 +38,29 @@ describe('sample routing', () => {
     for (let i = 0; i < 10; i++) state.record(sc, ctx('listFlows'), ok({ flows: [] }), undefined, false);
     expect(calls).toBe(0);
   });
+
+  it('reads values only for the operations an observer listed', () => {
+    const seen: [string, unknown][] = [];
+    const audit: RunObserver = { name: 'audit', values: ['run', 'stream', 'trigger'], sample: (s) => seen.push([s.op, s.value]) };
+    const state = createRunState({ scenarios: ['s'], clock: createFakeClock(), runStartNs: 0, runStartWallMs: 0, objective: 0.999, observers: [audit] });
+    const sc = state.scenarios[0];
+    if (sc === undefined) throw new Error('no scenario');
+    let reads = 0;
+    // A value getter, as a body identical to the last one has: reading it parses the page.
+    const lazy = (value: unknown): ApiResult<unknown> =>
+      ({ ok: true, meta, violations: [], get value() {
+        reads++;
+        return value;
+      } }) as ApiResult<unknown>;
+    state.record(sc, ctx('listFlows'), lazy({ flows: [] }), undefined, false);
+    state.record(sc, ctx('getFlow'), lazy({ id: 'f' }), undefined, false);
+    state.record(sc, ctx('run'), lazy({ id: 'r1', status: 'completed' }), undefined, false);
+    expect(seen).toEqual([
+      ['listFlows', undefined],
+      ['getFlow', undefined],
+      ['run', { id: 'r1', status: 'completed' }],
+    ]);
+    // The run's status is read once by the engine, its value once for the observer; the pages never.
+    expect(reads).toBe(2);
+  });
 });
