@@ -58,9 +58,10 @@ function serialiseHeaders(headers: RequestHeaders): HeaderBlock {
  * New connections opened in one turn of the event loop at most; requests beyond wait for the
  * next turn (or for a connection to come free). Opening 10,000 sockets at once stalled the loop
  * for up to 2 s, and every byte that arrived meanwhile (first tokens of the streams already
- * open) was stamped that late; 64 connects take a few milliseconds.
+ * open) was stamped that late; 256 connects take ten to twenty milliseconds, and a
+ * run of a few hundred streams still opens them all in its first turn.
  */
-export const CONNECTS_PER_TURN = 64;
+export const CONNECTS_PER_TURN = 256;
 
 /** How the pool paces its connects (tests pass a turn they run by hand). */
 export interface ConnectPacing {
