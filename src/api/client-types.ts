@@ -4,6 +4,7 @@
  */
 import type { HttpRequest, HttpResult } from './http-request.js';
 import type { ApiResult, StreamResult, TimedStreamEvent } from './result.js';
+import type { ValidateMode } from './validate.js';
 import type {
   CreateSessionBody,
   Flow,
@@ -36,6 +37,8 @@ export interface CallOptions {
    * resolves with `TIMEOUT` (a stream's timing says how far it got).
    */
   deadlineMs?: number;
+  /** How much of a 2xx body this call checks (`ValidateMode`; default `full`). A client created with `validate: false` checks none. */
+  validate?: ValidateMode;
 }
 
 /** Options of `stream`: a callback receives each event as it is decoded. */

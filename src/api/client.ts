@@ -35,6 +35,7 @@ import { streamEvents } from './stream-events.js';
 import type { Transport } from './transport.js';
 import type { FlowList, ListAllFlowsQuery } from './types.js';
 import { createUndiciTransport } from './undici-transport.js';
+import { BodySampler } from './validate.js';
 
 const JSON_TYPE = 'application/json';
 /** Other origins one client sends `http` requests to (each holds a pool). */
@@ -59,6 +60,13 @@ export function createClient(options: ClientOptions): Client {
   const o = resolveClientOptions(options);
   const token = options.token;
   const ctx: ResponseContext = { clock: o.clock, validate: o.validate, redact: createRedactor(token), bodies: new BodyMemo() };
+  // A call's `validate` picks one of three contexts made once (the hot path allocates none).
+  const ctxOff: ResponseContext = { ...ctx, validate: false, mode: 'off' };
+  const ctxSample: ResponseContext = { ...ctx, mode: 'sample', sampler: new BodySampler() };
+  const ctxOf = (opts: CallOptions | undefined): ResponseContext => {
+    const mode = opts?.validate;
+    return mode === undefined || mode === 'full' ? ctx : mode === 'off' ? ctxOff : ctxSample;
+  };
   const auth = `Bearer ${token}`;
   const getHeaders = freezeHeaders({ ...o.headers, authorization: auth, accept: JSON_TYPE, 'user-agent': USER_AGENT });
   const postHeaders = freezeHeaders({ ...getHeaders, 'content-type': JSON_TYPE });
@@ -75,7 +83,7 @@ export function createClient(options: ClientOptions): Client {
 
   const base = o.basePath;
   const get = <T>(op: OpName, path: string, schema: z.ZodType, opts: CallOptions | undefined): Promise<ApiResult<T>> =>
-    requestJson<T>(ctx, op, apiTransport, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal, opts?.deadlineMs);
+    requestJson<T>(ctxOf(opts), op, apiTransport, 'GET', path, undefined, withCallHeaders(getHeaders, opts?.headers), schema, undefined, opts?.signal, opts?.deadlineMs);
 
   const client: Client = {
     baseUrl: o.baseUrl,
@@ -85,20 +93,20 @@ export function createClient(options: ClientOptions): Client {
     run(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/run`;
       const headers = withCallHeaders(postHeaders, opts?.headers);
-      return requestJson(ctx, 'run', apiTransport, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal, opts?.deadlineMs);
+      return requestJson(ctxOf(opts), 'run', apiTransport, 'POST', path, JSON.stringify(body), headers, runSchema, runCompletionViolations, opts?.signal, opts?.deadlineMs);
     },
 
     stream(flowId, body, opts?: StreamCallOptions) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
       const headers = withCallHeaders(streamHeaders, opts?.headers);
-      return runStream(ctx, apiTransport, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent, opts?.deadlineMs);
+      return runStream(ctxOf(opts), apiTransport, path, JSON.stringify(body), headers, opts?.signal, opts?.onEvent, opts?.deadlineMs);
     },
 
     streamEvents(flowId, body, opts) {
       const path = `${base}/flows/${encodeURIComponent(flowId)}/stream`;
       const headers = withCallHeaders(streamHeaders, opts?.headers);
       const json = JSON.stringify(body);
-      return streamEvents((signal, sink) => runStream(ctx, apiTransport, path, json, headers, signal, sink, opts?.deadlineMs), opts?.signal);
+      return streamEvents((signal, sink) => runStream(ctxOf(opts), apiTransport, path, json, headers, signal, sink, opts?.deadlineMs), opts?.signal);
     },
 
     getRun(runId, opts) {
@@ -120,7 +128,7 @@ export function createClient(options: ClientOptions): Client {
 
     createSession(body, opts) {
       const headers = withCallHeaders(postHeaders, opts?.headers);
-      return requestJson(ctx, 'createSession', apiTransport, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal, opts?.deadlineMs);
+      return requestJson(ctxOf(opts), 'createSession', apiTransport, 'POST', `${base}/sessions`, JSON.stringify(body), headers, sessionSchema, undefined, opts?.signal, opts?.deadlineMs);
     },
 
     getHistory(sessionId, opts) {
@@ -138,7 +146,7 @@ export function createClient(options: ClientOptions): Client {
     trigger(flowId, payload, opts) {
       const path = `${o.webhookPath}/api/v1/webhook/${encodeURIComponent(flowId)}`;
       const headers = withCallHeaders(triggerHeaders, opts?.headers);
-      return requestJson(ctx, 'trigger', hookTransportFor(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal, opts?.deadlineMs);
+      return requestJson(ctxOf(opts), 'trigger', hookTransportFor(), 'POST', path, JSON.stringify(payload), headers, triggerAckSchema, undefined, opts?.signal, opts?.deadlineMs);
     },
 
     http(req, opts) {

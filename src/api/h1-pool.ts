@@ -54,6 +54,24 @@ function serialiseHeaders(headers: RequestHeaders): HeaderBlock {
   return { lines, ascii, problem: undefined };
 }
 
+/**
+ * New connections opened in one turn of the event loop at most; requests beyond wait for the
+ * next turn (or for a connection to come free). Opening 10,000 sockets at once stalled the loop
+ * for up to 2 s, and every byte that arrived meanwhile (first tokens of the streams already
+ * open) was stamped that late; 256 connects take ten to twenty milliseconds, and a
+ * run of a few hundred streams still opens them all in its first turn.
+ */
+export const CONNECTS_PER_TURN = 256;
+
+/** How the pool paces its connects (tests pass a turn they run by hand). */
+export interface ConnectPacing {
+  readonly perTurn: number;
+  /** Calls `fn` on the next turn of the event loop (`setImmediate`: after the I/O that is ready). */
+  readonly nextTurn: (fn: () => void) => void;
+}
+
+const DEFAULT_PACING: ConnectPacing = { perTurn: CONNECTS_PER_TURN, nextTurn: (fn) => void setImmediate(fn) };
+
 /** A stall timeout fires within a quarter of itself (at most 1 s, at least 5 ms), as undici's coarse timers do; deadlines are exact (`DeadlineQueue`). */
 const tickFor = (ms: number): number => Math.min(1000, Math.max(5, ms / 4));
 
@@ -78,10 +96,13 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private readonly tickMs: number;
   /** Whole-request deadlines, each fired at its instant. */
   private readonly deadlines = new DeadlineQueue<H1Exchange>();
+  /** Connects started in this turn of the loop; a turn is scheduled whenever it is above 0. */
+  private opensThisTurn = 0;
 
   constructor(
     url: URL,
     private readonly s: TransportSettings,
+    private readonly pacing: ConnectPacing = DEFAULT_PACING,
   ) {
     // URL keeps the brackets of an IPv6 literal; connect() wants the bare address.
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -224,7 +245,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   private dispatch(ex: H1Exchange): void {
     const conn = this.takeIdle();
     if (conn !== undefined) conn.send(ex);
-    else if (this.all.size < this.s.connections) this.open().send(ex);
+    else if (this.all.size < this.s.connections && this.opensThisTurn < this.pacing.perTurn) this.open().send(ex);
     else {
       ex.queued = true;
       this.waiting++;
@@ -233,10 +254,21 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   }
 
   private open(): H1Connection {
+    if (this.opensThisTurn++ === 0) this.pacing.nextTurn(this.onTurn);
     const conn = new H1Connection(this, this.target, this.readBuffer);
     this.all.add(conn);
     return conn;
   }
+
+  /** A new turn: a fresh connect budget, spent first on the requests that waited for it. */
+  private readonly onTurn = (): void => {
+    this.opensThisTurn = 0;
+    while (this.waiting > 0 && this.all.size < this.s.connections && this.opensThisTurn < this.pacing.perTurn) {
+      const next = this.dequeue();
+      if (next === undefined) break;
+      this.open().send(next);
+    }
+  };
 
   private takeIdle(): H1Connection | undefined {
     if (this.idle.length === 0) return undefined;
@@ -309,6 +341,6 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
 }
 
 /** The client's own HTTP/1.1 transport to an `http:` origin. */
-export function createH1Transport(origin: string, s: TransportSettings): Transport {
-  return new H1Pool(new URL(origin), s);
+export function createH1Transport(origin: string, s: TransportSettings, pacing?: ConnectPacing): Transport {
+  return new H1Pool(new URL(origin), s, pacing);
 }

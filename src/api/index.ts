@@ -6,6 +6,7 @@ export { ApiError, TransportError, classifyTransportError, createTransportError 
 export { DEFAULT_REQUEST_MS, USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
 export { parseRateLimitHeaders, retryWaitSeconds, type ResponseHeaders } from './rate-limit-headers.js';
 export { urlWithoutSecrets } from './redact.js';
+export { VALIDATE_MODES, VALIDATE_SAMPLE_EVERY, type ValidateMode } from './validate.js';
 export {
   EMPTY_STREAM_TIMING,
   errorCodeOf,

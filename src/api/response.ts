@@ -15,7 +15,7 @@ import { redactDeep, redactRateLimit } from './redact.js';
 import type { ApiResult, ResponseMeta } from './result.js';
 import type { ExchangeTimes } from './transport.js';
 import { errorBodySchema } from './schemas.js';
-import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type Redact } from './validate.js';
+import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type BodySampler, type Redact } from './validate.js';
 
 /** What interpreting needs from the client: its clock, redactor, validation switch and body memo. */
 export interface ResponseContext {
@@ -24,6 +24,13 @@ export interface ResponseContext {
   readonly redact: Redact;
   /** Verdicts on the last 2xx body of each operation; none to judge every body afresh. */
   readonly bodies?: BodyMemo;
+  /**
+   * Which 2xx bodies are parsed and checked at once (`ValidateMode`): every one when absent;
+   * `sample`: the ones `sampler` picks; `off`: none. The others are taken on status and framing,
+   * their value parsed only when read.
+   */
+  readonly mode?: 'sample' | 'off';
+  readonly sampler?: BodySampler;
 }
 
 /** An extra check beyond the schema (e.g. fields required once a run completed). */
@@ -92,8 +99,10 @@ export function successResult<T>(
   t: ExchangeTimes,
 ): ApiResult<T> {
   const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, t);
+  if (ctx.mode === 'off') return lazyBodyResult<T>(text, m, NO_VIOLATIONS);
   const seen = ctx.bodies?.lookup(op, text);
-  if (seen !== undefined) return sameBodyResult<T>(text, m, seen.violations);
+  if (seen !== undefined) return lazyBodyResult<T>(text, m, seen.violations);
+  if (ctx.mode === 'sample' && ctx.sampler?.next() === false) return lazyBodyResult<T>(text, m, NO_VIOLATIONS);
   const parsed = parseJson(text);
   if (!isJsonObject(parsed)) {
     const got = bodyShape(text, parsed);
@@ -118,12 +127,12 @@ export function successResult<T>(
 const UNPARSED: unique symbol = Symbol('unparsed');
 
 /**
- * The result of a body identical to one already judged: its verdict, and its value parsed only
- * when read (a getter on the prototype, which costs nothing per result until then; `toJSON`
- * keeps `value` in serialised results). The text parsed to a JSON object before, so parsing it
- * again cannot fail.
+ * The result of a body identical to one already judged (its verdict), or of one not checked
+ * (`validate: sample | off`): its value parsed only when read (a getter on the prototype, which
+ * costs nothing per result until then; `toJSON` keeps `value` in serialised results). A body
+ * judged before parsed to a JSON object; an unchecked one that is not JSON reads as undefined.
  */
-class SameBodyResult {
+class LazyBodyResult {
   readonly ok = true as const;
   private parsed: unknown = UNPARSED;
 
@@ -134,7 +143,10 @@ class SameBodyResult {
   ) {}
 
   get value(): unknown {
-    if (this.parsed === UNPARSED) this.parsed = JSON.parse(this.text);
+    if (this.parsed === UNPARSED) {
+      const v = parseJson(this.text);
+      this.parsed = v === NOT_JSON ? undefined : v;
+    }
     return this.parsed;
   }
 
@@ -143,8 +155,8 @@ class SameBodyResult {
   }
 }
 
-function sameBodyResult<T>(text: string, meta: ResponseMeta, violations: readonly ContractViolation[]): ApiResult<T> {
-  return new SameBodyResult(text, meta, violations) as ApiResult<T>;
+function lazyBodyResult<T>(text: string, meta: ResponseMeta, violations: readonly ContractViolation[]): ApiResult<T> {
+  return new LazyBodyResult(text, meta, violations) as ApiResult<T>;
 }
 
 /**

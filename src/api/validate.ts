@@ -10,6 +10,31 @@ import { fastCheckOf } from './fast-validate.js';
 /** Replaces the token in text that came from the server (see `redact.ts`). */
 export type Redact = (text: string) => string;
 
+/**
+ * How much of each 2xx body a call checks: `full` parses and checks every body against its
+ * schema (the default); `sample` parses and checks one body in `VALIDATE_SAMPLE_EVERY` (the
+ * rest, like every body under `off`, are judged on status and HTTP framing only, and parsed
+ * only if something reads their value). Error bodies are read in every mode (their code is
+ * the error); under `off` they are not checked against the error schema either.
+ */
+export type ValidateMode = 'full' | 'sample' | 'off';
+
+/** The modes, in the order messages list them. */
+export const VALIDATE_MODES: readonly ValidateMode[] = Object.freeze(['full', 'sample', 'off']);
+
+/** Under `sample`, one 2xx body in this many is checked: the client's 1st, 17th, 33rd, … not repeating the last one judged. */
+export const VALIDATE_SAMPLE_EVERY = 16;
+
+/** Picks the bodies `sample` checks: deterministic, one in `VALIDATE_SAMPLE_EVERY`, counted per client. */
+export class BodySampler {
+  private n = 0;
+
+  /** True when this body is one to check. */
+  next(): boolean {
+    return this.n++ % VALIDATE_SAMPLE_EVERY === 0;
+  }
+}
+
 /** Shared empty list, so a clean body allocates nothing. */
 export const NO_VIOLATIONS: readonly ContractViolation[] = Object.freeze([]);
 

@@ -145,11 +145,14 @@ export type ObserverSections = Pick<Partial<Report>, 'notifications' | 'asyncRun
 export interface RunObserver {
   readonly name: string;
   /**
-   * Which samples carry their parsed `value`: `all`, `async` (runs that answered `running`,
-   * triggers, and `getRun` answers of a finished run), or none (default: reading a value costs
-   * a parse on the hot path).
+   * Which samples carry their parsed `value`: `all`, the answers of the listed operations,
+   * `async` (runs that answered `running`, triggers, and `getRun` answers of a finished run), or
+   * none (default). Ask for no more than is read: a body identical to the last one is not parsed
+   * unless its value is read, and parsing a 4 KB page costs about as much as the rest of the
+   * request. An `async` observer's `sample` hears only the samples that carry a value, so the
+   * rest of the requests cost it nothing.
    */
-  readonly values?: 'all' | 'async';
+  readonly values?: 'all' | 'async' | readonly OpName[];
   /** True when its `tick` shows the thresholds judged on the live figures (`RunProgress.thresholds`, judged only then). */
   readonly liveThresholds?: boolean;
   start?(ctx: ObserverContext): void | Promise<void>;

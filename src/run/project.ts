@@ -3,6 +3,7 @@
  * snapshots, the executors' counts, and the sections observers add, judged by the thresholds.
  * Called for the schedule's report (before anything can wait on the target) and the final one.
  */
+import { VALIDATE_SAMPLE_EVERY } from '../api/index.js';
 import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
 import { peakTargetRatePerS } from '../load/index.js';
 import type { Executor } from '../load/index.js';
@@ -93,6 +94,12 @@ function warningsOf(p: ProjectInput): RunWarning[] {
         code: 'POOL_SATURATED',
         message: `${who}requests waited for a free connection (${pool.op}: blocked p50 ${pool.p50.toFixed(1)} ms, p90 ${pool.p90.toFixed(1)} ms): the client's connection pool, not the target, limited the load and the latency includes the wait; raise --connections, or leave it out so the pool is sized from the scenario`,
       });
+    }
+    // Not a fault, but the reader must know the contract figures cover only part of the bodies.
+    if (u.scenario.validate === 'sample') {
+      out.push({ code: 'VALIDATE_SAMPLE', message: `${who}validate: sample: one 2xx body in ${VALIDATE_SAMPLE_EVERY} was checked against the interface's schemas (the rest on status and framing only), so contract violations are counted from that share` });
+    } else if (u.scenario.validate === 'off') {
+      out.push({ code: 'VALIDATE_OFF', message: `${who}validate: off: 2xx bodies were judged on status and HTTP framing only, not checked against the interface's schemas; no contract violation of a body could be seen` });
     }
     if (p.dataExhausted.includes(u.scenario.name)) {
       out.push({ code: 'DATA_EXHAUSTED', message: `${who}its unique data rows ran out after ${st.started} iterations; the scenario stopped early: add rows or use order "sequential"` });

@@ -5,6 +5,7 @@
  */
 import { createTransportError, DEFAULT_REQUEST_MS, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
+import type { OpName } from '../core/ops.js';
 import { createCollectors, createIterationStats, createRateLimitAnalyser, defaultPromptBands, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
 import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
 import type { TokenCounter } from '../scenario/index.js';
@@ -126,12 +127,17 @@ export function createRunState(o: RunStateOptions): RunState {
   const shared = scenarios.length !== 1;
 
   // Per-method lists, so the hot path loops only over observers that listen.
-  const onSample = o.observers.filter((x) => x.sample !== undefined);
+  // An observer that asked only for asynchronous values (following) hears only the samples that
+  // carry one: the others, nearly every request, build no RunSample for it.
+  const onSample = o.observers.filter((x) => x.sample !== undefined && x.values !== 'async');
+  const onSampleAsync = o.observers.filter((x) => x.sample !== undefined && x.values === 'async');
   const onRequest = o.observers.filter((x) => x.request !== undefined);
   const onIteration = o.observers.filter((x) => x.iteration !== undefined);
   const onCheck = o.observers.filter((x) => x.check !== undefined);
   const onAsync = o.observers.filter((x) => x.asyncEnd !== undefined);
   const valuesAll = o.observers.some((x) => x.values === 'all');
+  // Operations whose values an observer listed (the audit and notifications: run, stream, trigger).
+  const valueOps: ReadonlySet<string> = new Set(o.observers.flatMap((x) => (Array.isArray(x.values) ? (x.values as readonly OpName[]) : [])));
   const valuesAsync = valuesAll || o.observers.some((x) => x.values === 'async');
   let cancelled = 0;
   let cut = 0;
@@ -183,13 +189,14 @@ export function createRunState(o: RunStateOptions): RunState {
       const sample = requestSample(ctx, result, code, scenario.counter);
       const verdict = scenario.collectors.observe(sample);
       if (shared) total.collectors.observe(sample, verdict);
-      if (onSample.length === 0 && hook === undefined) return;
       // 'async': what starts asynchronous work, and a poll that saw a run end (a journey polling its own runs).
-      const wantsValue =
-        result.ok &&
-        (valuesAll || (valuesAsync && (ctx.op === 'trigger' || (ctx.op === 'run' && sample.runStatus === 'running') || (ctx.op === 'getRun' && (sample.runStatus === 'completed' || sample.runStatus === 'failed')))));
+      const asyncValue =
+        valuesAsync && result.ok && (ctx.op === 'trigger' || (ctx.op === 'run' && sample.runStatus === 'running') || (ctx.op === 'getRun' && (sample.runStatus === 'completed' || sample.runStatus === 'failed')));
+      if (onSample.length === 0 && hook === undefined && !asyncValue) return;
+      const wantsValue = result.ok && (valuesAll || asyncValue || valueOps.has(ctx.op));
       const s: RunSample = runSample(ctx, sample, verdict, wantsValue ? (result as { value: unknown }).value : undefined);
       for (const x of onSample) x.sample?.(s);
+      if (asyncValue) for (const x of onSampleAsync) x.sample?.(s);
       hook?.end(s);
     },
 

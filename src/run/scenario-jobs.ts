@@ -26,6 +26,7 @@ export function createMixJob(d: JobDeps): Job {
   const { scenario, state, unit, client, targets } = d;
   const pick = createMixPicker(scenario.mix, scenario.seed);
   const deadlines = scenario.deadlinesMs;
+  const validate = scenario.validate;
   // Calls without headers share one options object per operation (the signal is the run's, the same for every job).
   const plain = new Map<string, CallOptions>();
   return async (intendedNs, signal) => {
@@ -36,10 +37,10 @@ export function createMixJob(d: JobDeps): Job {
     const hook = state.hook({ scenario: unit.name, op: entry.op, flowId, ...ids });
     const deadlineMs = deadlines[entry.op];
     let opts: CallOptions;
-    if (hook?.headers !== undefined) opts = { signal, headers: { ...hook.headers }, deadlineMs };
+    if (hook?.headers !== undefined) opts = { signal, headers: { ...hook.headers }, deadlineMs, validate };
     else {
       const shared = plain.get(entry.op);
-      opts = shared !== undefined && shared.signal === signal ? shared : { signal, deadlineMs };
+      opts = shared !== undefined && shared.signal === signal ? shared : { signal, deadlineMs, validate };
       plain.set(entry.op, opts);
     }
     const result = await callOperation(client, entry, targets, opts, ids);
@@ -102,7 +103,7 @@ export function createJourneyJob(d: JourneyJobDeps): Job {
 
   async function runIteration(iteration: number, data: DataRow, intendedNs: number, signal: AbortSignal): Promise<void> {
     state.iterationStarted(unit);
-    const vu = createVu({ client, clock, state, scenario: unit, iteration, data, flowId: targets.defaultFlowId, signal, deadlinesMs: d.scenario.deadlinesMs });
+    const vu = createVu({ client, clock, state, scenario: unit, iteration, data, flowId: targets.defaultFlowId, signal, deadlinesMs: d.scenario.deadlinesMs, validate: d.scenario.validate });
     let result: 'completed' | 'failed' | 'interrupted' = 'completed';
     let error: string | undefined;
     try {

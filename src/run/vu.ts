@@ -3,7 +3,7 @@
  * counted through the run's state exactly as a mix request; `sleep` on the run's clock; named
  * checks and steps. Operations never reject: the client's results are data.
  */
-import { httpTarget, type ApiResult, type CallOptions, type Client, type StreamCallOptions, type StreamResult } from '../api/index.js';
+import { httpTarget, type ApiResult, type CallOptions, type Client, type StreamCallOptions, type StreamResult, type ValidateMode } from '../api/index.js';
 import { checkExample } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
 import { HTTP_OP_NAME, type HttpOpName, type OpName } from '../core/ops.js';
@@ -25,6 +25,8 @@ export interface VuDeps {
   readonly signal: AbortSignal;
   /** The scenario's whole-request deadlines by operation (`ResolvedScenario.deadlinesMs`). */
   readonly deadlinesMs: Readonly<Partial<Record<OpName, number>>>;
+  /** How much of each 2xx body its calls check (`ResolvedScenario.validate`; default `full`). */
+  readonly validate?: ValidateMode;
 }
 
 const EMPTY: DataRow = Object.freeze({});
@@ -42,7 +44,7 @@ export class IterationInterrupted extends Error {
 
 /** Creates the `Vu` of one iteration. */
 export function createVu(d: VuDeps): Vu {
-  const { client, clock, state, scenario, signal, deadlinesMs } = d;
+  const { client, clock, state, scenario, signal, deadlinesMs, validate } = d;
   let step: string | undefined;
 
   async function call<R extends ApiResult<unknown> | StreamResult>(
@@ -59,6 +61,7 @@ export function createVu(d: VuDeps): Vu {
     const headers = hook?.headers === undefined ? opts?.headers : { ...hook.headers, ...opts?.headers };
     const o: CallOptions = {
       deadlineMs: deadlinesMs[op],
+      validate,
       ...opts,
       signal: opts?.signal ?? signal,
       ...(headers !== undefined ? { headers } : {}),

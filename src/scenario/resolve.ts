@@ -105,6 +105,7 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
     thresholds: Object.freeze(thresholds),
     seed: s.seed ?? DEFAULT_SEED,
     deadlinesMs: deadlinesOf(s.timeouts),
+    validate: s.validate ?? 'full',
     objective: s.slo?.objective ?? DEFAULT_OBJECTIVE,
     ...(options.source === undefined ? {} : { source: options.source }),
     ...(journey !== undefined ? { journey } : {}),

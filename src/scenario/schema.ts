@@ -260,6 +260,8 @@ export const scenarioSchema = strict(
       .min(0, { error: SEED_RANGE })
       .max(0xffffffff, { error: SEED_RANGE })
       .optional(),
+    // How much of each 2xx body is checked (api/validate.ts ValidateMode).
+    validate: z.enum(['full', 'sample', 'off'], { error: 'must be full (every body checked), sample (one body in 16) or off (status and framing only)' }).optional(),
     slo: strict({
       objective: z.number().gt(0, { error: OBJECTIVE_RANGE }).lt(1, { error: OBJECTIVE_RANGE }).optional(),
     }).optional(),

@@ -2,6 +2,7 @@
  * The scenario format: what a user writes (`ScenarioInput`) and what the run engine gets
  * (`ResolvedScenario`: every default filled, every unit converted, weights normalised).
  */
+import type { ValidateMode } from '../api/index.js';
 import type { OpName } from '../core/ops.js';
 import type { Tier } from '../core/tiers.js';
 import type { ResolvedLoad } from '../load/types.js';
@@ -130,6 +131,12 @@ export interface ScenarioInput {
    * unfinished at its deadline fails with `TIMEOUT`; a stream cut so is incomplete.
    */
   readonly timeouts?: { readonly request?: string | number } & { readonly [K in OpName]?: string | number };
+  /**
+   * How much of each 2xx body is checked against the interface's schemas: `full` (default)
+   * every body; `sample` one in 16 (deterministic, per client); `off` none (status and HTTP
+   * framing only). Anything but `full` is named in the report's warnings and on the console.
+   */
+  readonly validate?: ValidateMode;
   readonly slo?: { readonly objective?: number };
 }
 
@@ -199,6 +206,8 @@ export interface ResolvedScenario {
   readonly seed: number;
   /** Whole-request deadline of each operation the scenario set one for, in ms (0: none); others use the client's. */
   readonly deadlinesMs: Readonly<Partial<Record<OpName, number>>>;
+  /** How much of each 2xx body its requests check (default `full`). */
+  readonly validate: ValidateMode;
   /** SLO objective, 0–1 (default 0.999). */
   readonly objective: number;
   /** Where the scenario came from (a file path), when known. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFakeClock, createSystemClock, NS_PER_MS } from '../../src/core/clock.js';
+import { createFakeClock, createSystemClock, NS_PER_MS, type TimerHost } from '../../src/core/clock.js';
 
 describe('createFakeClock', () => {
   it('fires timers in time order, with nowNs at each timer instant', () => {
@@ -95,5 +95,52 @@ describe('createSystemClock', () => {
     const later = clock.setTimer(clock.nowNs() + 50 * NS_PER_MS, () => order.push('later'));
     clock.clearTimer(later);
     expect(order).toEqual(['ran']);
+  });
+});
+
+/** Timer primitives that only record what they were asked for; time stands still at `nowMs`. */
+function recordingHost(nowMs: number): TimerHost & { calls: string[] } {
+  const calls: string[] = [];
+  let n = 0;
+  return {
+    calls,
+    now: () => nowMs,
+    timeOrigin: 1_000_000,
+    setTimeout: (_fn, ms) => (calls.push(`timeout ${ms}`), `t${n++}`),
+    clearTimeout: (h) => calls.push(`clearTimeout ${String(h)}`),
+    setImmediate: () => (calls.push('immediate'), `i${n++}`),
+    clearImmediate: (h) => calls.push(`clearImmediate ${String(h)}`),
+  };
+}
+
+describe('createSystemClock waits', () => {
+  it('sleeps in a timeout for an instant less than a millisecond ahead, never spinning on setImmediate', () => {
+    const host = recordingHost(500);
+    const clock = createSystemClock(host);
+    clock.setTimer(500.2 * NS_PER_MS, () => undefined);
+    clock.setTimer(500.9 * NS_PER_MS, () => undefined);
+    expect(host.calls).toEqual(['timeout 1', 'timeout 1']);
+  });
+
+  it('rounds a later instant up to whole milliseconds, so a wake is rarely early', () => {
+    const host = recordingHost(500);
+    const clock = createSystemClock(host);
+    clock.setTimer(502.2 * NS_PER_MS, () => undefined);
+    clock.setTimer(510 * NS_PER_MS, () => undefined);
+    expect(host.calls).toEqual(['timeout 3', 'timeout 10']);
+  });
+
+  it('runs a timer already due on setImmediate, and cancels each kind with its own call', () => {
+    const host = recordingHost(500);
+    const clock = createSystemClock(host);
+    const due = clock.setTimer(500 * NS_PER_MS, () => undefined);
+    const past = clock.setTimer(100 * NS_PER_MS, () => undefined);
+    const later = clock.setTimer(505 * NS_PER_MS, () => undefined);
+    clock.clearTimer(due);
+    clock.clearTimer(later);
+    expect(host.calls).toEqual(['immediate', 'immediate', 'timeout 5', 'clearImmediate i0', 'clearTimeout t2']);
+    clock.clearTimer(past);
+    expect(clock.nowNs()).toBe(500 * NS_PER_MS);
+    expect(clock.wallMs()).toBe(1_000_500);
   });
 });

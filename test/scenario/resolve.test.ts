@@ -53,6 +53,7 @@ describe('resolveScenario', () => {
       ],
       seed: 1,
       deadlinesMs: {},
+      validate: 'full',
       objective: 0.999,
     });
     expect(Object.isFrozen(s)).toBe(true);

@@ -3,7 +3,7 @@
  * report.json and report.md, exit by the thresholds. Ctrl-C stops scheduling, drains
  * in-flight requests for the grace period and still writes the report; a second Ctrl-C quits.
  */
-import { createClient, type TransportChoice } from '../../api/index.js';
+import { createClient, VALIDATE_SAMPLE_EVERY, type TransportChoice, type ValidateMode } from '../../api/index.js';
 import { parseDurationMs, DURATION_HELP } from '../../core/units.js';
 import type { Tier } from '../../core/tiers.js';
 import { randomBytes } from 'node:crypto';
@@ -60,6 +60,12 @@ interface RunArgs extends TargetArgs {
   audit?: boolean | undefined;
   workers?: string | undefined;
   'start-at'?: string | undefined;
+}
+
+/** How much of each body the scenario checks, when not every body (`validate: sample | off`). */
+function validateNote(mode: ValidateMode): string {
+  if (mode === 'sample') return `, validate: sample (one 2xx body in ${VALIDATE_SAMPLE_EVERY} checked)`;
+  return mode === 'off' ? ', validate: off (2xx bodies not checked)' : '';
 }
 
 /** `--dashboard [PORT]`: bare means k6's port, 5665. */
@@ -282,7 +288,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       }
       for (const s of plan.scenarios) {
         const when = s.startAfterMs === undefined ? '' : ` from ${s.startAfterMs / 1000}s`;
-        log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} for ${s.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${s.load.durationMs / 1000}s`}${when}\n`);
+        log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} for ${s.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${s.load.durationMs / 1000}s`}${when}${validateNote(s.validate)}\n`);
       }
 
       const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;

@@ -57,7 +57,8 @@ export function createAuditObserver(): RunObserver {
 
   return {
     name: 'audit',
-    values: 'all',
+    // What the service counts: runs, streams and triggers (a page of flows is never read).
+    values: ['run', 'stream', 'trigger'],
 
     async start(c) {
       ctx = c;

@@ -21,7 +21,8 @@ export function createNotificationsObserver(tracking: NotificationTracking): Run
 
   return {
     name: 'notifications',
-    values: 'all',
+    // Only what a notification can match: runs, streams and triggers.
+    values: ['run', 'stream', 'trigger'],
 
     start(c) {
       ctx = c;
