@@ -124,7 +124,5 @@ export function violationsOf(
   return list;
 }
 
-/** True for a JSON object (not null, not an array). */
-export function isJsonObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** True for a JSON object (not null, not an array): the one guard, under the client's name. */
+export { isRecord as isJsonObject } from '../core/is-record.js';

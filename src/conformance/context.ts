@@ -2,6 +2,9 @@
 import type { Clock } from '../core/clock.js';
 import type { Exchange, ExchangeAnswer, ExchangeRequest } from './exchange.js';
 import type { Recorder } from './recorder.js';
+import { isRecord } from '../core/is-record.js';
+
+export { isRecord };
 
 /** Findings passed from probe to probe. */
 export interface BatteryState {
@@ -25,19 +28,15 @@ export interface ProbeContext {
   send(req: ExchangeRequest): Promise<ExchangeAnswer | undefined>;
 }
 
-/** True for a JSON object. */
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** `HTTP 400 INVALID_REQUEST (field limit)` style summary of an answer, for observations. */
 export function outcomeOf(a: ExchangeAnswer | undefined): string {
   if (a === undefined) return 'not sent (request budget spent)';
   if (a.status === 0) return `no response (${a.transportError ?? 'error'})`;
   if (a.transportError !== undefined) return `HTTP ${a.status}, body not read whole (${a.transportError})`;
-  const err = isObject(a.json) && isObject(a.json.error) ? a.json.error : undefined;
+  const err = isRecord(a.json) && isRecord(a.json.error) ? a.json.error : undefined;
   if (err === undefined) return `HTTP ${a.status}`;
-  const field = isObject(err.details) && typeof err.details.field === 'string' ? ` (field ${err.details.field})` : '';
+  const field = isRecord(err.details) && typeof err.details.field === 'string' ? ` (field ${err.details.field})` : '';
   return `HTTP ${a.status} ${typeof err.code === 'string' ? err.code : '(no code)'}${field}`;
 }
 

@@ -4,7 +4,7 @@
  * not), and what reading an unknown or another account's flow answers.
  */
 import { flowListSchema, flowSchema } from '../api/index.js';
-import { isObject, outcomeOf, type ProbeContext } from './context.js';
+import { isRecord, outcomeOf, type ProbeContext } from './context.js';
 import type { ExchangeAnswer } from './exchange.js';
 
 /** What the first request showed: `protocol` when the target answered, but not as the interface does. */
@@ -22,15 +22,15 @@ export async function probeReachable(ctx: ProbeContext): Promise<Reachability> {
   }
   if (a === undefined || a.status === 0) return { reach: 'unreachable' };
   if (a.status === 401 || a.status === 403) return { reach: 'refused' };
-  if (a.status === 200 && a.transportError === undefined && !(isObject(a.json) && Array.isArray(a.json.flows))) {
-    const got = a.sse !== undefined ? 'an event stream' : a.text === '' ? 'an empty body' : isObject(a.json) ? 'a JSON object without a "flows" array' : a.json === undefined ? 'a body that is not JSON' : `JSON ${Array.isArray(a.json) ? 'array' : typeof a.json}`;
+  if (a.status === 200 && a.transportError === undefined && !(isRecord(a.json) && Array.isArray(a.json.flows))) {
+    const got = a.sse !== undefined ? 'an event stream' : a.text === '' ? 'an empty body' : isRecord(a.json) ? 'a JSON object without a "flows" array' : a.json === undefined ? 'a body that is not JSON' : `JSON ${Array.isArray(a.json) ? 'array' : typeof a.json}`;
     return { reach: 'protocol', protocol: `GET /flows answered 200 with ${got}, not a flow list; is this a Workflow Execution Service, and is /v1 in --base-url?` };
   }
-  if (a.status !== 200 || !isObject(a.json)) return { reach: 'ok' };
+  if (a.status !== 200 || !isRecord(a.json)) return { reach: 'ok' };
   ctx.rec.schema('schema.listFlows', flowListSchema, a.json, a);
   const flows = Array.isArray(a.json.flows) ? a.json.flows : [];
-  const first = flows.find((f) => isObject(f) && typeof f.id === 'string' && (f.status === undefined || f.status === 'published'));
-  ctx.state.flowId = isObject(first) ? (first.id as string) : undefined;
+  const first = flows.find((f) => isRecord(f) && typeof f.id === 'string' && (f.status === undefined || f.status === 'published'));
+  ctx.state.flowId = isRecord(first) ? (first.id as string) : undefined;
   if (a.json.limit !== 20) {
     ctx.rec.violate({ rule: 'lists.defaultLimit', path: 'limit', expected: '20 when no limit is given', got: JSON.stringify(a.json.limit), request: a.request.label });
   }
@@ -38,7 +38,7 @@ export async function probeReachable(ctx: ProbeContext): Promise<Reachability> {
     ctx.rec.violate({ rule: 'lists.defaultLimit', path: 'flows', expected: 'at most 20 flows by default', got: `${flows.length} flows`, request: a.request.label });
   }
   // "Lists the caller's published flows", yet `status=draft` is a filter: whether drafts appear by default is open.
-  const drafts = flows.filter((f) => isObject(f) && f.status === 'draft').length;
+  const drafts = flows.filter((f) => isRecord(f) && f.status === 'draft').length;
   ctx.rec.observe({
     id: 'lists.draftsByDefault',
     topic: 'lists',
@@ -57,7 +57,7 @@ export async function probeAuth(ctx: ProbeContext): Promise<void> {
   ] as const) {
     const a = await ctx.send({ label: `GET /flows (${what})`, op: 'listFlows', method: 'GET', path: '/flows', auth });
     if (a === undefined || a.status === 0) continue;
-    const code = isObject(a.json) && isObject(a.json.error) ? a.json.error.code : undefined;
+    const code = isRecord(a.json) && isRecord(a.json.error) ? a.json.error.code : undefined;
     if (a.status !== 401 || code !== 'UNAUTHORIZED') {
       ctx.rec.violate({ rule: 'auth.unauthorized', path: 'status', expected: `401 UNAUTHORIZED ${what}`, got: outcomeOf(a), request: a.request.label });
     }
@@ -65,7 +65,7 @@ export async function probeAuth(ctx: ProbeContext): Promise<void> {
 }
 
 function pageFacts(a: ExchangeAnswer | undefined): { n: number | undefined; limit: unknown } {
-  if (a === undefined || a.status !== 200 || !isObject(a.json)) return { n: undefined, limit: undefined };
+  if (a === undefined || a.status !== 200 || !isRecord(a.json)) return { n: undefined, limit: undefined };
   return { n: Array.isArray(a.json.flows) ? a.json.flows.length : undefined, limit: a.json.limit };
 }
 
@@ -116,8 +116,8 @@ export async function probeFlows(ctx: ProbeContext): Promise<void> {
     return;
   }
   const theirs = await ctx.send({ label: 'GET /flows (other token)', op: 'listFlows', method: 'GET', path: '/flows', query: { limit: '1' }, auth: 'other' });
-  const their = isObject(theirs?.json) && Array.isArray(theirs.json.flows) ? theirs.json.flows[0] : undefined;
-  const theirId = isObject(their) && typeof their.id === 'string' ? their.id : undefined;
+  const their = isRecord(theirs?.json) && Array.isArray(theirs.json.flows) ? theirs.json.flows[0] : undefined;
+  const theirId = isRecord(their) && typeof their.id === 'string' ? their.id : undefined;
   if (theirId === undefined || theirId === flowId) {
     ctx.rec.observe({ id: 'auth.otherAccount', topic: 'auth', question: "Which code does reading another account's flow get?", answer: 'not observed: the second token lists no flow of its own', status: 'not-observed' });
     return;

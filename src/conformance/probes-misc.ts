@@ -3,14 +3,14 @@
  * wants the token, whether it reveals the run id).
  */
 import { triggerAckSchema, usageStatsSchema } from '../api/index.js';
-import { isObject, outcomeOf, type ProbeContext } from './context.js';
+import { isRecord, outcomeOf, type ProbeContext } from './context.js';
 
 /** Usage with defaults, with `granularity=hour`, and with bad parameters. */
 export async function probeUsage(ctx: ProbeContext): Promise<void> {
   const a = await ctx.send({ label: 'GET /analytics/usage', op: 'getUsage', method: 'GET', path: '/analytics/usage' });
-  if (a?.status === 200 && isObject(a.json)) {
+  if (a?.status === 200 && isRecord(a.json)) {
     ctx.rec.schema('schema.getUsage', usageStatsSchema, a.json, a);
-    const p = isObject(a.json.period) ? a.json.period : {};
+    const p = isRecord(a.json.period) ? a.json.period : {};
     const start = Date.parse(String(p.start));
     const end = Date.parse(String(p.end));
     const days = Number.isFinite(start) && Number.isFinite(end) ? Math.round(((end - start) / 86_400_000) * 100) / 100 : undefined;
@@ -26,12 +26,12 @@ export async function probeUsage(ctx: ProbeContext): Promise<void> {
     ctx.rec.observe({ id: 'usage.defaults', topic: 'usage', question: 'What period does usage use when no parameter is given?', answer: outcomeOf(a), status: 'not-observed' });
   }
   const hour = await ctx.send({ label: 'GET /analytics/usage?granularity=hour', op: 'getUsage', method: 'GET', path: '/analytics/usage', query: { granularity: 'hour', start_date: new Date(ctx.clock.wallMs() - 3 * 3_600_000).toISOString() } });
-  const row = isObject(hour?.json) && Array.isArray(hour.json.daily_breakdown) ? hour.json.daily_breakdown[0] : undefined;
+  const row = isRecord(hour?.json) && Array.isArray(hour.json.daily_breakdown) ? hour.json.daily_breakdown[0] : undefined;
   ctx.rec.observe({
     id: 'usage.hourBreakdown',
     topic: 'usage',
     question: 'What shape does the breakdown take for a granularity other than day?',
-    answer: hour?.status === 200 ? (isObject(row) ? `rows like ${JSON.stringify(row).slice(0, 120)}` : 'no rows') : outcomeOf(hour),
+    answer: hour?.status === 200 ? (isRecord(row) ? `rows like ${JSON.stringify(row).slice(0, 120)}` : 'no rows') : outcomeOf(hour),
   });
 
   const bad: Record<string, string> = {};
@@ -68,18 +68,18 @@ export async function probeTrigger(ctx: ProbeContext): Promise<void> {
   }
   ctx.rec.observe({ id: 'trigger.auth', topic: 'trigger', question: 'Does the trigger address need authentication?', answer: a === undefined || a.status === 0 ? outcomeOf(a) : auth });
   if (a !== undefined && a.status >= 200 && a.status < 300) {
-    if (isObject(a.json)) ctx.rec.schema('schema.trigger', triggerAckSchema, a.json, a);
+    if (isRecord(a.json)) ctx.rec.schema('schema.trigger', triggerAckSchema, a.json, a);
     else ctx.rec.violate({ rule: 'schema.trigger', path: '(root)', expected: 'JSON object { message, status }', got: a.text === '' ? 'empty' : 'not a JSON object', request: a.request.label });
     const runHeader = Object.keys(a.headers).find((h) => /run[-_]?id/.test(h));
-    const bodyId = isObject(a.json) ? ['run_id', 'runId', 'id'].find((k) => typeof (a?.json as Record<string, unknown>)[k] === 'string') : undefined;
+    const bodyId = isRecord(a.json) ? ['run_id', 'runId', 'id'].find((k) => typeof (a?.json as Record<string, unknown>)[k] === 'string') : undefined;
     ctx.rec.observe({
       id: 'trigger.ack',
       topic: 'trigger',
       question: 'What does the trigger answer, and does it say which run it started?',
       answer:
-        `HTTP ${a.status}, status ${JSON.stringify(isObject(a.json) ? a.json.status : undefined)}; run id ` +
+        `HTTP ${a.status}, status ${JSON.stringify(isRecord(a.json) ? a.json.status : undefined)}; run id ` +
         (runHeader !== undefined ? `in header ${runHeader}` : bodyId !== undefined ? `in body field ${bodyId}` : 'not given (match by flow and time)'),
-      value: { status: a.status, ackStatus: isObject(a.json) ? (a.json.status ?? null) : null, runIdHeader: runHeader ?? null, runIdField: bodyId ?? null },
+      value: { status: a.status, ackStatus: isRecord(a.json) ? (a.json.status ?? null) : null, runIdHeader: runHeader ?? null, runIdField: bodyId ?? null },
     });
     const id = runHeader !== undefined ? a.headers[runHeader] : undefined;
     if (id !== undefined) ctx.state.runIds.push(id);

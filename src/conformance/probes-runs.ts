@@ -4,7 +4,7 @@
  * framing, and session histories.
  */
 import { endEventSchema, historySchema, runSchema, runStatusBodySchema, sessionSchema, startEventSchema } from '../api/index.js';
-import { isObject, mediaType, outcomeOf, sleep, type ProbeContext } from './context.js';
+import { isRecord, mediaType, outcomeOf, sleep, type ProbeContext } from './context.js';
 import type { ExchangeAnswer } from './exchange.js';
 
 const INPUT = 'flowgauge conformance: say hello';
@@ -16,7 +16,7 @@ function describe(v: unknown): string {
 }
 
 function noteRunBody(ctx: ProbeContext, a: ExchangeAnswer): string | undefined {
-  if (!isObject(a.json)) return undefined;
+  if (!isRecord(a.json)) return undefined;
   ctx.rec.schema('schema.run', runSchema, a.json, a);
   const status = a.json.status;
   if (typeof a.json.id === 'string') ctx.state.runIds.push(a.json.id);
@@ -37,7 +37,7 @@ async function follow(ctx: ProbeContext, runId: string, untilDone: boolean): Pro
   for (let i = 0; i < (untilDone ? MAX_POLLS : 1); i++) {
     if (i > 0) await sleep(ctx.clock, POLL_MS);
     const a = await ctx.send({ label: 'GET /runs/{id}', op: 'getRun', method: 'GET', path: `/runs/${encodeURIComponent(runId)}` });
-    if (a === undefined || a.status !== 200 || !isObject(a.json)) break;
+    if (a === undefined || a.status !== 200 || !isRecord(a.json)) break;
     if (i === 0) ctx.rec.schema('schema.getRun', runStatusBodySchema, a.json, a);
     if (typeof a.json.progress === 'number') progress.push(a.json.progress);
     final = typeof a.json.status === 'string' ? a.json.status : undefined;
@@ -78,7 +78,7 @@ export async function probeRun(ctx: ProbeContext): Promise<void> {
     answer: status === 'running' ? 'it answered `running`: runs are asynchronous, followed with GET /runs/{id}' : `it waited: status \`${status ?? '?'}\``,
     value: status ?? null,
   });
-  const id = isObject(a.json) && typeof a.json.id === 'string' ? a.json.id : undefined;
+  const id = isRecord(a.json) && typeof a.json.id === 'string' ? a.json.id : undefined;
   if (id !== undefined) {
     const f = await follow(ctx, id, status === 'running');
     if (status === 'running' && f.final === 'running') {
@@ -115,15 +115,15 @@ export async function probeStreams(ctx: ProbeContext): Promise<void> {
   const fail = events.find((e) => e.type === 'error');
   if (start === undefined) ctx.rec.violate({ rule: 'stream.events', path: 'start', expected: 'a start event', got: 'none', request: a.request.label });
   else ctx.rec.schema('stream.events', startEventSchema, start.data, a);
-  if (isObject(start?.data) && typeof start.data.run_id === 'string') ctx.state.runIds.push(start.data.run_id);
+  if (isRecord(start?.data) && typeof start.data.run_id === 'string') ctx.state.runIds.push(start.data.run_id);
   for (const e of events) {
-    if (e.type === 'token' && !(isObject(e.data) && typeof e.data.content === 'string')) {
-      ctx.rec.violate({ rule: 'stream.events', path: 'token.content', expected: 'string', got: describe(isObject(e.data) ? e.data.content : e.data), request: a.request.label });
+    if (e.type === 'token' && !(isRecord(e.data) && typeof e.data.content === 'string')) {
+      ctx.rec.violate({ rule: 'stream.events', path: 'token.content', expected: 'string', got: describe(isRecord(e.data) ? e.data.content : e.data), request: a.request.label });
     }
   }
   if (end !== undefined) ctx.rec.schema('stream.events', endEventSchema, end.data, a);
   else if (fail === undefined) ctx.rec.violate({ rule: 'stream.events', path: 'end', expected: 'an end event', got: `stream closed after ${types.join(', ')}`, request: a.request.label });
-  if (fail !== undefined && isObject(fail.data)) ctx.state.failedErrors.push(fail.data.error);
+  if (fail !== undefined && isRecord(fail.data)) ctx.state.failedErrors.push(fail.data.error);
   const unknown = [...new Set(types.filter((t) => !['start', 'token', 'end'].includes(t)))];
   ctx.rec.observe({
     id: 'stream.framing',
@@ -140,8 +140,8 @@ export async function probeRunErrors(ctx: ProbeContext): Promise<void> {
   if (flowId !== undefined) {
     const a = await ctx.send({ label: 'POST /flows/{id}/run (no input)', op: 'run', method: 'POST', path: `/flows/${encodeURIComponent(flowId)}/run`, body: {} });
     if (a !== undefined && a.status !== 0) {
-      const err = isObject(a.json) && isObject(a.json.error) ? a.json.error : undefined;
-      const field = isObject(err?.details) ? err.details.field : undefined;
+      const err = isRecord(a.json) && isRecord(a.json.error) ? a.json.error : undefined;
+      const field = isRecord(err?.details) ? err.details.field : undefined;
       if (a.status !== 400 || err?.code !== 'INVALID_REQUEST' || field !== 'input') {
         ctx.rec.violate({ rule: 'errors.missingInput', path: 'error', expected: '400 INVALID_REQUEST with details.field "input"', got: outcomeOf(a), request: a.request.label });
       }
@@ -156,7 +156,7 @@ export async function probeSessions(ctx: ProbeContext): Promise<void> {
   const flowId = ctx.state.flowId;
   if (flowId === undefined) return;
   const s = await ctx.send({ label: 'POST /sessions', op: 'createSession', method: 'POST', path: '/sessions', body: { flow_id: flowId, user_id: 'flowgauge-conformance', metadata: { source: 'flowgauge' } } });
-  if (s === undefined || s.status !== 200 || !isObject(s.json)) {
+  if (s === undefined || s.status !== 200 || !isRecord(s.json)) {
     ctx.rec.observe({ id: 'sessions.create', topic: 'sessions', question: 'What does session creation answer?', answer: outcomeOf(s), status: 'not-observed' });
     return;
   }
@@ -169,12 +169,12 @@ export async function probeSessions(ctx: ProbeContext): Promise<void> {
   const sessionId = typeof s.json.id === 'string' ? s.json.id : undefined;
   if (sessionId === undefined) return;
   const r = await ctx.send({ label: 'POST /flows/{id}/run (session)', op: 'run', method: 'POST', path: `/flows/${encodeURIComponent(flowId)}/run`, body: { input: INPUT, session_id: sessionId } });
-  if (r?.status === 200 && isObject(r.json) && r.json.status === 'running' && typeof r.json.id === 'string') await follow(ctx, r.json.id, true);
+  if (r?.status === 200 && isRecord(r.json) && r.json.status === 'running' && typeof r.json.id === 'string') await follow(ctx, r.json.id, true);
   const h = await ctx.send({ label: 'GET /sessions/{id}/history', op: 'getHistory', method: 'GET', path: `/sessions/${encodeURIComponent(sessionId)}/history` });
-  if (h === undefined || h.status !== 200 || !isObject(h.json)) return;
+  if (h === undefined || h.status !== 200 || !isRecord(h.json)) return;
   // Roles beyond user and assistant are not ruled out by the interface ("not shown").
   ctx.rec.schema('schema.getHistory', historySchema, h.json, h, (path) => /^messages\[\d+\]\.role$/.test(path));
-  const messages = Array.isArray(h.json.messages) ? h.json.messages.filter(isObject) : [];
+  const messages = Array.isArray(h.json.messages) ? h.json.messages.filter(isRecord) : [];
   const stamps = messages.map((m) => Date.parse(String(m.timestamp)));
   if (stamps.some((t, i) => i > 0 && t < (stamps[i - 1] as number))) {
     ctx.rec.violate({ rule: 'sessions.historyOrder', path: 'messages[].timestamp', expected: 'oldest first', got: 'a message older than the one before it', request: h.request.label });

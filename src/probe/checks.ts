@@ -22,6 +22,7 @@ import type { OpName } from '../core/ops.js';
 import { apiErrorCodeOfStatus, isApiErrorCode } from '../core/codes.js';
 import type { TimedResponse } from './http-timing.js';
 import type { CheckName, ProbeErrorCode } from './record.js';
+import { isRecord } from '../core/is-record.js';
 
 /** A request a check asks for; the runner adds auth, common headers, TLS settings and the timeout. */
 export interface CheckRequest {
@@ -65,17 +66,12 @@ export interface CheckOutcome {
 /** Input sent by the run and stream checks. */
 export const PROBE_INPUT = 'flowgauge uptime probe';
 
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function codeOf(status: number, error: Record<string, unknown> | undefined): ProbeErrorCode {
@@ -121,7 +117,7 @@ function judgeJson(
   if (res.errorCode !== undefined) return fail(res, res.errorCode);
   if (res.status < 200 || res.status >= 300) return failAnswer(res);
   const parsed = parseJson(res.body);
-  if (!isObject(parsed)) return fail(res, 'MALFORMED_BODY');
+  if (!isRecord(parsed)) return fail(res, 'MALFORMED_BODY');
   const violations = [...violationsOf(op, schema, parsed, SAME)];
   contract?.(op, parsed, violations);
   if (violations.length > 0) return fail(res, 'CONTRACT_VIOLATION');

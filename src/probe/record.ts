@@ -4,6 +4,7 @@
  * ever added, and `parseProbeRecord` accepts any line that carries the fields the math needs.
  */
 import type { ErrorCode } from '../core/codes.js';
+import { isRecord } from '../core/is-record.js';
 
 /** Version of the record format (`v`). */
 export const PROBE_RECORD_VERSION = 1;
@@ -94,10 +95,6 @@ export interface ProbeRecord {
   readonly detail?: string;
 }
 
-function isRecordObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * Reads one history line. Returns undefined for a line that is not a record (torn or foreign);
  * only the fields the uptime and incident math need are required.
@@ -117,7 +114,7 @@ export function parseProbeLine(line: string): { readonly record: ProbeRecord; re
   } catch {
     return undefined;
   }
-  if (!isRecordObject(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   const timeMs = typeof v.time === 'string' ? Date.parse(v.time) : Number.NaN;
   if (!Number.isFinite(timeMs)) return undefined;
   if (!isCheckName(v.check) || typeof v.success !== 'boolean') return undefined;

@@ -11,6 +11,7 @@ import { FlowgaugeError } from '../core/errors.js';
 import { jsonTextDepth, sizeProblem, valueProblem, type InputLimits } from '../core/input-limits.js';
 import { REPORT_SCHEMA, type Report } from './model.js';
 import { reportSchema } from './report-schema.js';
+import { isRecord } from '../core/is-record.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];
@@ -23,8 +24,6 @@ const LIMIT = 20;
 /** zod's names for JSON's types, as a reader of the file knows them. */
 const TYPE_NAMES: Readonly<Record<string, string>> = { int: 'integer', record: 'object' };
 
-const isObject = (v: unknown): v is Record<PropertyKey, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
@@ -36,7 +35,7 @@ const where = (path: Path): string => (path.length === 0 ? '(root)' : pathText(p
 
 function valueAt(root: unknown, path: Path): unknown {
   let v = root;
-  for (const k of path) v = isObject(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  for (const k of path) v = isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[k] : undefined;
   return v;
 }
 
@@ -58,7 +57,7 @@ function describeIssues(issues: readonly Issue[], root: unknown, base: Path, out
     // zod words an absent field as a wrong value (undefined); the reader wants "missing".
     const parent = valueAt(root, path.slice(0, -1));
     const key = path[path.length - 1];
-    if (key !== undefined && isObject(parent) && !(key in parent)) {
+    if (key !== undefined && isRecord(parent) && !(key in parent)) {
       out.push({ missing: String(key), at: where(path.slice(0, -1)) });
       continue;
     }
@@ -117,7 +116,7 @@ function lines(found: readonly Found[]): string[] {
 
 /** Problems of `value` as a `flowgauge/report@1` document (empty when it is one). */
 export function reportProblems(value: unknown): string[] {
-  const schema = isObject(value) ? value.schema : undefined;
+  const schema = isRecord(value) ? value.schema : undefined;
   if (typeof schema === 'string' && schema !== REPORT_SCHEMA) {
     return [`schema: "${show(schema)}" is not ${REPORT_SCHEMA} (a report of another version; this flowgauge reads ${REPORT_SCHEMA})`];
   }

@@ -14,6 +14,7 @@ import { DATA_EXTENSIONS, type ResolvedData } from './data-schema.js';
 import { rowSourceOf, type RowSource } from './data-source.js';
 import type { DataRow } from './journey.js';
 import { loadTokenCounter } from './tokenizer.js';
+import { isRecord } from '../core/is-record.js';
 
 /** Most rows kept, and largest file read: data is held in memory for the whole run. */
 export const MAX_DATA_ROWS = 1_000_000;
@@ -27,7 +28,7 @@ const freeze = <T>(v: T): T => {
   return v;
 };
 
-const isRow = (v: unknown): v is DataRow => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isRow = (v: unknown): v is DataRow => isRecord(v);
 
 function bad(file: string, where: string, message: string): ConfigError {
   return new ConfigError([{ path: `${file}${where}`, message }], 'data file');

@@ -6,10 +6,11 @@
  */
 import { z } from 'zod';
 import { scenarioSchema } from './schema.js';
+import { isRecord } from '../core/is-record.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json => isRecord(v);
 
 /** Drops the loader's own routing field (`~kind`) wherever it appears. */
 function withoutRouting(v: unknown): unknown {

@@ -17,6 +17,7 @@ import { formatPath } from './issues.js';
 import { resolveScenario } from './resolve.js';
 import type { ConfigIssue } from '../core/errors.js';
 import type { ResolvedScenario, ScenarioOverrides } from './types.js';
+import { isRecord } from '../core/is-record.js';
 
 /** File extensions `loadScenarioFile` reads. */
 export const SCENARIO_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.yaml', '.yml'] as const;
@@ -344,17 +345,13 @@ function pickExport(mod: unknown, fail: (message: string) => ConfigError): unkno
   const ns = mod as Record<string, unknown>;
   let value = ns.default ?? ns.scenario;
   // A module compiled to CommonJS arrives as { default: { __esModule, default, … } }.
-  for (let i = 0; i < 2 && isObject(value) && '__esModule' in value; i++) {
+  for (let i = 0; i < 2 && isRecord(value) && '__esModule' in value; i++) {
     value = value.default ?? value.scenario;
   }
   if (value === undefined) {
     throw fail('exports no scenario; write `export default defineScenario({ ... })` or export `scenario`');
   }
   return value;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object';
 }
 
 function messageOf(err: unknown): string {

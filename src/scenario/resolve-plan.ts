@@ -11,6 +11,7 @@ import type { ResolvedRunPlan } from './run-plan.js';
 import { unknownKeyMessage } from './unknown-keys.js';
 import { k6ArrayHint } from '../slo/k6-thresholds.js';
 import type { ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
+import { isRecord } from '../core/is-record.js';
 
 /** Fields of a plan's top level; each entry of `scenarios` is a scenario without `name`. */
 const PLAN_FIELDS = new Set(['name', 'description', 'scenarios', 'thresholds', 'slo', 'seed']);
@@ -19,8 +20,6 @@ const TENANT_FIELDS = new Set(['tokenEnv', 'startAfter']);
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const MAX_SCENARIOS = 20;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An override's problem is found once per scenario: say it once. */
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
@@ -33,19 +32,19 @@ function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
 
 /** True when a file's value is a plan of several scenarios. */
 export function isPlanInput(raw: unknown): boolean {
-  return isObject(raw) && 'scenarios' in raw;
+  return isRecord(raw) && 'scenarios' in raw;
 }
 
 function thresholdsOf(raw: unknown, path: string, issues: ConfigIssue[]): ResolvedThreshold[] {
   if (raw === undefined) return [];
-  if (!isObject(raw)) {
+  if (!isRecord(raw)) {
     issues.push({ path, message: 'must be an object of "<metric>": "<expression>"' });
     return [];
   }
   const out: ResolvedThreshold[] = [];
   for (const [key, v] of Object.entries(raw)) {
     if (typeof v === 'string') out.push({ key, expr: v, abortOnFail: false });
-    else if (isObject(v) && typeof v.expr === 'string') {
+    else if (isRecord(v) && typeof v.expr === 'string') {
       const delay = v.delayAbortEval === undefined ? undefined : parseDurationMs(v.delayAbortEval);
       if (v.delayAbortEval !== undefined && (delay === undefined || delay < 0)) issues.push({ path: `${path}["${key}"].delayAbortEval`, message: 'must be a duration such as "10s"' });
       out.push({ key, expr: v.expr, abortOnFail: v.abortOnFail === true, ...(delay !== undefined && delay >= 0 ? { delayAbortEvalMs: delay } : {}) });
@@ -73,23 +72,23 @@ function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options:
   for (const k of Object.keys(input)) if (!PLAN_FIELDS.has(k)) issues.push({ path: k, message: unknownKeyMessage(k, `allowed in a run of several scenarios: ${[...PLAN_FIELDS].join(', ')}`, false) });
   const name = input.name;
   if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: 'name', message: 'must be lower-case letters, digits and dashes (1–63)' });
-  const objectiveRaw = isObject(input.slo) ? input.slo.objective : undefined;
+  const objectiveRaw = isRecord(input.slo) ? input.slo.objective : undefined;
   const objective = typeof objectiveRaw === 'number' ? objectiveRaw : DEFAULT_OBJECTIVE;
   if (!(objective > 0 && objective < 1)) issues.push({ path: 'slo.objective', message: 'must be a ratio between 0 and 1, e.g. 0.999' });
 
-  const entries = isObject(input.scenarios) ? Object.entries(input.scenarios) : [];
-  if (!isObject(input.scenarios) || entries.length === 0) issues.push({ path: 'scenarios', message: 'must name at least one scenario: { "<name>": { tier, load, mix | journey | steps } }' });
+  const entries = isRecord(input.scenarios) ? Object.entries(input.scenarios) : [];
+  if (!isRecord(input.scenarios) || entries.length === 0) issues.push({ path: 'scenarios', message: 'must name at least one scenario: { "<name>": { tier, load, mix | journey | steps } }' });
   if (entries.length > MAX_SCENARIOS) issues.push({ path: 'scenarios', message: `at most ${MAX_SCENARIOS} scenarios run at once, got ${entries.length}` });
 
   const scenarios: ResolvedScenario[] = [];
   const thresholds = thresholdsOf(input.thresholds, 'thresholds', issues);
   // No thresholds anywhere: the whole run is judged on the defaults.
-  const implicit = input.thresholds === undefined && entries.every(([, v]) => !isObject(v) || v.thresholds === undefined);
+  const implicit = input.thresholds === undefined && entries.every(([, v]) => !isRecord(v) || v.thresholds === undefined);
   const tokenEnv: Record<string, string> = {};
   for (const [key, value] of entries.slice(0, MAX_SCENARIOS)) {
     const at = `scenarios.${key}`;
     if (!NAME.test(key)) issues.push({ path: at, message: 'a scenario name is lower-case letters, digits and dashes (1–63)' });
-    if (!isObject(value)) {
+    if (!isRecord(value)) {
       issues.push({ path: at, message: 'must be a scenario: { tier, load, mix | journey | steps }' });
       continue;
     }

@@ -19,6 +19,7 @@ import type { TokenizerName } from './tokenizer.js';
 import { defaultPromptBands } from '../collect/prompt-length.js';
 import type { Journey } from './journey.js';
 import type { ResolvedMixEntry, ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
+import { isRecord } from '../core/is-record.js';
 
 /** Options of `resolveScenario` that are not about the scenario's content. */
 export interface ResolveOptions {
@@ -50,10 +51,10 @@ export function readingGuard<T>(read: () => T, raw: unknown, source: string | un
 function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: ResolveOptions): ResolvedScenario {
   const issues: ConfigIssue[] = [];
   const checked = checkOverrides(overrides, issues);
-  const input = checked.tier !== undefined && isPlainObject(raw) ? { ...raw, tier: checked.tier } : raw;
+  const input = checked.tier !== undefined && isRecord(raw) ? { ...raw, tier: checked.tier } : raw;
   const parsed = scenarioSchema.safeParse(input, { error: zodErrorMap, reportInput: true });
   if (!parsed.success) {
-    if (!isPlainObject(raw)) {
+    if (!isRecord(raw)) {
       issues.unshift({
         path: '',
         message: `a scenario must be an object such as defineScenario({ name, tier, load, mix }), got ${show(raw)}`,
@@ -131,7 +132,7 @@ function checkOverrides(overrides: ScenarioOverrides, issues: ConfigIssue[]): Ch
   let durationMs: number | undefined;
   let rate: RateSpec | undefined;
   let maxInFlight: number | undefined;
-  if (!isPlainObject(overrides)) {
+  if (!isRecord(overrides)) {
     issues.push({ path: 'overrides', message: 'must be an object' });
     return { durationMs, rate, maxInFlight, tier };
   }
@@ -238,15 +239,11 @@ function resolveData(d: ParsedData, source: string | undefined): ResolvedData {
 function subject(raw: unknown, source: string | undefined): string {
   let name = '';
   try {
-    name = isPlainObject(raw) && typeof raw.name === 'string' ? ` "${raw.name.slice(0, 60)}"` : '';
+    name = isRecord(raw) && typeof raw.name === 'string' ? ` "${raw.name.slice(0, 60)}"` : '';
   } catch {
     // A getter that throws: the file is named by its path alone.
   }
   return `scenario${name}${source === undefined ? '' : ` (${source})`}`;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function deepFreezeLoad<T extends object>(load: T): T {

@@ -8,10 +8,7 @@ import { DURATION_HELP, parseDurationMs } from '../core/units.js';
 /** Issue list being filled. */
 export type Issues = ConfigIssue[];
 
-/** A plain object (not null, not an array). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isRecord } from '../core/is-record.js';
 
 /** Path of a child: `a.b` for keys, `a[2]` for indexes. */
 export function at(path: string, key: string | number): string {
