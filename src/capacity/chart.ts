@@ -4,6 +4,7 @@
  * as inline SVG (no script, no external file). Pure: returns strings.
  */
 import type { CapacityResult, CapacityStep } from './sweep.js';
+import { escapeHtml } from '../core/html-escape.js';
 
 /** What the sweep was judged against, for the captions. */
 export interface CapacityObjectives {
@@ -71,7 +72,6 @@ export function renderCapacityAscii(result: CapacityResult, width = 40): string 
   return [`${'conc'.padStart(label)} │ good requests/s (█ meets objectives, ░ fails)`, ...lines].join('\n') + '\n';
 }
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** A self-contained HTML page: the verdict, an SVG chart (throughput bars, p99 line) and the table. */
 export function renderCapacityHtml(result: CapacityResult, o: CapacityObjectives, subtitle: string): string {
@@ -107,10 +107,10 @@ export function renderCapacityHtml(result: CapacityResult, o: CapacityObjectives
     `<text x="${pad.l + iw / 2}" y="${H - 4}" text-anchor="middle" font-size="12">concurrency (bars: good requests/s; line: p99)</text>` +
     '</svg>';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>flowgauge capacity: ${esc(o.op)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>flowgauge capacity: ${escapeHtml(o.op)}</title>
 <style>body{font-family:sans-serif;margin:2em;color:#222}pre{background:#f6f6f6;padding:1em;overflow:auto}</style></head>
-<body><h1>Capacity of ${esc(o.op)}</h1><p>${esc(subtitle)}</p><p><strong>${esc(describeCapacity(result, o))}</strong></p>
+<body><h1>Capacity of ${escapeHtml(o.op)}</h1><p>${escapeHtml(subtitle)}</p><p><strong>${escapeHtml(describeCapacity(result, o))}</strong></p>
 ${svg}
-<pre>${esc(renderCapacityTable(result))}</pre></body></html>
+<pre>${escapeHtml(renderCapacityTable(result))}</pre></body></html>
 `;
 }

@@ -55,7 +55,7 @@ export {
   type HistoryStats,
 } from './status.js';
 export { renderStatusText, formatPercent, formatMinutes, formatWindow, verdictOf, describeTls } from './status-text.js';
-export { renderStatusHtml, escapeHtml } from './status-html.js';
+export { renderStatusHtml } from './status-html.js';
 export { deriveOnceInterval, MIN_DERIVED_INTERVAL_MS, MAX_DERIVED_INTERVAL_MS, type DerivedInterval } from './once-interval.js';
 export { MAX_LISTED_INCIDENTS } from './status-series.js';
 export {

@@ -2,16 +2,11 @@
  * The SLO status as a self-contained HTML status page: one file, inline CSS, no scripts, no
  * external resources, so it can be served from anywhere or opened from disk. Pure.
  */
+import { escapeHtml } from '../core/html-escape.js';
 import type { SeriesStatus, SloStatus } from './status.js';
 import { budgetExplanation, describeTls, formatMinutes, formatPercent, formatWindow, verdictOf } from './status-text.js';
 import { renderTimelineHtml, TIMELINE_CSS } from './status-timeline-html.js';
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
 
 const CSS = `
 body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:64rem;padding:0 1rem;color:#1b1f24;background:#fff}

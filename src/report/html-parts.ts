@@ -3,19 +3,14 @@
  * carries strings the service chose (error codes, contract-violation values, Reset headers),
  * and the page must show them, never run them.
  */
+import { escapeHtml } from '../core/html-escape.js';
 
 /**
  * Escapes text for HTML content and attribute values. `://` is written `&#58;//` as well, so
  * the page holds no URL-looking text (the target's address is shown, never linked or fetched).
  */
 export function esc(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;')
-    .replace(/:\/\//g, '&#58;//');
+  return escapeHtml(s).replace(/:\/\//g, '&#58;//');
 }
 
 /**
