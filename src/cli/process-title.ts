@@ -4,14 +4,14 @@
  * the machine for as long as a run lasts. Setting `process.title` overwrites that memory (on
  * Linux and macOS), so the title is the command line with secret values replaced.
  */
+import { redactUrl } from '../core/url-redact.js';
 
 /** Flags whose value is a secret (any flag whose name says token, secret or password). */
 const SECRET_FLAG_RE = /^--?[\w-]*(token|secret|password)[\w-]*$/i;
 
-/** Strips `user:pass@` and the query from a URL-looking argument. */
+/** A URL-looking argument without `user:pass@`, query or fragment (core/url-redact.ts's rule). */
 function scrubUrl(arg: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) return arg;
-  return arg.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1').replace(/[?#].*$/, '');
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(arg) ? redactUrl(arg) : arg;
 }
 
 /** `flowgauge <argv>` with the values of secret flags replaced by `***` and URLs scrubbed. */
