@@ -200,7 +200,7 @@ export function errorResult<T>(
     if (typeof body?.request_id === 'string') requestId = body.request_id;
     if (ctx.validate) {
       violations = violationsOf(op, errorBodySchema, body, ctx.redact);
-      // The table of spec §7 pairs each code with one status; a 429 saying INTERNAL_ERROR breaks it.
+      // The interface pairs each error code with one status; a 429 saying INTERNAL_ERROR breaks it.
       if (code !== 'UNKNOWN' && statusCode !== 'UNKNOWN' && statusCode !== code) {
         const out = violations === NO_VIOLATIONS ? [] : (violations as ContractViolation[]);
         out.push({ op, path: 'error.code', expected: `${statusCode} for HTTP ${status}`, got: ctx.redact(JSON.stringify(err.code)) });

@@ -1,4 +1,4 @@
-/** Process exit codes (DESIGN "Contracts"): other tools branch on these. */
+/** Process exit codes (docs/measuring.md, "Exit codes"): other tools branch on these. */
 export const EXIT = {
   /** Every threshold passed. */
   OK: 0,

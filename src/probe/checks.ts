@@ -1,6 +1,6 @@
 /**
  * The five checks, one operation each, and how each is judged. A check is good when the
- * interface's stated contract holds (DESIGN "SLI definitions"): a 2xx whose body matches the
+ * interface's stated contract holds (docs/measuring.md, "SLI"): a 2xx whose body matches the
  * resource's schema, a run that did not end `failed`, a stream that reached `end`. Anything
  * else is a failure with a code; a probe runs at a few requests a minute, so a 429 counts as a
  * failure too (a probe can never be over a published limit).
