@@ -8,9 +8,7 @@
  * token redactor first.
  */
 import type { ApiErrorCode, TransportErrorCode } from '../core/codes.js';
-import { withoutStack } from './wire-errors.js';
-
-export { bodyTooLarge, causeCodeOf, classifyTransportError, createCodedError, WIRE_CODES, type WireCode } from './wire-errors.js';
+import { withoutStack } from '../transport/wire-errors.js';
 
 /** An HTTP answer outside 2xx. `code` comes from the error body, `UNKNOWN` when it names none of the seven. */
 export class ApiError extends Error {

@@ -7,8 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TRANSPORT_ERROR_CODES } from '../../src/core/codes.js';
-import { classifyTransportError } from '../../src/api/index.js';
-import * as errors from '../../src/api/errors.js';
+import { classifyTransportError, WIRE_CODES } from '../../src/transport/wire-errors.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -26,8 +25,7 @@ for (const file of tsFiles(SRC)) {
   for (const m of text.matchAll(/(?:createCodedError|\.timeout)\(\s*['"](FG_[A-Z0-9_]+)['"]/g)) raised.set(m[1] as string, relative(SRC, file));
 }
 
-/** The table of wire codes, when there is one (today there is none: the map is private). */
-const table = (errors as { WIRE_CODES?: Readonly<Record<string, string>> }).WIRE_CODES ?? {};
+const table: Readonly<Record<string, string>> = WIRE_CODES;
 
 describe('wire codes', () => {
   it('finds the raise sites', () => {
