@@ -14,7 +14,7 @@ import { flowListBody } from './lib/flow-list-body.js';
 import { numFlag } from './lib/args.js';
 import { fastCheckOf } from '../src/api/fast-validate.js';
 import { flowListSchema } from '../src/api/schemas.js';
-import { decodeBody } from '../src/api/transport.js';
+import { decodeBody } from '../src/transport/transport.js';
 
 const iterations = numFlag('iterations', 200_000);
 const REPS = 7;

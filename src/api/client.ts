@@ -12,7 +12,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { OpName } from '../core/ops.js';
 import { BodyMemo } from './body-memo.js';
 import type { Client, CallOptions, StreamCallOptions } from './client-types.js';
-import { createH1Transport } from './h1-pool.js';
+import { createH1Transport } from '../transport/h1-pool.js';
 import { resolveClientOptions, USER_AGENT, type ClientOptions, type ResolvedClientOptions } from './options.js';
 import { createRedactor } from './redact.js';
 import { httpMethod, httpTarget, requestHttp } from './http-request.js';
@@ -32,9 +32,9 @@ import {
 } from './schemas.js';
 import { runStream } from './sse-stream.js';
 import { streamEvents } from './stream-events.js';
-import type { Transport } from './transport.js';
+import type { Transport } from '../transport/transport.js';
 import type { FlowList, ListAllFlowsQuery } from './types.js';
-import { createUndiciTransport } from './undici-transport.js';
+import { createUndiciTransport } from '../transport/undici-transport.js';
 import { BodySampler } from './validate.js';
 
 const JSON_TYPE = 'application/json';

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { createApiError } from './errors.js';
 import { headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext } from './response.js';
 import type { ApiResult } from './result.js';
-import type { RequestHeaders, Transport } from './transport.js';
+import type { RequestHeaders, Transport } from '../transport/transport.js';
 
 /** Methods `http` sends (HEAD is left out: a response without the body its head announces). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

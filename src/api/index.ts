@@ -2,7 +2,7 @@
 export { createClient } from './client.js';
 export { HTTP_METHODS, httpTarget, type HttpMethod, type HttpRequest, type HttpResponse, type HttpResult } from './http-request.js';
 export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
-export { ApiError, TransportError, classifyTransportError, createTransportError } from './errors.js';
+export { ApiError, TransportError, createTransportError } from './errors.js';
 export { DEFAULT_REQUEST_MS, USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
 export { parseRateLimitHeaders, retryWaitSeconds, type ResponseHeaders } from './rate-limit-headers.js';
 export { urlWithoutSecrets } from './redact.js';
@@ -22,13 +22,3 @@ export { serviceErrorOf } from './response.js';
 export { createSseDecoder, toTimedEvent, type SseDecoder } from './sse-decoder.js';
 export { StreamState } from './stream-state.js';
 export type * from './types.js';
-export {
-  DEFAULT_WEBHOOK_MAX_BODY,
-  WEBHOOK_REJECT_REASONS,
-  startWebhookReceiver,
-  type ReceivedDelivery,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookReceiverStats,
-  type WebhookRejectReason,
-} from './webhook-receiver.js';

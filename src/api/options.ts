@@ -4,6 +4,7 @@
  */
 import { createSystemClock, type Clock } from '../core/clock.js';
 import { ConfigError, InvalidArgumentError, type ConfigIssue } from '../core/errors.js';
+import { MAX_BODY_BYTES } from '../transport/bounded-body.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -112,7 +113,7 @@ function headersOption(value: unknown, issues: ConfigIssue[]): Record<string, st
 }
 
 /** Default cap on a buffered response body. */
-export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = MAX_BODY_BYTES;
 
 /** `user-agent` of every request. */
 export const USER_AGENT = 'flowgauge/0.1.0';

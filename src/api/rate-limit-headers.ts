@@ -4,8 +4,9 @@
  */
 import type { RateLimitInfo } from '../core/types.js';
 
-/** Response headers as undici gives them: lower-cased names, repeated headers as arrays. */
-export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
+import type { ResponseHeaders } from '../transport/transport.js';
+
+export type { ResponseHeaders };
 
 
 function rawValue(headers: ResponseHeaders, name: string): string | undefined {

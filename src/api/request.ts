@@ -13,9 +13,9 @@ import {
   type ResponseContext,
 } from './response.js';
 import type { ApiResult } from './result.js';
-import type { RequestHeaders, Transport } from './transport.js';
+import type { RequestHeaders, Transport } from '../transport/transport.js';
 
-export type { RequestHeaders } from './transport.js';
+export type { RequestHeaders } from '../transport/transport.js';
 
 /**
  * Returns `base` with the caller's headers laid over it (names lower-cased, so a caller's

@@ -9,11 +9,12 @@ import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import type { ContractViolation } from '../core/types.js';
 import type { BodyMemo } from './body-memo.js';
-import { causeCodeOf, classifyTransportError, createApiError, createTransportError } from './errors.js';
+import { causeCodeOf, classifyTransportError } from '../transport/wire-errors.js';
+import { createApiError, createTransportError } from './errors.js';
 import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
 import { redactDeep, redactRateLimit } from './redact.js';
 import type { ApiResult, ResponseMeta } from './result.js';
-import type { ExchangeTimes } from './transport.js';
+import type { ExchangeTimes } from '../transport/transport.js';
 import { errorBodySchema } from './schemas.js';
 import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type BodySampler, type Redact } from './validate.js';
 

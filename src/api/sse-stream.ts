@@ -4,9 +4,9 @@
  * that always carries the timing seen, complete or not.
  */
 import type { TransportErrorCode } from '../core/codes.js';
-import { ByteBudget, MAX_STREAM_BYTES } from './bounded-body.js';
+import { ByteBudget, MAX_STREAM_BYTES } from '../transport/bounded-body.js';
 import { createTransportError } from './errors.js';
-import type { BodyStream, ExchangeHandle, ExchangeTimes, Transport } from './transport.js';
+import type { BodyStream, ExchangeHandle, ExchangeTimes, Transport } from '../transport/transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
 import { errorResult, headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext } from './response.js';

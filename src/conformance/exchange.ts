@@ -7,10 +7,11 @@
  */
 import { inspect } from 'node:util';
 import { request, type Dispatcher } from 'undici';
-import { classifyTransportError, parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
-import { MAX_BODY_BYTES, MAX_STREAM_BYTES, readBoundedBody } from '../api/bounded-body.js';
-import { deadlineError } from '../api/transport.js';
-import { createUndiciDispatcher } from '../api/undici-dispatcher.js';
+import { parseRateLimitHeaders, retryWaitSeconds } from '../api/index.js';
+import { classifyTransportError } from '../transport/wire-errors.js';
+import { MAX_BODY_BYTES, MAX_STREAM_BYTES, readBoundedBody } from '../transport/bounded-body.js';
+import { deadlineError } from '../transport/transport.js';
+import { createUndiciDispatcher } from '../transport/undici-dispatcher.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import { parseSseText, type SseView } from './sse-view.js';

@@ -3,9 +3,8 @@
  * which event-name set the service used (the interface shows two and says neither is
  * authoritative). Only when a receiver is configured; otherwise "not observed".
  */
-import { startWebhookReceiver, type ReceivedDelivery } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
-import { NOTIFICATION_EVENTS, notificationEventKind } from '../collect/index.js';
+import { NOTIFICATION_EVENTS, notificationEventKind, startWebhookReceiver, type ReceivedDelivery } from '../collect/index.js';
 import { sleep, type ProbeContext } from './context.js';
 
 /** What the battery reads of a receiver. */

@@ -3,10 +3,9 @@
  * with the client's observations fed in by the engine. The caller starts it before the target
  * (so an embedded service can be pointed at `url`) and closes it after the report.
  */
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../api/index.js';
 import { createSystemClock, NS_PER_MS, type Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { createNotificationMatcher, type NotificationMatcher } from '../collect/index.js';
+import { createNotificationMatcher, startWebhookReceiver, type NotificationMatcher, type ReceivedDelivery, type WebhookReceiver } from '../collect/index.js';
 import type { NotificationsReport } from '../report/index.js';
 
 /** The section's shape lives in report/ (report@1); re-exported for callers. */

@@ -1,6 +1,6 @@
 import { setImmediate as nextPass } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createArrivalStamper, MAX_SHARE_NS } from '../../src/api/arrival-stamp.js';
+import { createArrivalStamper, MAX_SHARE_NS } from '../../src/transport/arrival-stamp.js';
 import { createFakeClock } from '../../src/core/clock.js';
 
 describe('arrival stamps', () => {

@@ -4,8 +4,8 @@
  * `FG_REQUEST_DEADLINE` → TIMEOUT). Driven by a fake clock: no timing is guessed.
  */
 import { describe, expect, it } from 'vitest';
-import { ByteBudget, readBoundedBody, type BodySource } from '../../src/api/bounded-body.js';
-import { classifyTransportError } from '../../src/api/index.js';
+import { ByteBudget, readBoundedBody, type BodySource } from '../../src/transport/bounded-body.js';
+import { classifyTransportError } from '../../src/transport/wire-errors.js';
 import { createFakeClock, NS_PER_MS } from '../../src/core/clock.js';
 
 /** A source that yields what `next` gives, and records whether it was destroyed. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyTransportError, createClient, errorCodeOf } from '../../src/api/index.js';
+import { createClient, errorCodeOf } from '../../src/api/index.js';
+import { classifyTransportError } from '../../src/transport/wire-errors.js';
 import { TOKEN, runStatus } from './fixtures.js';
 import { sendJson, startServer } from './test-server.js';
 

@@ -1,6 +1,6 @@
 /** The deadline heap with an injected clock: each deadline fires at its instant, in order, never early, with one timer. */
 import { describe, expect, it } from 'vitest';
-import { DeadlineQueue, type DeadlineTimers, type Expiring } from '../../src/api/deadline-queue.js';
+import { DeadlineQueue, type DeadlineTimers, type Expiring } from '../../src/transport/deadline-queue.js';
 
 /** Timers on a clock the test moves; at most one may be pending (the queue's one timer). */
 function fakeTimers(): DeadlineTimers & { advance(ms: number): void; pending: number; sets: number } {

@@ -6,8 +6,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createH1Transport, CONNECTS_PER_TURN } from '../../src/api/h1-pool.js';
-import type { ExchangeOutcome, Transport } from '../../src/api/transport.js';
+import { createH1Transport, CONNECTS_PER_TURN } from '../../src/transport/h1-pool.js';
+import type { ExchangeOutcome, Transport } from '../../src/transport/transport.js';
 import { createSystemClock } from '../../src/core/clock.js';
 
 const SETTINGS = { connections: 1000, pipelining: 1, connectMs: 5000, headersMs: 5000, bodyMs: 5000, requestMs: 0, maxBodyBytes: 1 << 20 };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { H1ResponseParser, type H1Head } from '../../src/api/h1-parser.js';
+import { H1ResponseParser, type H1Head } from '../../src/transport/h1-parser.js';
 
 interface Parsed {
   heads: H1Head[];

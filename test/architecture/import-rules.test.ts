@@ -21,6 +21,7 @@ const RANKS: readonly (readonly string[])[] = [
   ['collect'],
   ['slo'],
   ['api'],
+  ['transport'],
   ['core'],
 ];
 const rankOf = new Map<string, number>(RANKS.flatMap((parts, i) => parts.map((p) => [p, i] as const)));
@@ -72,6 +73,15 @@ describe('import rules', () => {
 
   it('every part imports only parts below it, and target/ is reached only from cli/', () => {
     const bad = edges.filter((e) => !allowed(e.from, e.to)).map((e) => `${e.file} imports ${e.to}/`);
+    expect(bad).toEqual([]);
+  });
+
+  it('transport/ (the wire) imports only core/, node: built-ins and undici', () => {
+    const bad = files
+      .filter((f) => partOf(f) === 'transport')
+      .flatMap((f) => importsOf(f).map((spec) => ({ f, spec })))
+      .filter(({ f, spec }) => (spec.startsWith('.') ? !['transport', 'core'].includes(partOf(resolve(dirname(f), spec))) : !spec.startsWith('node:') && spec !== 'undici'))
+      .map(({ f, spec }) => `${relative(SRC, f)} imports ${spec}`);
     expect(bad).toEqual([]);
   });
 

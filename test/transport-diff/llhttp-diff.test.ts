@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { H1ResponseParser } from '../../src/api/h1-parser.js';
+import { H1ResponseParser } from '../../src/transport/h1-parser.js';
 import { VECTORS, type Vector } from './vectors.js';
 
 type Outcome = { readonly kind: 'answer'; readonly status: number; readonly body: string } | { readonly kind: 'error' };

@@ -7,7 +7,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import type { ArrivalStamper } from './arrival-stamp.js';
-import { createCodedError } from './errors.js';
+import { createCodedError, type WireCode } from './wire-errors.js';
 import type { H1Exchange } from './h1-exchange.js';
 import { H1ResponseParser, type H1Events, type H1Head } from './h1-parser.js';
 
@@ -117,7 +117,7 @@ export class H1Connection implements H1Events {
   }
 
   /** Fails the current exchange with a timeout and closes the connection. */
-  timeout(code: string, message: string): void {
+  timeout(code: WireCode, message: string): void {
     this.fail(createCodedError(code, message));
   }
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { createSystemClock, type Clock } from '../core/clock.js';
 import { ConfigError, FlowgaugeError, type ConfigIssue } from '../core/errors.js';
-import { ByteBudget } from './bounded-body.js';
+import { ByteBudget } from '../transport/bounded-body.js';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_S,
   parseSignatureHeader,

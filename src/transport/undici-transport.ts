@@ -12,11 +12,11 @@ import type { Socket } from 'node:net';
 import type { buildConnector, Dispatcher } from 'undici';
 import type { Clock } from '../core/clock.js';
 import { unwatchAbort, watchAbort } from './abort-watch.js';
-import { bodyTooLarge } from './errors.js';
+import { bodyTooLarge } from './wire-errors.js';
 import { DeadlineQueue, type Expiring } from './deadline-queue.js';
 import { keptHeaders } from './kept-headers.js';
 import { createUndiciDispatcher } from './undici-dispatcher.js';
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import type { ResponseHeaders } from './transport.js';
 import {
   deadlineError,
   decodeBody,

@@ -5,9 +5,11 @@
  * of what undici does per request) and undici (`undici-transport.ts`, for `https:` and on request).
  */
 import type { Clock } from '../core/clock.js';
-import { createCodedError } from './errors.js';
-import type { ResolvedClientOptions } from './options.js';
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import { createCodedError } from './wire-errors.js';
+import type { DispatcherProxy, DispatcherTls } from './undici-dispatcher.js';
+
+/** Response headers as undici gives them: lower-cased names, repeated headers as arrays (only the kept ones, `kept-headers.ts`). */
+export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 /** Request headers as the client sends them (lower-case names). */
 export type RequestHeaders = Readonly<Record<string, string>>;
@@ -100,16 +102,24 @@ export interface Transport {
 }
 
 /**
- * What a transport takes of the client's resolved options, plus, for `h1` only, how long a
- * connection must have sat idle before a close at its reuse counts as stale (default 1 s).
+ * What a transport takes of the client's resolved options (`ResolvedClientOptions` is one), plus,
+ * for `h1` only, how long a connection must have sat idle before a close at its reuse counts as
+ * stale (default 1 s). Times in ms, 0 for none.
  */
-export type TransportSettings = Pick<ResolvedClientOptions, 'connections' | 'pipelining' | 'connectMs' | 'headersMs' | 'bodyMs' | 'requestMs' | 'maxBodyBytes'> & {
+export interface TransportSettings {
+  readonly connections: number;
+  readonly pipelining: number;
+  readonly connectMs: number;
+  readonly headersMs: number;
+  readonly bodyMs: number;
+  readonly requestMs: number;
+  readonly maxBodyBytes: number;
   /** TLS of an `https:` origin (undici only); absent: the system's trust, verified. */
-  readonly tls?: ResolvedClientOptions['tls'];
+  readonly tls?: DispatcherTls | undefined;
   /** The proxy of `https:` origins (undici only). */
-  readonly proxy?: ResolvedClientOptions['proxy'];
+  readonly proxy?: DispatcherProxy | undefined;
   readonly staleIdleMs?: number;
-};
+}
 
 /** The error of a request cut by its whole-request deadline. */
 export function deadlineError(ms: number): Error {

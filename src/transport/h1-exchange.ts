@@ -5,9 +5,9 @@
  */
 import type { Clock } from '../core/clock.js';
 import { unwatchAbort, type Cancellable } from './abort-watch.js';
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import type { ResponseHeaders } from './transport.js';
 import type { TextCache } from './text-cache.js';
-import { bodyTooLarge } from './errors.js';
+import { bodyTooLarge } from './wire-errors.js';
 import type { Expiring } from './deadline-queue.js';
 import { deadlineError, decodeBody, type BodyStream, type ExchangeHandle, type ExchangeRequest, type ExchangeSink } from './transport.js';
 

@@ -3,7 +3,7 @@
  * real service sends cost a length check each and no string allocation; both transports
  * (undici's raw header list, and the client's own HTTP/1.1 parser) pick them out here.
  */
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import type { ResponseHeaders } from './transport.js';
 
 const KEPT = ['content-type', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'] as const;
 

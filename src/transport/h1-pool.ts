@@ -13,7 +13,7 @@
 import type { Clock } from '../core/clock.js';
 import { watchAbort } from './abort-watch.js';
 import { createArrivalStamper } from './arrival-stamp.js';
-import { createCodedError } from './errors.js';
+import { createCodedError } from './wire-errors.js';
 import { H1Connection, type ConnectionOwner, type ConnectionTarget } from './h1-connection.js';
 import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
 import { MAX_HEAD_BYTES } from './h1-parser.js';

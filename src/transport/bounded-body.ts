@@ -9,12 +9,11 @@
  * name the same failure the same way (`classifyTransportError`).
  */
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
-import { bodyTooLarge } from './errors.js';
-import { DEFAULT_MAX_BODY_BYTES } from './options.js';
+import { bodyTooLarge } from './wire-errors.js';
 import { deadlineError, decodeBody } from './transport.js';
 
 /** Largest buffered body (a JSON answer, an error page): the client's `maxBodyBytes` default. */
-export const MAX_BODY_BYTES = DEFAULT_MAX_BODY_BYTES;
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /**
  * Most bytes one streamed body may carry. It bounds everything a stream keeps: an endless

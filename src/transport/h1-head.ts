@@ -5,7 +5,7 @@
  * line, a folded header, conflicting lengths are errors).
  */
 import { keptNameAt } from './kept-headers.js';
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import type { ResponseHeaders } from './transport.js';
 
 /** Bytes of HTTP/1 syntax, shared with the body parser. */
 export const CR = 13;

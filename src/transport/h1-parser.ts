@@ -10,7 +10,7 @@
  * trailers, bodies delimited by close).
  */
 import { CR, emptyFraming, HT, LF, parseHead, SP } from './h1-head.js';
-import type { ResponseHeaders } from './rate-limit-headers.js';
+import type { ResponseHeaders } from './transport.js';
 
 /** What the head of one response says that the connection needs. */
 export interface H1Head {
