@@ -12,13 +12,3 @@ export * from './async-runs.js';
 export * from './iteration-stats.js';
 export * from './prompt-length.js';
 export * from './rate-limit-tenants.js';
-export {
-  DEFAULT_WEBHOOK_MAX_BODY,
-  WEBHOOK_REJECT_REASONS,
-  startWebhookReceiver,
-  type ReceivedDelivery,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookReceiverStats,
-  type WebhookRejectReason,
-} from './webhook-receiver.js';

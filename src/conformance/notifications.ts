@@ -4,7 +4,8 @@
  * authoritative). Only when a receiver is configured; otherwise "not observed".
  */
 import type { Clock } from '../core/clock.js';
-import { NOTIFICATION_EVENTS, notificationEventKind, startWebhookReceiver, type ReceivedDelivery } from '../collect/index.js';
+import { NOTIFICATION_EVENTS, notificationEventKind } from '../collect/index.js';
+import { startWebhookReceiver, type ReceivedDelivery } from '../export/webhook-receiver.js';
 import { sleep, type ProbeContext } from './context.js';
 
 /** What the battery reads of a receiver. */

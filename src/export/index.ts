@@ -1,4 +1,4 @@
-/** Exporters: Prometheus metrics (registry, /metrics server, Pushgateway) and OpenTelemetry spans. */
+/** The I/O shells at the run's edge: Prometheus metrics (registry, /metrics server, Pushgateway), OpenTelemetry spans, the live dashboard and the webhook receiver. */
 export * from './run-metrics.js';
 export * from './probe-metrics.js';
 export * from './metrics-server.js';
@@ -8,3 +8,4 @@ export * from './otel-sdk.js';
 export * from './dashboard-server.js';
 export * from './metrics-aggregate.js';
 export * from './probe-endpoint.js';
+export * from './webhook-receiver.js';

@@ -5,7 +5,8 @@
  */
 import { createSystemClock, NS_PER_MS, type Clock } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { createNotificationMatcher, startWebhookReceiver, type NotificationMatcher, type ReceivedDelivery, type WebhookReceiver } from '../collect/index.js';
+import { createNotificationMatcher, type NotificationMatcher } from '../collect/index.js';
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../export/webhook-receiver.js';
 import type { NotificationsReport } from '../report/index.js';
 
 /** The section's shape lives in report/ (report@1); re-exported for callers. */

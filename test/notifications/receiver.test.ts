@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../src/collect/webhook-receiver.js';
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../src/export/webhook-receiver.js';
 import { signPayload } from '../../src/core/index.js';
 
 const SECRET = 'whsec_receiver_test_0123456789';
