@@ -4,6 +4,7 @@
  * without one gets the service's demo token of its tier. Tokens are never printed.
  */
 import { createClient, type Client, type ClientOptions } from '../api/index.js';
+import { isClosedModel } from '../load/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
 import { UsageError } from './context.js';
 import type { ResolvedTarget } from './target-options.js';
@@ -18,7 +19,7 @@ export function tierKeyOf(s: ResolvedScenario): 'free' | 'pro' | 'enterprise' {
  * the open model's in-flight limit. `--connections` stays an explicit cap.
  */
 export function connectionsFor(scenarios: readonly ResolvedScenario[]): number {
-  return Math.max(1, scenarios.reduce((n, s) => n + (s.load.executor === 'constant-concurrency' ? s.load.concurrency : s.load.maxInFlight), 0));
+  return Math.max(1, scenarios.reduce((n, s) => n + (isClosedModel(s.load) ? s.load.concurrency : s.load.maxInFlight), 0));
 }
 
 /** Checks, before anything starts, that every named token variable is set (for a real target). */

@@ -3,15 +3,10 @@
  * gap (ITL), time per output token (TPOT), time to `end`, tokens per second, and token counts
  * against `usage.completion_tokens`. All latencies are measured from the intended start.
  */
+import { STREAM_TIMINGS, STREAM_TIMING_NAMES, streamTimingKey, type StreamTimingField, type StreamTimingName } from '../core/stream-timings.js';
 import type { RequestSample } from '../core/types.js';
 import { createLatencyHistogram, encodeHistogram, recordNs, recordScaled, toPct } from './histogram.js';
 import type { LatencyHistogram, Pct } from './histogram.js';
-
-/** Stream timings by their report.json name (without the `Ms` suffix) and threshold name. */
-export const STREAM_HISTOGRAMS = ['ttfb', 'timeToStart', 'ttft', 'itl', 'tpot', 'timeToEnd', 'tokensPerS'] as const;
-
-/** One stream timing. */
-export type StreamHistogramName = (typeof STREAM_HISTOGRAMS)[number];
 
 /** What the stream collector found, for report.json `stream`. */
 export interface StreamSnapshot {
@@ -54,7 +49,7 @@ export interface StreamCollector {
   /** With `encode` false, `histograms` is empty (a live view that serialises nothing). */
   snapshot(encode?: boolean): StreamSnapshot;
   /** The live histogram of a timing (for merging or live views); do not record into it. */
-  histogram(name: StreamHistogramName): LatencyHistogram;
+  histogram(name: StreamTimingName): LatencyHistogram;
 }
 
 /**
@@ -67,8 +62,8 @@ export interface StreamCollector {
  * tools; the mean ITL is reported beside it. A stream that never ended uses its last token.
  */
 export function createStreamCollector(): StreamCollector {
-  const h = Object.fromEntries(STREAM_HISTOGRAMS.map((n) => [n, createLatencyHistogram()])) as Record<
-    StreamHistogramName,
+  const h = Object.fromEntries(STREAM_TIMING_NAMES.map((n) => [n, createLatencyHistogram()])) as Record<
+    StreamTimingName,
     LatencyHistogram
   >;
   let count = 0;
@@ -112,19 +107,13 @@ export function createStreamCollector(): StreamCollector {
         count,
         completed,
         incomplete: count - completed,
-        ttfbMs: toPct(h.ttfb),
-        timeToStartMs: toPct(h.timeToStart),
-        ttftMs: toPct(h.ttft),
-        itlMs: toPct(h.itl),
-        tpotMs: toPct(h.tpot),
-        timeToEndMs: toPct(h.timeToEnd),
-        tokensPerS: toPct(h.tokensPerS),
+        ...(Object.fromEntries(STREAM_TIMINGS.map((t) => [t.field, toPct(h[t.name])])) as Record<StreamTimingField, Pct>),
         tokens,
         tokenCountMismatches: mismatches,
         deliveredAtOnce: atOnce,
         unknownEvents,
         malformedEvents,
-        histograms: encode ? Object.fromEntries(STREAM_HISTOGRAMS.map((n) => [`stream.${n}`, encodeHistogram(h[n])])) : {},
+        histograms: encode ? Object.fromEntries(STREAM_TIMING_NAMES.map((n) => [streamTimingKey(n), encodeHistogram(h[n])])) : {},
       };
     },
 

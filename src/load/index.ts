@@ -1,7 +1,7 @@
 /** Executors: schedule calls of a job at intended instants on an injected clock. No HTTP here. */
 export * from './types.js';
 export { createExecutor, DEFAULT_SEED } from './create-executor.js';
-export { loadDurationMs, meanTargetRatePerS, peakTargetRatePerS } from './load-info.js';
+export { isClosedModel, loadDurationMs, meanTargetRatePerS, peakTargetRatePerS } from './load-info.js';
 export { createRandom, createGammaSampler, shardSeed, type Random } from './prng.js';
 export {
   createConstantSchedule,

@@ -1,5 +1,14 @@
 /** Facts about a resolved load that reports and progress displays need. */
-import type { ResolvedLoad } from './types.js';
+import type { ConstantConcurrencyLoad, ResolvedLoad } from './types.js';
+
+/**
+ * Whether `load` is the closed model: a fixed number of workers, each starting its next job when
+ * the last settles, so it has no target rate, no in-flight cap and no schedule to fall behind.
+ * Every other executor is the open model (arrivals at intended instants).
+ */
+export function isClosedModel(load: ResolvedLoad): load is ConstantConcurrencyLoad {
+  return load.executor === 'constant-concurrency';
+}
 
 /** Schedule length in ms (the sum of the stages for a ramp). */
 export function loadDurationMs(load: ResolvedLoad): number {

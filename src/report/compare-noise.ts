@@ -13,6 +13,7 @@
  * Runs of different scenarios, executors or target rates are not comparable at all. Pure.
  */
 import { decodeHistogram, toPct } from '../collect/histogram.js';
+import { streamTimingOf } from '../core/stream-timings.js';
 import { parseMetricKey, type MetricKey } from '../slo/threshold-grammar.js';
 import type { Report } from './model.js';
 
@@ -37,8 +38,7 @@ export function samplesOf(report: Report, key: string): number {
     case 'ratelimitLatency':
       return report.rateLimit.latencyMs?.count ?? 0;
     case 'stream': {
-      const field = `${m.metric}Ms` as keyof Report['stream'];
-      const pct = (m.metric === 'tokensPerS' ? report.stream.tokensPerS : report.stream[field]) as { count?: number } | undefined;
+      const pct = report.stream[streamTimingOf(m.metric).field] as { count?: number } | undefined;
       return pct?.count ?? 0;
     }
     case 'availability':

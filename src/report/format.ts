@@ -1,4 +1,5 @@
 /** Number formatting shared by the Markdown and terminal writers. */
+import type { StreamTiming } from '../core/stream-timings.js';
 import { formatMs } from '../core/units.js';
 import { parseThresholdKey, unitOf } from '../slo/threshold-grammar.js';
 import type { ThresholdUnit } from '../slo/threshold-grammar.js';
@@ -25,6 +26,11 @@ export function fmtDuration(ms: number | null | undefined): string {
 export function fmtNumber(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
   return Number.isInteger(n) ? String(n) : String(Math.round(n * 1000) / 1000);
+}
+
+/** How a stream timing's values read: a duration, or a plain rate (tokens per second). */
+export function streamTimingFormat(t: StreamTiming): (n: number) => string {
+  return t.unit === 'perS' ? fmtNumber : fmtDuration;
 }
 
 /** The unit of a threshold key, scoped or not (`pro:availability` is a ratio); count for unknown keys. */

@@ -6,6 +6,7 @@
  */
 import { OPS } from '../core/ops.js';
 import type { OpName } from '../core/ops.js';
+import { plainStreamLabel, streamTimingKey, streamTimingOf } from '../core/stream-timings.js';
 import { decodeHistogram, mergeInto, toPct } from '../collect/histogram.js';
 import type { LatencyHistogram } from '../collect/histogram.js';
 import type { RateLimitReport, Report } from './model.js';
@@ -67,11 +68,11 @@ export interface HtmlChartData {
 /** Most points a time chart gets; longer runs merge neighbouring slices (exactly, bucket by bucket). */
 export const MAX_POINTS = 1200;
 
-/** Stream timings drawn as distributions, in order. */
-const DISTRIBUTIONS: readonly (readonly [string, string])[] = [
-  ['stream.ttft', 'time to first token (TTFT)'],
-  ['stream.itl', 'inter-token latency (ITL)'],
-];
+/** Stream timings drawn as distributions, in order: the two the service's users feel. */
+const DISTRIBUTIONS: readonly (readonly [string, string])[] = (['ttft', 'itl'] as const).map((n) => [
+  streamTimingKey(n),
+  plainStreamLabel(streamTimingOf(n)),
+]);
 
 /** Percentile curves go to five nines at most; beyond the sample count they only repeat the max. */
 const MAX_NINES = 5;

@@ -3,14 +3,15 @@
  * text (see `html-parts.ts`) and chart placeholders the page's script fills in.
  */
 import { opKeysOf } from '../core/ops.js';
+import { STREAM_TIMINGS, plainStreamLabel } from '../core/stream-timings.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
 import { headlineOf } from './headline.js';
 import type { HtmlChartData } from './html-data.js';
 import { badge, bar, chart, code, facts, p, section, table } from './html-parts.js';
 import type { Cell } from './html-parts.js';
-import type { Report, StreamReport } from './model.js';
+import type { Report } from './model.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 
 /** Verdict, thresholds passed, availability against the objective. */
@@ -116,27 +117,15 @@ export function latencySection(r: Report, data: HtmlChartData): string {
   return section('latency', 'Latency by operation', body);
 }
 
-const STREAM_ROWS: readonly [string, keyof StreamReport][] = [
-  ['time to first byte', 'ttfbMs'],
-  ['time to start', 'timeToStartMs'],
-  ['time to first token (TTFT)', 'ttftMs'],
-  ['inter-token latency (ITL)', 'itlMs'],
-  ['time per output token (TPOT)', 'tpotMs'],
-  ['time to end', 'timeToEndMs'],
-];
-
 /** Stream timing table and the TTFT / ITL percentile curves. */
 export function streamSection(r: Report, data: HtmlChartData): string {
   const s = r.stream;
   if (s.count === 0) return section('stream', 'Stream timing', [p('No streams in this run.', 'empty')]);
-  const rows: Cell[][] = STREAM_ROWS.flatMap(([name, k]) => {
-    const x = s[k] as Pct | undefined;
-    return x === undefined || x.count === 0 ? [] : [[name, String(x.count), ...pctCells(x)]];
+  const rows: Cell[][] = STREAM_TIMINGS.flatMap((t) => {
+    const x = s[t.field] as Pct | undefined;
+    if (x === undefined || x.count === 0) return [];
+    return [[plainStreamLabel(t), String(x.count), ...[x.p50, x.p90, x.p95, x.p99, x.p999, x.max].map(streamTimingFormat(t))]];
   });
-  if (s.tokensPerS.count > 0) {
-    const t = s.tokensPerS;
-    rows.push(['tokens per second', String(t.count), ...[t.p50, t.p90, t.p95, t.p99, t.p999, t.max].map((v) => fmtNumber(v))]);
-  }
   const body = [
     p(
       `${s.count} streams: ${s.completed} completed, ${s.incomplete} incomplete; ${s.tokens} tokens, ` +

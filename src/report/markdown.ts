@@ -3,12 +3,13 @@
  * Returns a string; writing it is the CLI's job.
  */
 import { opKeysOf } from '../core/ops.js';
+import { STREAM_TIMINGS } from '../core/stream-timings.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
-import type { Report, StreamReport } from './model.js';
+import type { Report } from './model.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 
 /** Escapes text for a Markdown table cell inside a code span (user data: paths, names). */
@@ -33,15 +34,6 @@ function table(head: readonly string[], rows: readonly (readonly string[])[], ri
   const align = head.map((_, i) => (right.includes(i) ? '---:' : '---'));
   return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
-
-const STREAM_ROWS: readonly [string, keyof StreamReport][] = [
-  ['time to first byte', 'ttfbMs'],
-  ['time to `start`', 'timeToStartMs'],
-  ['time to first token (TTFT)', 'ttftMs'],
-  ['inter-token latency (ITL)', 'itlMs'],
-  ['time per output token (TPOT)', 'tpotMs'],
-  ['time to `end`', 'timeToEndMs'],
-];
 
 function verdict(r: Report): string[] {
   const passedN = r.thresholds.filter((t) => t.passed).length;
@@ -143,8 +135,10 @@ function phasesTable(r: Report): string[] {
 function streamSection(r: Report): string[] {
   const s = r.stream;
   if (s.count === 0) return [];
-  const rows = STREAM_ROWS.filter(([, k]) => (s[k] as Pct).count > 0).map(([name, k]) => pctRow(name, s[k] as Pct));
-  if (s.tokensPerS.count > 0) rows.push(pctRow('tokens per second', s.tokensPerS, (n) => fmtNumber(n)));
+  const rows = STREAM_TIMINGS.flatMap((t) => {
+    const x = s[t.field] as Pct | undefined;
+    return x === undefined || x.count === 0 ? [] : [pctRow(t.label, x, streamTimingFormat(t))];
+  });
   return [
     '## Stream timing',
     '',

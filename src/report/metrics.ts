@@ -3,7 +3,8 @@
  * report says (the final one, or an interim one while the run is live).
  */
 import type { Pct } from '../collect/histogram.js';
-import type { MetricKey, PctStat, StreamMetric } from '../slo/threshold-grammar.js';
+import { streamTimingOf, type StreamTimingField } from '../core/stream-timings.js';
+import type { MetricKey, PctStat } from '../slo/threshold-grammar.js';
 import { parseThresholdKey } from '../slo/threshold-grammar.js';
 import { evaluateThresholds } from '../slo/thresholds.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
@@ -15,7 +16,7 @@ import { reportVerdict } from './verdict.js';
  * section) that metric keys name. A report is one; the engine builds a live one each second.
  */
 export type MetricView = Pick<Report, 'ops' | 'slo' | 'rateLimit'> & {
-  readonly stream: Pick<StreamReport, 'ttftMs' | 'itlMs' | 'tpotMs' | 'timeToStartMs' | 'tokensPerS' | 'ttfbMs' | 'timeToEndMs'>;
+  readonly stream: Pick<StreamReport, StreamTimingField>;
   readonly load: { readonly dropped: number };
   readonly contractViolationTotals: { readonly total: number };
   readonly iterations?: { readonly failed: number; readonly durationMs: Pct } | undefined;
@@ -36,16 +37,6 @@ function checkRatio(checks: MetricView['checks'], name: string | undefined): num
   }
   return all > 0 ? passes / all : undefined;
 }
-
-const STREAM_FIELD: Readonly<Record<StreamMetric, keyof MetricView['stream']>> = {
-  ttft: 'ttftMs',
-  itl: 'itlMs',
-  tpot: 'tpotMs',
-  timeToStart: 'timeToStartMs',
-  tokensPerS: 'tokensPerS',
-  ttfb: 'ttfbMs',
-  timeToEnd: 'timeToEndMs',
-};
 
 /** A statistic of a summary; for an empty one, `count` is 0 and every other statistic unobserved. */
 function stat(pct: Pct | undefined, s: PctStat): number | undefined {
@@ -85,7 +76,7 @@ export function metricValue(view: MetricView, metric: MetricKey, scope?: string)
     case 'latency':
       return stat(report.ops[metric.op]?.latencyMs, metric.stat);
     case 'stream':
-      return stat(report.stream[STREAM_FIELD[metric.metric]] as Pct, metric.stat);
+      return stat(report.stream[streamTimingOf(metric.metric).field] as Pct, metric.stat);
     case 'availability':
       return report.slo.availability ?? undefined;
     case 'errorsRate': {

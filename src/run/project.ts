@@ -5,7 +5,7 @@
  */
 import { VALIDATE_SAMPLE_EVERY } from '../api/index.js';
 import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
-import { peakTargetRatePerS } from '../load/index.js';
+import { isClosedModel, peakTargetRatePerS } from '../load/index.js';
 import type { Executor } from '../load/index.js';
 import { buildReport, buildScenarioSection, evaluateReportThresholds, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
@@ -48,7 +48,7 @@ function loadOf(u: ProjectedUnit, shardCount: number): BuildReportInput['load'] 
   const rate = peakTargetRatePerS(u.scenario.load);
   return {
     executor: u.scenario.load.executor,
-    targetRatePerS: u.scenario.load.executor === 'constant-concurrency' ? null : round3(rate / shardCount),
+    targetRatePerS: isClosedModel(u.scenario.load) ? null : round3(rate / shardCount),
     started: st.started,
     dropped: st.dropped,
     scheduleLagMs: st.scheduleLag,
@@ -75,14 +75,15 @@ function warningsOf(p: ProjectInput): RunWarning[] {
   for (const u of p.units) {
     const st = u.executor.stats();
     const who = p.units.length > 1 ? `scenario "${u.scenario.name}": ` : '';
-    if (st.dropped > 0 && u.scenario.load.executor !== 'constant-concurrency') {
-      const cap = u.scenario.load.maxInFlight;
+    const load = u.scenario.load;
+    if (st.dropped > 0 && !isClosedModel(load)) {
+      const cap = load.maxInFlight;
       out.push({
         code: 'DROPPED',
         message: `${who}${st.dropped} of ${st.scheduled} starts were dropped because ${cap} were already in flight: the target or the client is slower than the schedule; raise load.maxInFlight (or --max-in-flight) or lower the rate`,
       });
     }
-    if (u.scenario.load.executor !== 'constant-concurrency' && st.scheduleLag.count > 0 && st.scheduleLag.p99 > SCHEDULE_BEHIND_MS) {
+    if (!isClosedModel(load) && st.scheduleLag.count > 0 && st.scheduleLag.p99 > SCHEDULE_BEHIND_MS) {
       out.push({
         code: 'SCHEDULE_BEHIND',
         message: `${who}requests started late (start lag p99 ${st.scheduleLag.p99.toFixed(1)} ms, max ${st.scheduleLag.max.toFixed(1)} ms): the generator, not the target, was behind the schedule; latency is still measured from the intended start, but lower the rate or run shards on more cores`,

@@ -5,13 +5,14 @@
  */
 import { editDistance } from '../core/edit-distance.js';
 import { OPS } from '../core/ops.js';
-import { PCT_STATS, RATELIMIT_METRICS, STREAM_METRICS } from './threshold-grammar.js';
+import { STREAM_TIMING_NAMES, streamTimingKey } from '../core/stream-timings.js';
+import { PCT_STATS, RATELIMIT_METRICS } from './threshold-grammar.js';
 
 /** Every key of the grammar but `checks.<name>` (names are the user's own). */
 function allKeys(): string[] {
   const keys = ['availability', 'errors.rate', 'dropped', 'contract.violations', 'iterations.failed', 'checks'];
   for (const op of OPS) for (const s of PCT_STATS) keys.push(`${op}.latency.${s}`);
-  for (const m of STREAM_METRICS) for (const s of PCT_STATS) keys.push(`stream.${m}.${s}`);
+  for (const m of STREAM_TIMING_NAMES) for (const s of PCT_STATS) keys.push(`${streamTimingKey(m)}.${s}`);
   for (const m of RATELIMIT_METRICS) keys.push(`ratelimit.${m}`);
   for (const s of PCT_STATS) keys.push(`ratelimit.latency.${s}`);
   for (const s of PCT_STATS) keys.push(`iteration.duration.${s}`);

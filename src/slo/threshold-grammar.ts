@@ -6,6 +6,7 @@
  */
 import { OPS, isOpName } from '../core/ops.js';
 import type { OpName } from '../core/ops.js';
+import { STREAM_TIMING_NAMES, isStreamTimingName, streamTimingOf, type StreamTimingName } from '../core/stream-timings.js';
 import { durationPartMs } from '../core/units.js';
 
 /** Statistics of a percentile summary, in the order reports show them. */
@@ -13,15 +14,6 @@ export const PCT_STATS = ['p50', 'p90', 'p95', 'p99', 'p999', 'max', 'mean', 'co
 
 /** One statistic of a percentile summary. */
 export type PctStat = (typeof PCT_STATS)[number];
-
-/**
- * Stream timings a threshold can name (`stream.<name>.<stat>`). `ttfb` and `timeToEnd` go
- * beyond the brief's five because the collectors measure them anyway.
- */
-export const STREAM_METRICS = ['ttft', 'itl', 'tpot', 'timeToStart', 'tokensPerS', 'ttfb', 'timeToEnd'] as const;
-
-/** A stream timing by its threshold name. */
-export type StreamMetric = (typeof STREAM_METRICS)[number];
 
 /** Rate-limit counters a threshold can name (`ratelimit.<name>`). */
 export const RATELIMIT_METRICS = ['premature429', 'expected429', 'responses429'] as const;
@@ -44,7 +36,7 @@ export type ThresholdUnit = 'ms' | 'ratio' | 'count' | 'perS';
 /** A metric key, parsed. */
 export type MetricKey =
   | { readonly kind: 'latency'; readonly op: OpName; readonly stat: PctStat }
-  | { readonly kind: 'stream'; readonly metric: StreamMetric; readonly stat: PctStat }
+  | { readonly kind: 'stream'; readonly metric: StreamTimingName; readonly stat: PctStat }
   | { readonly kind: 'availability' }
   | { readonly kind: 'errorsRate' }
   | { readonly kind: 'ratelimit'; readonly metric: RateLimitMetric }
@@ -60,7 +52,7 @@ export type MetricKey =
 /** What keys are allowed, for error messages. */
 export const METRIC_KEY_HELP =
   `<op>.latency.<stat> (op: ${OPS.join('|')}; stat: ${PCT_STATS.join('|')}), ` +
-  `stream.<${STREAM_METRICS.join('|')}>.<stat>, availability, errors.rate, ` +
+  `stream.<${STREAM_TIMING_NAMES.join('|')}>.<stat>, availability, errors.rate, ` +
   `ratelimit.<${RATELIMIT_METRICS.join('|')}>, ratelimit.latency.<stat>, dropped, contract.violations, ` +
   `iterations.failed, iteration.duration.<stat>, checks, checks.<name>`;
 
@@ -90,7 +82,7 @@ export function parseMetricKey(key: string): MetricKey | undefined {
   if (parts.length === 3 && includes(PCT_STATS, c)) {
     // `stream.latency.p99` is the stream operation's latency; `stream.ttft.p99` a stream timing.
     if (b === 'latency' && isOpName(a)) return { kind: 'latency', op: a, stat: c };
-    if (a === 'stream' && includes(STREAM_METRICS, b)) return { kind: 'stream', metric: b, stat: c };
+    if (a === 'stream' && isStreamTimingName(b)) return { kind: 'stream', metric: b, stat: c };
     if (a === 'iteration' && b === 'duration') return { kind: 'iterationDuration', stat: c };
     if (a === 'ratelimit' && b === 'latency') return { kind: 'ratelimitLatency', stat: c };
   }
@@ -141,8 +133,7 @@ export function unitOf(metric: MetricKey): ThresholdUnit {
     case 'latency':
       return metric.stat === 'count' ? 'count' : 'ms';
     case 'stream':
-      if (metric.stat === 'count') return 'count';
-      return metric.metric === 'tokensPerS' ? 'perS' : 'ms';
+      return metric.stat === 'count' ? 'count' : streamTimingOf(metric.metric).unit;
     case 'iterationDuration':
     case 'ratelimitLatency':
       return metric.stat === 'count' ? 'count' : 'ms';

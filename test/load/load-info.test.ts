@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLagRecorder, loadDurationMs, meanTargetRatePerS, peakTargetRatePerS, type ResolvedLoad } from '../../src/load/index.js';
+import { EXECUTORS, createLagRecorder, isClosedModel, loadDurationMs, meanTargetRatePerS, peakTargetRatePerS, type ResolvedLoad } from '../../src/load/index.js';
 
 const ramp: ResolvedLoad = {
   executor: 'ramping-arrival-rate',
@@ -22,6 +22,19 @@ describe('load info', () => {
     expect([loadDurationMs(constant), meanTargetRatePerS(constant), peakTargetRatePerS(constant)]).toEqual([9000, 4, 4]);
     const closed: ResolvedLoad = { executor: 'constant-concurrency', concurrency: 3, durationMs: 1000, gracefulStopMs: 0 };
     expect([loadDurationMs(closed), meanTargetRatePerS(closed), peakTargetRatePerS(closed)]).toEqual([1000, 0, 0]);
+  });
+});
+
+describe('isClosedModel', () => {
+  it('is true for the closed model alone', () => {
+    const loads: ResolvedLoad[] = [
+      ramp,
+      { executor: 'constant-arrival-rate', ratePerS: 4, durationMs: 9000, maxInFlight: 1, gracefulStopMs: 0 },
+      { executor: 'poisson', ratePerS: 4, durationMs: 9000, maxInFlight: 1, burstiness: 1, gracefulStopMs: 0 },
+      { executor: 'constant-concurrency', concurrency: 3, durationMs: 1000, gracefulStopMs: 0 },
+    ];
+    expect(loads.map((l) => l.executor).sort()).toEqual([...EXECUTORS].sort());
+    expect(loads.filter(isClosedModel).map((l) => l.concurrency)).toEqual([3]);
   });
 });
 

@@ -13,7 +13,8 @@ import { createSseDecoder, parseRateLimitHeaders, toTimedEvent, type ResponseHea
 import { createRedactor, redactRateLimit } from '../../src/api/redact.js';
 import { FlowgaugeError } from '../../src/core/errors.js';
 import { OPS } from '../../src/core/ops.js';
-import { COMPARATORS, PCT_STATS, RATELIMIT_METRICS, STREAM_METRICS } from '../../src/slo/threshold-grammar.js';
+import { STREAM_TIMING_NAMES } from '../../src/core/stream-timings.js';
+import { COMPARATORS, PCT_STATS, RATELIMIT_METRICS } from '../../src/slo/threshold-grammar.js';
 import { parseThreshold } from '../../src/slo/thresholds.js';
 import { loadScenarioFile, resolveScenario } from '../../src/scenario/index.js';
 
@@ -241,7 +242,7 @@ const DURATION_MS: Readonly<Record<string, number>> = { '': 1, ns: 1e-6, us: 1e-
 const metricKey: fc.Arbitrary<{ key: string; unit: Unit }> = fc.oneof(
   fc.tuple(fc.constantFrom(...OPS), fc.constantFrom(...PCT_STATS)).map(([op, st]) => ({ key: `${op}.latency.${st}`, unit: (st === 'count' ? 'count' : 'ms') as Unit })),
   fc
-    .tuple(fc.constantFrom(...STREAM_METRICS), fc.constantFrom(...PCT_STATS))
+    .tuple(fc.constantFrom(...STREAM_TIMING_NAMES), fc.constantFrom(...PCT_STATS))
     .map(([m, st]) => ({ key: `stream.${m}.${st}`, unit: (st === 'count' ? 'count' : m === 'tokensPerS' ? 'perS' : 'ms') as Unit })),
   fc.constantFrom({ key: 'availability', unit: 'ratio' as Unit }, { key: 'errors.rate', unit: 'ratio' as Unit }),
   fc.constantFrom(...RATELIMIT_METRICS).map((m) => ({ key: `ratelimit.${m}`, unit: 'count' as Unit })),

@@ -2,16 +2,16 @@
  * `stream`: counts add; every timing is re-read from its merged histogram (`stream.<timing>`),
  * the prompt lengths and TTFT by prompt length from theirs.
  */
+import { streamTimingKey, type StreamTimingName } from '../../core/stream-timings.js';
 import { promptLengthFrom, promptsFrom, type PromptLengthReport } from '../../collect/prompt-length.js';
-import type { StreamHistogramName } from '../../collect/stream-collector.js';
 import { bySection, custom, fail, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { StreamReport } from './stream-schema.js';
 
-const timing = (name: StreamHistogramName) => histogram(`stream.${name}`, { noun: 'values' });
+const timing = (name: StreamTimingName) => histogram(streamTimingKey(name), { noun: 'values' });
 
 // Added later than the others: a report written before their histograms keeps only the summary.
-const laterTiming = (name: StreamHistogramName) => histogram(`stream.${name}`, { orWorst: true });
+const laterTiming = (name: StreamTimingName) => histogram(streamTimingKey(name), { orWorst: true });
 
 /** How `stream` merges. */
 export const streamMerge: Rule<StreamReport> = fields<StreamReport>({
