@@ -5,6 +5,7 @@
 import { createSystemClock, type Clock } from '../core/clock.js';
 import { ConfigError, InvalidArgumentError, type ConfigIssue } from '../core/errors.js';
 import { MAX_BODY_BYTES } from '../transport/bounded-body.js';
+import type { TransportLimits } from '../transport/transport.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -62,7 +63,7 @@ export type TransportChoice = 'auto' | 'h1' | 'undici';
 const TRANSPORTS: readonly TransportChoice[] = ['auto', 'h1', 'undici'];
 
 /** Options with every default filled. The token is deliberately not part of it. */
-export interface ResolvedClientOptions {
+export interface ResolvedClientOptions extends TransportLimits {
   /** `baseUrl` without a trailing slash. */
   readonly baseUrl: string;
   readonly origin: string;
@@ -73,13 +74,6 @@ export interface ResolvedClientOptions {
   readonly webhookOrigin: string;
   /** Path prefix of `webhookHost` ('' for none). */
   readonly webhookPath: string;
-  readonly connections: number;
-  readonly pipelining: number;
-  readonly connectMs: number;
-  readonly headersMs: number;
-  readonly bodyMs: number;
-  readonly requestMs: number;
-  readonly maxBodyBytes: number;
   readonly clock: Clock;
   readonly validate: boolean;
   readonly triggerAuth: boolean;

@@ -1,13 +1,7 @@
 /** `conformance.md`: the verdict, the violations, then what the target did where the interface is silent. */
+import { mdCell as cell, mdTable as table } from '../report/markdown-kit.js';
 import type { ConformanceReport, Observation } from './model.js';
 
-function cell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
-}
-
-function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [head, head.map(() => '---'), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
 
 const MARK: Readonly<Record<Observation['status'], string>> = { observed: '', 'not-observed': ' _(not observed)_', unobservable: ' _(unobservable)_' };
 

@@ -11,29 +11,8 @@ import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report } from './model.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
+import { mdCell as cell, mdPlain as plain, mdTable as table } from './markdown-kit.js';
 
-/** Escapes text for a Markdown table cell inside a code span (user data: paths, names). */
-function cell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ').replace(/`/g, "'");
-}
-
-/**
- * Escapes text that came from the target or a report file for plain Markdown: no HTML (a
- * hostile target must not forge a heading in a pull-request comment), no emphasis, links or
- * headings, no table breaks.
- */
-function plain(s: string): string {
-  return cell(s)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[*_[\]#!~]/g, (c) => `\\${c}`);
-}
-
-function table(head: readonly string[], rows: readonly (readonly string[])[], right: readonly number[] = []): string {
-  const align = head.map((_, i) => (right.includes(i) ? '---:' : '---'));
-  return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
 
 function verdict(r: Report): string[] {
   const passedN = r.thresholds.filter((t) => t.passed).length;

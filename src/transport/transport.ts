@@ -101,12 +101,8 @@ export interface Transport {
   readonly closed: boolean;
 }
 
-/**
- * What a transport takes of the client's resolved options (`ResolvedClientOptions` is one), plus,
- * for `h1` only, how long a connection must have sat idle before a close at its reuse counts as
- * stale (default 1 s). Times in ms, 0 for none.
- */
-export interface TransportSettings {
+/** Connections, pipelining, deadlines (ms, 0 for none) and the body cap: the client resolves them, the transport keeps them. */
+export interface TransportLimits {
   readonly connections: number;
   readonly pipelining: number;
   readonly connectMs: number;
@@ -114,6 +110,14 @@ export interface TransportSettings {
   readonly bodyMs: number;
   readonly requestMs: number;
   readonly maxBodyBytes: number;
+}
+
+/**
+ * What a transport takes of the client's resolved options (`ResolvedClientOptions` is one), plus,
+ * for `h1` only, how long a connection must have sat idle before a close at its reuse counts as
+ * stale (default 1 s). Times in ms, 0 for none.
+ */
+export interface TransportSettings extends TransportLimits {
   /** TLS of an `https:` origin (undici only); absent: the system's trust, verified. */
   readonly tls?: DispatcherTls | undefined;
   /** The proxy of `https:` origins (undici only). */
