@@ -206,9 +206,3 @@ export function fastCheckOf(schema: z.ZodType): FastCheck | undefined {
   }
   return c ?? undefined;
 }
-
-/** The generated source of `schema`'s check, for tests and for reading what was compiled. */
-export function compiledSourceOf(schema: z.ZodType): string | undefined {
-  const body = new Emitter().emit(schema, 'v0');
-  return body === undefined ? undefined : `function compiledCheck(v0) {\n${body}return true;\n}`;
-}

@@ -1,14 +1,14 @@
 /** The typed client of the Workflow Execution Service interface. */
 export { createClient } from './client.js';
-export { HTTP_METHODS, httpTarget, type HttpMethod, type HttpRequest, type HttpResponse, type HttpResult } from './http-request.js';
+export {  httpTarget,  type HttpRequest,  type HttpResult } from './http-request.js';
 export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
 export { ApiError, TransportError, createTransportError } from './errors.js';
-export { DEFAULT_REQUEST_MS, USER_AGENT, resolveClientOptions, type ClientOptions, type ResolvedClientOptions, type TransportChoice } from './options.js';
+export { DEFAULT_REQUEST_MS,  resolveClientOptions, type ClientOptions,  type TransportChoice } from './options.js';
 export { parseRateLimitHeaders, retryWaitSeconds, type ResponseHeaders } from './rate-limit-headers.js';
 export { urlWithoutSecrets } from './redact.js';
-export { VALIDATE_MODES, VALIDATE_SAMPLE_EVERY, type ValidateMode } from './validate.js';
+export {  VALIDATE_SAMPLE_EVERY, type ValidateMode } from './validate.js';
 export {
-  EMPTY_STREAM_TIMING,
+  
   errorCodeOf,
   type ApiResult,
   type ResponseMeta,
@@ -19,6 +19,6 @@ export {
 } from './result.js';
 export * from './schemas.js';
 export { serviceErrorOf } from './response.js';
-export { createSseDecoder, toTimedEvent, type SseDecoder } from './sse-decoder.js';
+export { createSseDecoder, toTimedEvent,  } from './sse-decoder.js';
 export { StreamState } from './stream-state.js';
 export type * from './types.js';

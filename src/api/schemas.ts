@@ -136,9 +136,6 @@ export const startEventSchema = z.looseObject({ run_id: z.string() });
 /** The `end` stream event. */
 export const endEventSchema = z.looseObject({ run_id: z.string(), usage: usageSchema });
 
-/** Any of the schemas above. */
-export type BodySchema = z.ZodType;
-
 /**
  * Fields the run response must carry once the run is no longer `running`: `completed_at`
  * and `usage` (the answer to a run). Wrong types are already reported by `runSchema`.

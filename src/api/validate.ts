@@ -19,9 +19,6 @@ export type Redact = (text: string) => string;
  */
 export type ValidateMode = 'full' | 'sample' | 'off';
 
-/** The modes, in the order messages list them. */
-export const VALIDATE_MODES: readonly ValidateMode[] = Object.freeze(['full', 'sample', 'off']);
-
 /** Under `sample`, one 2xx body in this many is checked: the client's 1st, 17th, 33rd, … not repeating the last one judged. */
 export const VALIDATE_SAMPLE_EVERY = 16;
 

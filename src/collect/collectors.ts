@@ -7,7 +7,7 @@
  * service served, i.e. every sample whose status is not 429; connection errors, timeouts and
  * 5xx stay in. A 429 still counts as a request of its op; its latency goes to `ratelimit.latency`.
  */
-import type { ByOp, OpKey, OpName } from '../core/ops.js';
+import type { ByOp, OpKey } from '../core/ops.js';
 import type { RequestSample, ThrottleClass, Verdict } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { assertObjective, DEFAULT_OBJECTIVE } from '../slo/budget.js';

@@ -11,7 +11,7 @@
 import { Registry } from 'prom-client';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_S } from '../core/clock.js';
-import type { OpKey, OpName } from '../core/ops.js';
+import type { OpKey } from '../core/ops.js';
 import type { RequestSample, SliClass, Verdict } from '../core/types.js';
 import {
   NOTIFICATION_DELIVERY_BUCKETS_S,

@@ -81,9 +81,6 @@ export const EXECUTORS = [
   'constant-concurrency',
 ] as const satisfies readonly ResolvedLoad['executor'][];
 
-/** The name of an executor. */
-export type ExecutorName = (typeof EXECUTORS)[number];
-
 /**
  * Which part of a schedule this executor produces: arrivals `index`, `index + count`, … so that
  * `count` shards (processes or machines) together produce the whole schedule.

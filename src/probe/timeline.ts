@@ -113,14 +113,6 @@ export function createTimelineAccumulator(window: TimeWindow, n = TIMELINE_BUCKE
   };
 }
 
-/** Up and down time of `points` in each of `n` equal buckets of `window`. */
-export function bucketOutcomes(points: readonly OutcomePoint[], window: TimeWindow, n: number): { upMs: number[]; downMs: number[] } {
-  const acc = createTimelineAccumulator(window, n);
-  for (const p of points) acc.add(p);
-  const t = acc.finish('');
-  return { upMs: [...t.upMs], downMs: [...t.downMs] };
-}
-
 function outcomeOf(up: number, down: number): CellOutcome {
   if (up <= 0 && down <= 0) return 'none';
   if (down <= 0) return 'up';
@@ -166,20 +158,4 @@ export function timelineOf(tracks: readonly TimelineTrack[], window: TimeWindow,
     return allowedDowntimeMs > 0 ? burned / allowedDowntimeMs : 0;
   });
   return { startMs: window.startMs + start * fineMs, bucketMs: per * fineMs, windowStartMs: window.startMs, rows, budgetBurned };
-}
-
-/** Builds the timeline of several series over `window`; `allowedDowntimeMs` scales the budget line. */
-export function buildTimeline(
-  series: readonly { readonly name: string; readonly points: readonly OutcomePoint[]; readonly incidents: readonly { readonly startMs: number; readonly endMs: number }[] }[],
-  window: TimeWindow,
-  allowedDowntimeMs: number,
-  n = TIMELINE_BUCKETS,
-): Timeline {
-  const tracks = series.map((s) => {
-    const acc = createTimelineAccumulator(window, n * TIMELINE_RESOLUTION);
-    for (const p of s.points) acc.add(p);
-    for (const i of s.incidents) acc.markIncident(i.startMs, i.endMs);
-    return acc.finish(s.name);
-  });
-  return timelineOf(tracks, window, allowedDowntimeMs, n);
 }

@@ -1,10 +1,10 @@
 export { executeRun, type RunOptions, type RunOutcome } from './engine.js';
-export { parseScenarioThresholds, type RunThresholds } from './thresholds.js';
+;
 export { parsePlanThresholds } from './plan-thresholds.js';
 export { mergeProgress, type RunProgress } from './progress.js';
-export type { AsyncEnd, CheckSample, FinishContext, IterationSample, ObserverContext, ObserverSections, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
+export type {         RunObserver, RunSample } from './observer.js';
 export * from './observers/index.js';
 export { runIdOfAck } from './run-ids.js';
-export { createAsyncFollower, resolveFollowOptions, type AsyncFollower, type AsyncFollowerDeps, type FollowEndInfo, type FollowOptions, type FollowTarget, type ResolvedFollowOptions } from './async-follow.js';
-export { parseListenAddress, startNotificationTracking, type NotificationMetricsSink, type NotificationTracking, type NotificationTrackingOptions } from './notifications.js';
-export { auditSessions, auditUsage, createUsageLedger, sessionBaseline, type AuditContext, type SessionRun, type UsageLedger } from './audit.js';
+export { createAsyncFollower, resolveFollowOptions,   type FollowEndInfo, type FollowOptions,   } from './async-follow.js';
+export { parseListenAddress, startNotificationTracking,  type NotificationTracking,  } from './notifications.js';
+export {  auditUsage, createUsageLedger,     } from './audit.js';

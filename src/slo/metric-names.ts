@@ -25,9 +25,6 @@ export interface MetricSpec {
   readonly aggregator?: 'sum' | 'min' | 'max';
 }
 
-/** Name prefix of every flowgauge metric. */
-export const METRIC_PREFIX = 'flowgauge_';
-
 const RUN = ['scenario', 'tier'] as const;
 
 /** Metrics of a load run (`createRunMetrics`). `scenario` and `tier` are fixed per run. */

@@ -12,7 +12,7 @@ import { probeAlertingRules, probeRecordingRules } from './probe-rules.js';
 import { resolveSloRuleOptions, type AlertingRule, type RecordingRule, type RuleFile, type SloRuleOptions } from './rule-options.js';
 
 export * from './rule-options.js';
-export { ALERT_FOR, SEVERITY_OF, type Severity } from './burn-alerts.js';
+;
 
 /** Names of the rule groups, in file order. */
 export const RULE_GROUPS = {

@@ -168,8 +168,3 @@ export function evaluateThresholds(
     return { metric: t.key, op: t.op, value: t.value, observed, passed: compare(observed, t.op, t.value), ...(t.implicit === true ? { implicit: true } : {}) };
   });
 }
-
-/** True when every threshold passed (and vacuously true for none). */
-export function allPassed(results: readonly ThresholdResult[]): boolean {
-  return results.every((r) => r.passed);
-}

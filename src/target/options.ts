@@ -12,7 +12,7 @@ import { parseFaultPatch, type FaultPatch } from './faults.js';
 import type { ResolvedLimiter } from './limiters.js';
 import type { FlowSpec, NotificationSpec, QuirkOptions, ReferenceServiceOptions, RequestInfo } from './option-shapes.js';
 
-export type { DeliveryOptions, FlowSpec, LatencyOptions, NotificationSpec, QuirkOptions, RateLimitOptions, ReferenceServiceOptions, RequestInfo, TokenSpec } from './option-shapes.js';
+export type {  FlowSpec,  NotificationSpec, QuirkOptions,  ReferenceServiceOptions, RequestInfo,  } from './option-shapes.js';
 
 /** Default demo tokens by tier: free on account A, pro and enterprise on account B. */
 export const DEFAULT_TOKENS: { readonly free: string; readonly pro: string; readonly enterprise: string } = Object.freeze({
