@@ -13,7 +13,6 @@ import { REPORT_SECTIONS } from './sections/section-list.js';
 import { round3 } from './sections/merge-kit.js';
 
 export type { BuildReportInput } from './sections/project-kit.js';
-;
 export { redactUrl } from '../api/redact.js';
 export { sloOf as sloSection } from './sections/slo.js';
 

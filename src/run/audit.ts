@@ -14,7 +14,7 @@ import { NS_PER_MS, type Clock } from '../core/clock.js';
 import type { SessionAuditReport, SessionProblem, UsageAuditReport, UsageCounts, UsageFlowAudit } from '../report/index.js';
 
 /** The audit's report shapes live in report/ (report@1); re-exported for callers of the audit. */
-export type { SessionAuditReport,  UsageAuditReport, UsageCounts,  };
+export type { SessionAuditReport, UsageAuditReport, UsageCounts };
 
 /** What the client saw finish, per flow and per session. */
 export interface UsageLedger {

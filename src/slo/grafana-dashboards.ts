@@ -15,7 +15,7 @@ import { sloDashboardSpec } from './dashboard-slo.js';
 import { uptimeDashboardSpec } from './dashboard-uptime.js';
 import { resolveSloRuleOptions, type SloRuleOptions } from './rule-options.js';
 
-export { DASHBOARD_FILES, renderDashboardJson, renderDashboardsConfigMap,  } from './dashboard-files.js';
+export { DASHBOARD_FILES, renderDashboardJson, renderDashboardsConfigMap } from './dashboard-files.js';
 export { DATASOURCE_VARIABLE, type GrafanaDashboard } from './dashboard-kit.js';
 
 /** The three dashboards. */

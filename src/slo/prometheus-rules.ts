@@ -12,7 +12,6 @@ import { probeAlertingRules, probeRecordingRules } from './probe-rules.js';
 import { resolveSloRuleOptions, type AlertingRule, type RecordingRule, type RuleFile, type SloRuleOptions } from './rule-options.js';
 
 export * from './rule-options.js';
-;
 
 /** Names of the rule groups, in file order. */
 export const RULE_GROUPS = {

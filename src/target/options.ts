@@ -12,7 +12,7 @@ import { parseFaultPatch, type FaultPatch } from './faults.js';
 import type { ResolvedLimiter } from './limiters.js';
 import type { FlowSpec, NotificationSpec, QuirkOptions, ReferenceServiceOptions, RequestInfo } from './option-shapes.js';
 
-export type {  FlowSpec,  NotificationSpec, QuirkOptions,  ReferenceServiceOptions, RequestInfo,  } from './option-shapes.js';
+export type { FlowSpec, NotificationSpec, QuirkOptions, ReferenceServiceOptions, RequestInfo } from './option-shapes.js';
 
 /** Default demo tokens by tier: free on account A, pro and enterprise on account B. */
 export const DEFAULT_TOKENS: { readonly free: string; readonly pro: string; readonly enterprise: string } = Object.freeze({
@@ -36,7 +36,6 @@ export const DEFAULT_MAX_RECORD_BYTES = 32 * 1024 * 1024;
 
 /** Limit of the default enterprise token, per window. */
 export const DEFAULT_ENTERPRISE_LIMIT = 100_000;
-
 
 /** Latency model with every default filled, in ns. */
 export interface ResolvedLatency {
