@@ -5,7 +5,7 @@
  */
 import type { HtmlAssets } from './html.js';
 import { inlineSafe, scriptHash } from './html-inline.js';
-import { esc } from './html-parts.js';
+import { esc, pageHead } from './html-parts.js';
 
 const CSS = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;background:#fafafa;color:#1d1d1f}
@@ -168,17 +168,7 @@ export function renderDashboardPage(name: string, assets: HtmlAssets): string {
   const script = inlineSafe(SCRIPT, 'script');
   const csp = ["default-src 'none'", `script-src ${scriptHash(uplot)} ${scriptHash(script)}`, "style-src 'unsafe-inline'", "connect-src 'self'", "base-uri 'none'", "form-action 'none'"].join('; ');
   return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${esc(`flowgauge live: ${name}`)}</title>`,
-    `<style>${inlineSafe(`${assets.uplotCss}\n${CSS}`, 'style')}</style>`,
-    '</head>',
-    '<body>',
-    '<main>',
+    ...pageHead({ csp, title: `flowgauge live: ${name}`, css: inlineSafe(`${assets.uplotCss}\n${CSS}`, 'style') }),
     `<h1>flowgauge live: ${esc(name)}</h1>`,
     '<p class="meta">scenarios: <span id="scenarios">–</span> · updated every second from the run itself · <a id="report" href="/report" style="display:none">final report</a></p>',
     '<div id="verdict"></div>',

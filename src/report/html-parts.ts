@@ -79,3 +79,24 @@ export function chart(id: string, title: string, caption: string): string {
     `<div class="plot" id="${esc(id)}"></div><p class="caption">${esc(caption)}</p></figure>`
   );
 }
+
+/**
+ * The opening of every page flowgauge writes, up to `<main>`: one place for the charset, the
+ * Content-Security-Policy (scripts only by hash, nothing fetched), the viewport and the title.
+ * `css` must already be safe to inline.
+ */
+export function pageHead(o: { readonly csp: string; readonly title: string; readonly css: string }): string[] {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${esc(o.csp)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${esc(o.title)}</title>`,
+    `<style>${o.css}</style>`,
+    '</head>',
+    '<body>',
+    '<main>',
+  ];
+}
