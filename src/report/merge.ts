@@ -12,7 +12,8 @@
  */
 import { REPORT_SCHEMA } from './model.js';
 import type { Report } from './model.js';
-import { fail, mergeHistogramMaps, mergeSections, type Part, type Scope } from './sections/merge-kit.js';
+import { fail, mergeSections, type Part, type Scope } from './sections/merge-kit.js';
+import { mergeHistogramMaps } from './sections/merge-histograms.js';
 import { REPORT_SECTIONS } from './sections/section-list.js';
 
 /** Options of `mergeReports`. */

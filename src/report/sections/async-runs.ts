@@ -5,7 +5,8 @@
  * seen; the times to completion keep only a summary (no histogram), so each statistic takes its
  * worst shard.
  */
-import { bySection, fields, max, min, recompute, setting, sum, sumCounts, weightedMean, worst, type Rule } from './merge-kit.js';
+import { bySection, fields, max, min, recompute, setting, sum, sumCounts, weightedMean, type Rule } from './merge-kit.js';
+import { worst } from './merge-histograms.js';
 import { notProjected } from './project-kit.js';
 import type { AsyncRunsReport } from './async-runs-schema.js';
 

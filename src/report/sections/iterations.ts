@@ -4,7 +4,8 @@
  * the writer keeps), the rest counted in `otherErrors`.
  */
 import { MAX_ITERATION_ERRORS } from '../../collect/iteration-stats.js';
-import { bySection, custom, fields, histogram, recompute, sum, type Part, type Rule } from './merge-kit.js';
+import { bySection, custom, fields, recompute, sum, type Part, type Rule } from './merge-kit.js';
+import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { IterationsReport } from './iterations-schema.js';
 

@@ -4,7 +4,8 @@
  * shard's schedule ran (each placed on the wall clock by its start), so shards started apart are
  * not credited with the sum of their rates.
  */
-import { bySection, fields, recompute, round3, setting, sum, sumOrNull, worst, type Part, type Rule } from './merge-kit.js';
+import { bySection, fields, recompute, round3, setting, sum, sumOrNull, type Part, type Rule } from './merge-kit.js';
+import { worst } from './merge-histograms.js';
 import type { BuildReportInput, FullSection, ScopeState } from './project-kit.js';
 import type { LoadReport } from './load-schema.js';
 

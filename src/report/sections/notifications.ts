@@ -5,7 +5,8 @@
  * so each statistic takes its worst shard.
  */
 import type { NotificationEventSet } from '../../collect/notification-matcher.js';
-import { bySection, custom, fields, setting, sum, sumCounts, worst, type Rule } from './merge-kit.js';
+import { bySection, custom, fields, setting, sum, sumCounts, type Rule } from './merge-kit.js';
+import { worst } from './merge-histograms.js';
 import { notProjected } from './project-kit.js';
 import type { NotificationsReport } from './notifications-schema.js';
 

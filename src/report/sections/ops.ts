@@ -4,7 +4,8 @@
  */
 import type { PhaseName, PhasesSnapshot } from '../../collect/request-phases.js';
 import { OPS, type ByOp } from '../../core/ops.js';
-import { bySection, each, fields, histogram, sum, sumCounts, type Rule } from './merge-kit.js';
+import { bySection, each, fields, sum, sumCounts, type Rule } from './merge-kit.js';
+import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { OpReport } from './ops-schema.js';
 

@@ -5,7 +5,8 @@
  * slowest shard's, the advertised limit the highest.
  */
 import type { RateLimitWindow } from '../../collect/rate-limit-analyser.js';
-import { anyOf, bySection, custom, fields, histogram, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
+import { anyOf, bySection, custom, fields, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
+import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { RateLimitReport } from './rate-limit-schema.js';
 

@@ -7,7 +7,8 @@ import { encodeHistogram } from '../../collect/histogram.js';
 import type { SliceEntry } from '../../collect/slices.js';
 import { OPS, type OpName } from '../../core/ops.js';
 import type { Report } from '../model.js';
-import { mergeEncoded, round3, setting, type Part, type Scope } from './merge-kit.js';
+import { round3, setting, type Part, type Scope } from './merge-kit.js';
+import { mergeEncoded } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 
 type WithSlices = Pick<Report, 'slices'> & Partial<Pick<Report, 'sliceMs'>>;

@@ -1,6 +1,7 @@
 /** `steps` (journeys): each named step's latency re-read from its merged histogram (`step.<name>`). */
 import type { Pct } from '../../collect/histogram.js';
-import { bySection, each, histogram, type Rule } from './merge-kit.js';
+import { bySection, each, type Rule } from './merge-kit.js';
+import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 
 /** How `steps` merges: each step (kind `each`) by its histogram. */

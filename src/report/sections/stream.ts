@@ -4,7 +4,8 @@
  */
 import { streamTimingKey, type StreamTimingName } from '../../core/stream-timings.js';
 import { promptLengthFrom, promptsFrom, type PromptLengthReport } from '../../collect/prompt-length.js';
-import { bySection, custom, fail, fields, fromHistograms, histogram, sum, type Rule } from './merge-kit.js';
+import { bySection, custom, fail, fields, sum, type Rule } from './merge-kit.js';
+import { fromHistograms, histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { StreamReport } from './stream-schema.js';
 
