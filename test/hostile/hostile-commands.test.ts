@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { recordFigures } from '../reliability/figures.js';
-import { watchPeakRss } from '../reliability/peak-rss.js';
+import { waitBounded } from './bounded-child.js';
 import { bombBodies, MODES, type HostileMode } from './hostile-modes.js';
 import { startCollector, startHostileServer, type Collector } from './hostile-server.js';
 
@@ -139,14 +139,8 @@ async function attack(command: Command, mode: HostileMode, index: number): Promi
   const started = performance.now();
   const cli = spawnCli(argvOf(command, server.baseUrl, out), { cwd: dir });
   children.push(cli);
-  const rss = watchPeakRss(cli.child.pid as number);
-  const hang = setTimeout(() => cli.child.kill('SIGKILL'), EXIT_BOUND_MS);
-  const { code, signal } = await cli.exited;
-  clearTimeout(hang);
-  rss.stop();
-  const seconds = (performance.now() - started) / 1000;
+  const { code, signal, seconds, peakMb: peak } = await waitBounded(cli, EXIT_BOUND_MS, started);
   await server.close();
-  const peak = rss.peakMb();
   const figure = { command, mode: mode.name, seconds: Math.round(seconds * 10) / 10, peakRssMb: peak === undefined ? null : Math.round(peak), exit: code, outcome: '' };
   figures.push(figure);
 

@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_JSON_SCHEMA, type Report } from '../../src/report/index.js';
 import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { recordFigures } from '../reliability/figures.js';
-import { watchPeakRss } from '../reliability/peak-rss.js';
+import { waitBounded } from './bounded-child.js';
 import { startCollector, startHostileServer, type Collector } from './hostile-server.js';
 import { bombBodies, MODES, type HostileMode } from './hostile-modes.js';
 
@@ -89,12 +89,7 @@ async function attack(mode: HostileMode, index: number): Promise<void> {
     { cwd: dir },
   );
   children.push(cli);
-  const rss = watchPeakRss(cli.child.pid as number);
-  const hang = setTimeout(() => cli.child.kill('SIGKILL'), EXIT_BOUND_MS);
-  const { code, signal } = await cli.exited;
-  clearTimeout(hang);
-  rss.stop();
-  const seconds = (performance.now() - started) / 1000;
+  const { code, signal, seconds, peakMb: peak } = await waitBounded(cli, EXIT_BOUND_MS, started);
   const measured = server.measured();
   const authorizations = server.authorizations();
   await server.close();
@@ -106,7 +101,6 @@ async function attack(mode: HostileMode, index: number): Promise<void> {
     Object.entries(report?.ops[op]?.errors ?? {})
       .map(([e, n]) => `${e} ×${n}`)
       .join(', ');
-  const peak = rss.peakMb();
   figures.push({ mode: mode.name, seconds: Math.round(seconds * 10) / 10, peakRssMb: peak === undefined ? null : Math.round(peak), exit: code, run: errorsOf('run'), stream: errorsOf('stream') });
 
   // Ends on its own, as a run that failed its objective or passed: no kill, crash or internal error.
