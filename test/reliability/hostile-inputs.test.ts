@@ -152,6 +152,17 @@ describe('--out that cannot be used is refused before the run', () => {
   }, 15_000);
 });
 
+describe('--history that cannot be used is refused before the first probe', () => {
+  it('probe --once --history /proc/1/x: exit 2 with the reason, no request sent', async () => {
+    const before = service.stats().requests;
+    expectRefused(await run(['probe', '--once', '--history', '/proc/1/x', '--base-url', service.baseUrl, '--token', TOKEN]), [
+      /cannot write the probe history to \/proc\/1\/x \(its parent does not take new directories: \/proc\/1\/x\)/,
+      /--history/,
+    ]);
+    expect(service.stats().requests).toBe(before);
+  }, 15_000);
+});
+
 describe('the token from a file or stdin, never on the command line', () => {
   const target = (): string[] => ['run', 'ok.json', '--base-url', service.baseUrl, '--out', 'tok-out'];
 

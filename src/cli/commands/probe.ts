@@ -41,6 +41,7 @@ import type { TextSink } from '../io.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
+import { makeDirectory } from '../report-files.js';
 
 interface ProbeArgs extends TargetArgs {
   interval?: string | undefined;
@@ -188,6 +189,8 @@ export const probeCommand: MakeCommand = (ctx) => ({
     }
     const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
     const historyDir = resolve(io.cwd, args.history);
+    // As --out is: refused at once with its reason (Node 20's recursive mkdir spins on /proc/1/x).
+    await makeDirectory(historyDir, 'give a writable directory with --history', 'the probe history');
     const out: TextSink = io.stdout;
     // With --json, stdout carries only records, so the messages go to stderr.
     const log: TextSink = args.json === true ? io.stderr : io.stdout;
