@@ -2,7 +2,6 @@
  * The flags that name a target, shared by every command that sends traffic, and the choice
  * between a real deployment and the embedded reference service.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Options } from 'yargs';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
@@ -91,16 +90,27 @@ function proxyOf(io: CliIo, baseUrl: string): TargetClientOptions['proxy'] {
 
 const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: V }));
 
-/** Reads `--ca`, `--insecure` and `--header`; a bad one is a usage error naming it (never a header's value). */
-async function clientOptionsOf(args: TargetArgs): Promise<TargetClientOptions> {
-  const out: { tls?: { ca?: string; insecure?: boolean }; headers?: Record<string, string> } = {};
-  if (args.ca !== undefined) {
-    try {
-      out.tls = { ca: await readFile(args.ca, 'utf8') };
-    } catch (err) {
-      throw new UsageError(`--ca ${args.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+/** Longest `--ca` bundle read: a few hundred certificates. */
+const MAX_CA_BYTES = 1024 * 1024;
+
+/**
+ * Reads the `--ca` bundle as every input file is read (a regular file, bounded; a FIFO or a
+ * device refused instead of waited on); a bad one is a usage error naming it.
+ */
+export async function readCaFile(path: string, cwd: string): Promise<string> {
+  try {
+    return await readInputFile(resolve(cwd, path), { what: 'CA bundle', maxBytes: MAX_CA_BYTES, shownAs: path });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(`--ca ${path}: ${err.issues.map((i) => i.message).join('; ')}`);
+    if (err instanceof FlowgaugeError && err.code === 'FG_FILE_NOT_FOUND') throw new UsageError(`--ca ${path}: cannot read it (ENOENT)`);
+    throw new UsageError(`--ca ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+}
+
+/** Reads `--ca`, `--insecure` and `--header`; a bad one is a usage error naming it (never a header's value). */
+async function clientOptionsOf(args: TargetArgs, cwd: string): Promise<TargetClientOptions> {
+  const out: { tls?: { ca?: string; insecure?: boolean }; headers?: Record<string, string> } = {};
+  if (args.ca !== undefined) out.tls = { ca: await readCaFile(args.ca, cwd) };
   if (args.insecure === true) out.tls = { ...out.tls, insecure: true };
   for (const h of args.header ?? []) {
     const colon = h.indexOf(':');
@@ -221,7 +231,7 @@ export async function resolveTarget(
       webhookHost: args['webhook-host'],
       token,
       embedded: false,
-      client: { ...(await clientOptionsOf(args)), ...optional('proxy', proxyOf(io, baseUrl)) },
+      client: { ...(await clientOptionsOf(args, io.cwd)), ...optional('proxy', proxyOf(io, baseUrl)) },
       service: undefined,
       close: async () => {},
     };
@@ -235,7 +245,7 @@ export async function resolveTarget(
     webhookHost: service.webhookHost,
     token: service.tokens[tier],
     embedded: true,
-    client: await clientOptionsOf(args),
+    client: await clientOptionsOf(args, io.cwd),
     service,
     close: () => service.close(),
   };

@@ -175,6 +175,12 @@ describe('the token from a file or stdin, never on the command line', () => {
     for (const r of [fromFile, fromStdin]) expect(r.err + r.out).not.toContain(TOKEN);
   });
 
+  it('a --ca that is a FIFO is refused at once, by run and by probe (they read it the same way)', async () => {
+    for (const argv of [['run', 'ok.json'], ['probe', '--once', '--history', 'ca-history']]) {
+      expectRefused(await run([...argv, '--ca', 'fifo-token', '--base-url', service.baseUrl, '--token', TOKEN]), [/--ca fifo-token: is a FIFO \(named pipe\); give a regular file/]);
+    }
+  }, 15_000);
+
   it('a token file that is a FIFO, empty, of several lines, or given with --token: exit 2 without quoting it', async () => {
     write('empty-token', '\n');
     write('two-lines', `${TOKEN}\nsecond\n`);

@@ -5,7 +5,6 @@
  * Pushgateway when given, and exits 0 when every check succeeded, 1 otherwise (a CronJob).
  * Every check is appended to the durable history in --history.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSystemClock } from '../../core/clock.js';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
@@ -39,7 +38,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { TextSink } from '../io.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
-import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
+import { readCaFile, resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 import { makeDirectory } from '../report-files.js';
 
@@ -179,14 +178,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
     if (!Number.isInteger(failuresToOpen) || failuresToOpen < 1) throw new UsageError(`--failures-to-open must be a whole number >= 1, got ${failuresToOpen}`);
     const certMinDays = args['cert-min-days'];
     if (!(Number.isFinite(certMinDays) && certMinDays >= 0)) throw new UsageError(`--cert-min-days must be a number of days >= 0 (0 only records them), got ${String(certMinDays)}`);
-    let ca: string | undefined;
-    if (args.ca !== undefined) {
-      try {
-        ca = readFileSync(resolve(io.cwd, args.ca), 'utf8');
-      } catch (err) {
-        throw new UsageError(`--ca ${args.ca}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-    }
+    const ca = args.ca === undefined ? undefined : await readCaFile(args.ca, io.cwd);
     const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
     const historyDir = resolve(io.cwd, args.history);
     // As --out is: refused at once with its reason (Node 20's recursive mkdir spins on /proc/1/x).
