@@ -6,6 +6,7 @@
  *   npm run bench -- --only saturation,memory,journey
  *   npm run bench -- --only streaming --streams 2000   the streaming case at 2,000 concurrent streams
  *   npm run bench -- --only streaming --streams 5000 --stream-pacing 20x500ms   long-lived paced streams
+ *   npm run bench -- --only many-streams          10,000 long-lived streams: opening stall, TTFT error ÷ floor
  *   npm run bench -- --only memory --memory-node-flags=--max-semi-space-size=2
  *   npm run bench -- --only startup,cli --node-bins /opt/node22/bin/node,/opt/node24/bin/node
  *
@@ -28,6 +29,7 @@ import { runMemory } from './cases/memory.js';
 import { runOpenModel } from './cases/open-model.js';
 import { runSaturation } from './cases/saturation.js';
 import { runStreaming } from './cases/streaming.js';
+import { runManyStreams } from './cases/many-streams.js';
 import { runCli } from './cases/cli.js';
 import { runStartup } from './cases/startup.js';
 import { installedCli } from './lib/installed.js';
@@ -35,7 +37,7 @@ import { findPeers, versionOf } from './lib/peers.js';
 import { canPin, ROOT } from './lib/proc.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from './lib/report.js';
 
-const CASES = ['startup', 'cli', 'saturation', 'open', 'streaming', 'memory', 'journey', 'workers'] as const;
+const CASES = ['startup', 'cli', 'saturation', 'open', 'streaming', 'many-streams', 'memory', 'journey', 'workers'] as const;
 
 function selected(): Set<string> {
   const i = process.argv.indexOf('--only');
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
   const saturation = only.has('saturation') ? await runSaturation(ctx) : undefined;
   const openModel = only.has('open') ? await runOpenModel(ctx) : undefined;
   const streaming = only.has('streaming') ? await runStreaming(ctx) : undefined;
+  const manyStreams = only.has('many-streams') ? await runManyStreams(ctx) : undefined;
   const memory = only.has('memory') ? await runMemory(ctx) : undefined;
   const journey = only.has('journey') ? await runJourneyCost(ctx) : undefined;
   const workers = only.has('workers') ? await runWorkers(ctx, availableParallelism()) : undefined;
@@ -94,12 +97,13 @@ async function main(): Promise<void> {
     saturation,
     openModel,
     streaming,
+    manyStreams,
     memory,
     journey,
     workers,
     cli,
     startup,
-    targets: checkTargets({ saturation, openModel, streaming, memory, journey, workers, cli, startup }),
+    targets: checkTargets({ saturation, openModel, streaming, manyStreams, memory, journey, workers, cli, startup }),
     elapsedS: (performance.now() - started) / 1000,
   };
   const dir = join(ROOT, 'reports', 'bench');

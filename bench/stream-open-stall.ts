@@ -14,7 +14,8 @@ import { createClient } from '../src/api/index.js';
 import { createSystemClock } from '../src/core/clock.js';
 import { createExecutor } from '../src/load/index.js';
 import { numFlag, printResult } from './lib/args.js';
-import { SERVER_CORE, spawnTs } from './lib/proc.js';
+import { execFileSync } from 'node:child_process';
+import { canPin, GENERATOR_CORE, SERVER_CORE, spawnTs } from './lib/proc.js';
 
 const streams = numFlag('streams', 10_000);
 const durationS = numFlag('duration-s', 15);
@@ -23,6 +24,9 @@ const server = await spawnTs('servers/sse-server.ts', ['--tokens', '20', '--inte
 try {
   const ready = await server.waitFor(/READY (.*)/);
   const { port } = JSON.parse(ready[1] as string) as { port: number };
+  // This process (every thread) on the generator core, the server alone on its own: a client
+  // left to float shares a core with the server, and its stalls are then the server's.
+  if (canPin()) execFileSync('taskset', ['-a', '-p', '-c', String(GENERATOR_CORE), String(process.pid)], { stdio: 'ignore' });
   const client = createClient({ baseUrl: `http://127.0.0.1:${port}/v1`, token: 'fg_bench_token', connections: streams });
   const clock = createSystemClock();
   let opened = 0;

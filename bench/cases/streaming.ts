@@ -37,6 +37,14 @@ export interface StreamRun {
   readonly plannedS?: number;
   /** floor only: why the round is not valid (set by `checkFloorRound`); such a round is reported, never averaged in. */
   readonly invalid?: string;
+  /** flowgauge only: the executor's ramp (s) and the TTFT error of the streams started on it (left out of `ttftErrorMs`). */
+  readonly rampS?: number;
+  readonly ttftErrorOpeningMs?: Percentiles;
+  /** flowgauge only: until every worker's first stream had its first event, and the event loop meanwhile; `cold…` is the warm-up pass, which opened the connections. */
+  readonly openingS?: number;
+  readonly openingLoopDelayMs?: { readonly p99: number; readonly max: number };
+  readonly coldOpeningS?: number;
+  readonly coldOpeningLoopDelayMs?: { readonly p99: number; readonly max: number };
   /** flowgauge only: up to 50 first tokens more than 2 ms late, with when they arrived. */
   readonly lateFirstTokens?: readonly { readonly atS: number; readonly errMs: number }[];
 }
@@ -81,7 +89,7 @@ export function checkFloorRound(run: StreamRun, pacing: { readonly tokens: numbe
   return problems.length === 0 ? run : { ...run, invalid: problems.join('; ') };
 }
 
-async function withServer<T>(args: readonly string[], body: (base: string) => Promise<T>): Promise<T> {
+export async function withServer<T>(args: readonly string[], body: (base: string) => Promise<T>): Promise<T> {
   const server = await spawnScript('servers/sse-server.ts', args, SERVER_CORE);
   try {
     const ready = await server.waitFor(/READY (.*)/);
@@ -93,11 +101,11 @@ async function withServer<T>(args: readonly string[], body: (base: string) => Pr
 }
 
 /** The paced server's delay before the first token (ms). */
-const FIRST_MS = 20;
+export const FIRST_MS = 20;
 
-async function drive(base: string, mode: string, seconds: number, warmupS: number, concurrency: number): Promise<StreamRun> {
+export async function drive(base: string, mode: string, seconds: number, warmupS: number, concurrency: number, nodeArgs: readonly string[] = []): Promise<StreamRun> {
   const args = ['--base-url', base, '--mode', mode, '--concurrency', String(concurrency), '--duration-s', String(seconds), '--warmup-s', String(warmupS)];
-  return resultOf<StreamRun>(await spawnScript('drivers/stream-driver.ts', args, GENERATOR_CORE), 300_000);
+  return resultOf<StreamRun>(await spawnScript('drivers/stream-driver.ts', args, GENERATOR_CORE, nodeArgs), 300_000);
 }
 
 /** Runs case 3. */

@@ -25,6 +25,7 @@ import { createCollectors } from '../../src/collect/index.js';
 import { createSystemClock, NS_PER_S } from '../../src/core/clock.js';
 import type { RequestSample } from '../../src/core/types.js';
 import { createExecutor } from '../../src/load/index.js';
+import { STARTS_AT_ONCE, STARTS_PER_SECOND } from '../../src/load/closed-executor.js';
 import { flag, numFlag, printResult } from '../lib/args.js';
 import { percentiles } from '../lib/stats.js';
 
@@ -54,9 +55,19 @@ const client = createClient({ baseUrl, token: 'fg_bench_token', connections: con
 async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
   const clock = createSystemClock();
   const t0 = clock.nowNs();
-  // The TTFT error counts streams started after the first second: the start of a closed run
-  // opens all its streams in the same instant, a burst no steady load has.
-  const steadyNs = t0 + Math.min(1, seconds / 4) * NS_PER_S;
+  // The TTFT error counts streams started once every worker runs, and after the first second:
+  // the start of a closed run is a burst no steady load has (a few hundred streams at once, then
+  // the executor's ramp of STARTS_PER_SECOND). The streams started before are reported apart.
+  const rampS = Math.max(0, concurrency - STARTS_AT_ONCE) / STARTS_PER_SECOND;
+  const steadyNs = t0 + Math.max(Math.min(1, seconds / 4), rampS) * NS_PER_S;
+  const openingErrorsMs: number[] = [];
+  // The event loop from the start until the first `concurrency` streams (one per worker, as the
+  // ramp starts them) have their first event.
+  const opening = monitorEventLoopDelay({ resolution: 1 });
+  opening.enable();
+  let calls = 0;
+  let headed = 0;
+  let openingS: number | undefined;
   const collectors = createCollectors({ runStartNs: t0 });
   const ref = pairedReading();
   const ttftErrorsMs: number[] = [];
@@ -70,10 +81,17 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
   };
   const job = async (intendedNs: number, signal: AbortSignal): Promise<void> => {
     let sent: string | undefined;
+    const firstOfWorker = calls++ < concurrency;
     const result = await client.stream(FLOW, body, {
       signal,
       onEvent: (e) => {
-        if (sent === undefined && e.type === 'token') sent = (e.data as { sent_ns?: string }).sent_ns;
+        if (sent === undefined) {
+          if (firstOfWorker && e.type === 'start' && ++headed === concurrency) {
+            openingS = (clock.nowNs() - t0) / NS_PER_S;
+            opening.disable();
+          }
+          if (e.type === 'token') sent = (e.data as { sent_ns?: string }).sent_ns;
+        }
       },
     });
     const m = result.meta;
@@ -88,8 +106,12 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
     sample.stream = result.timing;
     collectors.observe(sample);
     const first = result.timing.firstTokenNs;
-    if (sent !== undefined && first !== undefined && intendedNs >= steadyNs) {
+    if (sent !== undefined && first !== undefined) {
       const errMs = (first - ref.perfNs - Number(BigInt(sent) - ref.hr)) / 1e6;
+      if (intendedNs < steadyNs) {
+        openingErrorsMs.push(errMs);
+        return;
+      }
       ttftErrorsMs.push(errMs);
       if (errMs > 2 && late.length < 50) late.push({ atS: Math.round((first - t0) / 1e6) / 1000, errMs: Math.round(errMs * 100) / 100 });
     }
@@ -104,6 +126,7 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
   const elapsedS = (clock.nowNs() - t0) / NS_PER_S;
   const cpu = process.cpuUsage(cpu0);
   loop.disable();
+  opening.disable();
   const snap = collectors.snapshot(clock.nowNs());
   return {
     tool: 'flowgauge',
@@ -116,6 +139,10 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
     ttftMs: snap.stream.ttftMs,
     itlMs: snap.stream.itlMs,
     ttftErrorMs: percentiles(ttftErrorsMs),
+    rampS,
+    ttftErrorOpeningMs: openingErrorsMs.length > 0 ? percentiles(openingErrorsMs) : undefined,
+    openingS,
+    openingLoopDelayMs: opening.count > 0 ? { p99: opening.percentile(99) / 1e6, max: opening.max / 1e6 } : undefined,
     lateFirstTokens: late,
     eventLoopDelayMs: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
     errors: snap.totals.bad,
@@ -182,7 +209,11 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
     `accept: text/event-stream\r\nauthorization: Bearer fg_bench_token\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
   const ref = pairedReading();
   const t0 = performance.now();
-  const steady = t0 + Math.min(1, seconds / 4) * 1000;
+  // Streams started once every connection has had its first answer, and after the first
+  // second: opening them all at once is a burst no steady load has (as for flowgauge's ramp).
+  let steady = Infinity;
+  const firstSecond = t0 + Math.min(1, seconds / 4) * 1000;
+  let answered = 0;
   const deadline = t0 + seconds * 1000;
   const errorsMs: number[] = [];
   let streams = 0;
@@ -193,6 +224,7 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
       let text = '';
       let startedAt = 0;
       let found = false;
+      let first = true;
       const send = (): void => {
         text = '';
         found = false;
@@ -202,6 +234,10 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
       socket.on('connect', send);
       socket.on('data', (chunk: Buffer) => {
         const at = performance.now();
+        if (first) {
+          first = false;
+          if (++answered === concurrency) steady = Math.max(firstSecond, at);
+        }
         text += chunk.toString('latin1');
         if (!found) {
           const err = firstTokenError(text, at, ref);
@@ -228,10 +264,12 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
 const runOnce = mode === 'bare' ? bare : mode === 'floor' ? floor : flowgauge;
 // Before any stream: what the process costs holding none.
 const baselineRssMb = process.memoryUsage().rss / 2 ** 20;
-if (warmupS > 0) await runOnce(warmupS);
+const warm = warmupS > 0 ? await runOnce(warmupS) : undefined;
 const result = await runOnce(durationS);
 // The kernel's high-water mark of the whole process: what holding this many streams costs.
 const maxRssMb = process.resourceUsage().maxRSS / 1024;
-printResult({ ...result, maxRssMb, baselineRssMb, bytesPerStream: ((maxRssMb - baselineRssMb) * 2 ** 20) / concurrency });
+// The warm-up pass opened the connections: its opening is the one with cold connects.
+const cold = warm === undefined ? {} : { coldOpeningS: warm.openingS, coldOpeningLoopDelayMs: warm.openingLoopDelayMs };
+printResult({ ...result, ...cold, maxRssMb, baselineRssMb, bytesPerStream: ((maxRssMb - baselineRssMb) * 2 ** 20) / concurrency });
 await client.close();
 await pool.close();

@@ -5,11 +5,12 @@
  */
 import type { CliResult } from '../cases/cli.js';
 import type { JourneyCostResult } from '../cases/journey.js';
+import type { ManyStreamsResult } from '../cases/many-streams.js';
 import type { MemoryResult } from '../cases/memory.js';
 import type { OpenModelResult } from '../cases/open-model.js';
 import type { SaturationResult } from '../cases/saturation.js';
 import type { StartupResult } from '../cases/startup.js';
-import type { StreamingResult } from '../cases/streaming.js';
+import type { StreamingResult, StreamRun } from '../cases/streaming.js';
 import type { WorkersResult } from '../cases/workers.js';
 import { median } from './stats.js';
 
@@ -29,6 +30,7 @@ export interface BenchReport {
   readonly saturation: readonly SaturationResult[] | undefined;
   readonly openModel: OpenModelResult | undefined;
   readonly streaming: StreamingResult | undefined;
+  readonly manyStreams?: ManyStreamsResult | undefined;
   readonly memory: MemoryResult | undefined;
   readonly journey?: JourneyCostResult | undefined;
   readonly workers?: WorkersResult | undefined;
@@ -52,7 +54,7 @@ function check(id: string, description: string, target: string, observed: number
 }
 
 /** Judges every target of the issue that the results allow. */
-export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'memory' | 'journey' | 'workers' | 'cli' | 'startup'>): TargetCheck[] {
+export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | 'streaming' | 'manyStreams' | 'memory' | 'journey' | 'workers' | 'cli' | 'startup'>): TargetCheck[] {
   const out: TargetCheck[] = [];
   for (const s of r.saturation ?? []) {
     if (!s.available) continue;
@@ -76,6 +78,15 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     out.push(check('3.stream.floor.valid', 'raw-socket floor rounds valid (streams per connection, duration)', `${floorRounds} of ${floorRounds}`, r.streaming.floorRuns.filter((x) => x.invalid === undefined).length, (v) => v === floorRounds));
     const pacedRss = Math.max(...r.streaming.pacedRuns.map((x) => x.maxRssMb ?? 0));
     out.push(check('3.stream.rss', `peak RSS holding ${r.streaming.concurrency} paced streams (MB)`, '≤ 400 MB', pacedRss > 0 ? pacedRss : undefined, (v) => v <= 400));
+  }
+  if (r.manyStreams !== undefined) {
+    const m = r.manyStreams;
+    const n = m.concurrency.toLocaleString('en-US');
+    out.push(check('3b.many.stall', `${n} streams: longest event-loop stall while opening, worst of ${m.rounds} round(s) (ms)`, '≤ 50 ms', m.openingStallMaxMs, (v) => v <= 50));
+    out.push(check('3b.many.ttft.floor', `${n} streams: TTFT error p99 ÷ the raw-socket floor's (valid floor rounds, streams started once all are open)`, '≤ 1.50', ratioOf(m.ttftErrorP99Ms, m.floorTtftErrorP99Ms), (v) => v <= 1.5));
+    out.push(check('3b.many.rss', `${n} streams: peak RSS of the generator (MB)`, '≤ 600 MB', m.maxRssMb, (v) => v <= 600));
+    const floorRounds = m.floorRuns.length;
+    out.push(check('3b.many.floor.valid', `${n} streams: raw-socket floor rounds valid`, `${floorRounds} of ${floorRounds}`, m.floorRuns.filter((x) => x.invalid === undefined).length, (v) => v === floorRounds));
   }
   if (r.memory !== undefined) {
     const n = r.memory.requests.toLocaleString('en-US');
@@ -106,6 +117,33 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     out.push(check('7.startup.run', `installed \`flowgauge run tiny.ts\` to its first request on Node ${own.node}, ${own.tsLoader} (s)`, '≤ 0.8 s', s(own.runToFirstRequest.wallMs), (v) => v <= 0.8));
   }
   return out;
+}
+
+function manyStreamsRows(m: ManyStreamsResult): string[] {
+  const each = <T>(xs: readonly T[], f: (x: T) => string): string => xs.map(f).join(', ');
+  const opening = (r: StreamRun): string => `${fmt(r.coldOpeningS, 1)} s, ${fmt(r.coldOpeningLoopDelayMs?.p99, 1)} / ${fmt(r.coldOpeningLoopDelayMs?.max, 1)}`;
+  const ttft = (r: StreamRun): string => `${fmt(r.ttftErrorMs?.p50, 2)} / ${fmt(r.ttftErrorMs?.p99, 2)}`;
+  const ramp = (r: StreamRun): string => fmt(r.ttftErrorOpeningMs?.p99, 2);
+  const ended = (r: StreamRun): string => `${r.streams} / ${r.errors}`;
+  const loop = (r: StreamRun): string => `${fmt(r.eventLoopDelayMs?.p99, 1)} / ${fmt(r.eventLoopDelayMs?.max, 1)}`;
+  const rss = (r: StreamRun): string => fmt(r.maxRssMb, 0);
+  return [
+    `## 3b. ${m.concurrency.toLocaleString('en-US')} long-lived streams (${m.pacing.tokens} tokens, one every ${m.pacing.intervalMs} ms)`,
+    '',
+    `${m.rounds} round(s), flowgauge and the raw-socket floor alternating; per round:`,
+    '',
+    '| measure | flowgauge | flowgauge, `--single-threaded-gc` | raw-socket floor |',
+    '|---|---|---|---|',
+    `| opening the connections (warm-up pass): s, loop delay p99 / max (ms) | ${each(m.runs, opening)} | ${each(m.singleThreadedGcRuns, opening)} | — |`,
+    `| TTFT error p50 / p99 (ms), streams started once all are open | ${each(m.runs, ttft)} | ${each(m.singleThreadedGcRuns, ttft)} | ${each(m.floorRuns, (r) => `${ttft(r)}${r.invalid === undefined ? '' : ' (invalid)'}`)} |`,
+    `| TTFT error p99 (ms), streams started on the ramp (${fmt(m.runs[0]?.rampS, 1)} s) | ${each(m.runs, ramp)} | ${each(m.singleThreadedGcRuns, ramp)} | — |`,
+    `| streams measured to \`end\` / errors | ${each(m.runs, ended)} | ${each(m.singleThreadedGcRuns, ended)} | ${each(m.floorRuns, (r) => String(r.streams))} |`,
+    `| event-loop delay p99 / max (ms), measured pass | ${each(m.runs, loop)} | ${each(m.singleThreadedGcRuns, loop)} | — |`,
+    `| peak RSS (MB) | ${each(m.runs, rss)} | ${each(m.singleThreadedGcRuns, rss)} | ${each(m.floorRuns, rss)} |`,
+    '',
+    `Medians: TTFT error p99 ${fmt(m.ttftErrorP99Ms, 2)} ms against the floor's ${fmt(m.floorTtftErrorP99Ms, 2)} ms (${fmt(ratioOf(m.ttftErrorP99Ms, m.floorTtftErrorP99Ms))}×); ` +
+      `with \`--single-threaded-gc\` ${fmt(m.singleThreadedGcTtftErrorP99Ms, 2)} ms (${fmt(ratioOf(m.singleThreadedGcTtftErrorP99Ms, m.floorTtftErrorP99Ms))}×); on the ramp ${fmt(m.rampTtftErrorP99Ms, 2)} ms.`,
+  ];
 }
 
 function cliRows(c: CliResult): string[] {
@@ -204,6 +242,7 @@ export function renderBenchMarkdown(r: BenchReport): string {
       if (f.invalid !== undefined) lines.push(`Floor round ${i + 1} is invalid and left out of the median: ${f.invalid}.`, '');
     }
   }
+  if (r.manyStreams !== undefined) lines.push(...manyStreamsRows(r.manyStreams), '');
   if (r.memory !== undefined) {
     const m = r.memory;
     lines.push('## 4. Memory', '', '| measure | MB |', '|---|---|');
