@@ -62,8 +62,14 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     const min = s.server === 'nginx, unique bodies' ? 1.1 : 1;
     out.push(check(`1.saturation.${s.server}`, `closed loop, 50 connections, ${s.server}: flowgauge ÷ autocannon req/s`, `≥ ${min.toFixed(2)}`, s.ratioToAutocannon, (v) => v >= min));
   }
-  const fg = r.openModel?.tools.find((t) => t.tool === 'flowgauge');
+  const openTool = (tool: string, contended: boolean): OpenModelResult['tools'][number] | undefined =>
+    r.openModel?.tools.find((t) => t.tool === tool && (t.contended === true) === contended && t.available);
+  const fg = openTool('flowgauge', false);
   if (r.openModel !== undefined) {
+    const rate = r.openModel.targetRatePerS;
+    out.push(check('2.open.cpu', `open model ${rate}/s: flowgauge ÷ hey, CPU per arrival`, '≤ 1.50', ratioOf(fg?.cpuUsPerArrival, openTool('hey', false)?.cpuUsPerArrival), (v) => v <= 1.5));
+    const busy = openTool('flowgauge', true);
+    out.push(check('2.open.contended.cv', `open model ${rate}/s beside a busy process on its core: flowgauge's CV per ${r.openModel.bucketMs} ms (hey's: ${fmt(openTool('hey', true)?.atServer?.cv, 3)})`, '≤ 0.05', busy?.atServer?.cv, (v) => v <= 0.05));
     const lag = (fg?.generator?.scheduleLagMs as { p99?: number } | undefined)?.p99;
     out.push(check('2.open.achieved', `open model ${r.openModel.targetRatePerS}/s: achieved ÷ target (at the server)`, 'within 1 %', fg?.achievedRatio, (v) => Math.abs(v - 1) <= 0.01));
     out.push(check('2.open.lag', 'open model: scheduling lag p99 (ms)', '≤ 2 ms', lag, (v) => v <= 2));
@@ -195,14 +201,15 @@ function saturationRows(list: readonly SaturationResult[]): string[] {
 }
 
 function openRows(o: OpenModelResult): string[] {
-  const rows = [`| tool | achieved ÷ target | CV per ${o.bucketMs} ms | peak bucket ÷ mean | scheduling lag p99 |`, '|---|---|---|---|---|'];
+  const rows = [`| tool | achieved ÷ target | CV per ${o.bucketMs} ms | peak bucket ÷ mean | scheduling lag p99 | CPU µs per arrival |`, '|---|---|---|---|---|---|'];
   for (const t of o.tools) {
+    const name = `${t.tool}${t.contended === true ? ', beside a busy process' : ''}`;
     if (!t.available) {
-      rows.push(`| ${t.tool} | missing (not installed) | | | |`);
+      rows.push(`| ${name} | missing (not installed) | | | | |`);
       continue;
     }
     const lag = (t.generator?.scheduleLagMs as { p99?: number } | undefined)?.p99;
-    rows.push(`| ${t.tool} | ${fmt(t.achievedRatio, 4)} | ${fmt(t.atServer?.cv, 3)} | ${fmt(t.atServer?.peakToMean)} | ${lag === undefined ? 'n/a' : `${fmt(lag)} ms`} |`);
+    rows.push(`| ${name} | ${fmt(t.achievedRatio, 4)} | ${fmt(t.atServer?.cv, 3)} | ${fmt(t.atServer?.peakToMean)} | ${lag === undefined ? 'n/a' : `${fmt(lag)} ms`} | ${fmt(t.cpuUsPerArrival, 1)} |`);
   }
   return rows;
 }

@@ -64,9 +64,11 @@ export interface ArrivalFigures {
 /**
  * Figures of arrival stamps (ms, one clock): the window starts `trimStartMs` after the first
  * arrival and ends `trimEndMs` before the last, so start-up and wind-down are left out for
- * every tool alike.
+ * every tool alike. With `durationMs` (the tool's planned run), the start is counted from no
+ * earlier than `durationMs` before the last arrival: a request the tool sends before its
+ * schedule begins (a run's preparation) would otherwise open the window on a gap.
  */
-export function arrivalFigures(stamps: readonly number[], bucketMs: number, trimStartMs: number, trimEndMs: number): ArrivalFigures {
+export function arrivalFigures(stamps: readonly number[], bucketMs: number, trimStartMs: number, trimEndMs: number, durationMs?: number): ArrivalFigures {
   if (stamps.length === 0) return { ratePerS: 0, cv: 0, peakToMean: 0, bucketMs, windowS: 0, arrivals: 0 };
   let first = Infinity;
   let last = -Infinity;
@@ -74,7 +76,7 @@ export function arrivalFigures(stamps: readonly number[], bucketMs: number, trim
     if (t < first) first = t;
     if (t > last) last = t;
   }
-  const from = first + trimStartMs;
+  const from = (durationMs === undefined ? first : Math.max(first, last - durationMs)) + trimStartMs;
   const buckets = Math.max(0, Math.floor((last - trimEndMs - from) / bucketMs));
   const counts = bucketCounts(stamps, bucketMs, from, from + buckets * bucketMs);
   const { mean, cv } = meanCv(counts);

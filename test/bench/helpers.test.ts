@@ -37,6 +37,15 @@ describe('bench stats', () => {
     expect(meanCv([2, 2, 2]).cv).toBe(0);
   });
 
+  it('counts the window from the planned duration before the last arrival, past a stray early request', () => {
+    // One request 1.2 s before a 5 s schedule of one arrival per ms (a run's preparation).
+    const stamps = [-1200, ...Array.from({ length: 5000 }, (_, i) => i)];
+    expect(arrivalFigures(stamps, 50, 1000, 500).ratePerS).toBeLessThan(990);
+    const f = arrivalFigures(stamps, 50, 1000, 500, 5000);
+    expect(f.ratePerS).toBe(1000);
+    expect(f.windowS).toBeCloseTo(3.5);
+  });
+
   it('medians and ratios', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
