@@ -10,6 +10,11 @@
  * both ends; the peak RSS is the process's high-water mark (`VmHWM`) at the window's end. So
  * the CLI's start-up, scenario loading and report writing are outside the window, as the
  * library driver's warm-up is, and nothing a tool says about itself is needed.
+ *
+ * Then the CLI and autocannon again against nginx answering a different body every time
+ * (`$request_id` in every id and URL): the CLI parses and checks every body (`validate: full`,
+ * the default), autocannon checks nothing (target: CLI ≥ 0.9× autocannon's requests/s). The
+ * library driver and the CLI with `validate: off` run beside them, to show what checking costs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +28,7 @@ import { median, ratio } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
 const CONNECTIONS = 50;
-const TOOLS = ['flowgauge CLI', 'flowgauge library', 'autocannon', 'wrk'] as const;
+const TOOLS = ['flowgauge CLI', 'flowgauge library', 'autocannon', 'wrk', 'flowgauge CLI, validate off'] as const;
 type Tool = (typeof TOOLS)[number];
 
 /** One tool's window. */
@@ -62,6 +67,8 @@ export interface CliResult {
   /** CLI ÷ wrk CPU per request: target ≤ 1.8. */
   readonly cpuCliToWrk: number | undefined;
   readonly cpuLibraryToWrk: number | undefined;
+  /** Against unique bodies: the CLI (every body checked) and autocannon (none), and CLI ÷ autocannon requests/s (target ≥ 0.9). */
+  readonly unique?: { readonly tools: Readonly<Partial<Record<Tool, CliToolFigures>>>; readonly rpsCliToAutocannon: number | undefined };
 }
 
 function peakRssMb(pid: number): number | undefined {
@@ -75,7 +82,8 @@ function peakRssMb(pid: number): number | undefined {
 
 async function spawnTool(ctx: BenchContext, tool: Tool, base: string, totalS: number, bin: string, dir: string, round: number): Promise<Child> {
   switch (tool) {
-    case 'flowgauge CLI': {
+    case 'flowgauge CLI':
+    case 'flowgauge CLI, validate off': {
       const scenario = join(dir, 'closed.json');
       writeFileSync(
         scenario,
@@ -84,6 +92,7 @@ async function spawnTool(ctx: BenchContext, tool: Tool, base: string, totalS: nu
           tier: { limitPerMinute: 1e9 },
           load: { executor: 'constant-concurrency', concurrency: CONNECTIONS, duration: `${totalS}s`, gracefulStop: '2s' },
           mix: [{ op: 'listFlows', weight: 1 }],
+          ...(tool === 'flowgauge CLI, validate off' ? { validate: 'off' } : {}),
         }),
       );
       return spawnChild(process.execPath, [bin, 'run', scenario, '--base-url', base, '--token', 'fg_bench_token', '--quiet', '--out', join(dir, `cli-${round}`)], GENERATOR_CORE);
@@ -164,32 +173,58 @@ export async function runCli(ctx: BenchContext): Promise<CliResult> {
   }
   const cli = await installedCli(ctx.log);
   const dir = mkdtempSync(join(tmpdir(), 'fg-bench-cli-run-'));
-  const runs: Record<Tool, WindowRun[]> = { 'flowgauge CLI': [], 'flowgauge library': [], autocannon: [], wrk: [] };
-  try {
+  const pass = async (port: number, label: string, tools: readonly Tool[]): Promise<Record<Tool, WindowRun[]>> => {
+    const runs = Object.fromEntries(TOOLS.map((t) => [t, []])) as unknown as Record<Tool, WindowRun[]>;
     for (let round = 0; round < plan.rounds; round++) {
-      for (const tool of TOOLS) {
+      for (const tool of tools) {
         if (tool === 'wrk' && ctx.peers.wrk === undefined) continue;
-        ctx.log(`cli: round ${round + 1}/${plan.rounds}: ${tool}`);
-        const r = await measure(ctx, tool, nginx.port, cli.bin, dir, round);
+        ctx.log(`cli: ${label}, round ${round + 1}/${plan.rounds}: ${tool}`);
+        const r = await measure(ctx, tool, port, cli.bin, dir, round);
         if (r !== undefined) runs[tool].push(r);
       }
     }
+    return runs;
+  };
+  let runs: Record<Tool, WindowRun[]>;
+  let uniqueRuns: Record<Tool, WindowRun[]> | undefined;
+  try {
+    try {
+      runs = await pass(nginx.port, 'identical bodies', ['flowgauge CLI', 'flowgauge library', 'autocannon', 'wrk']);
+    } finally {
+      await nginx.stop();
+    }
+    const uniqueNginx = await startNginx(ctx.peers, flowListBody(), true);
+    if (uniqueNginx !== undefined) {
+      try {
+        uniqueRuns = await pass(uniqueNginx.port, 'unique bodies', ['flowgauge CLI', 'autocannon', 'flowgauge library', 'flowgauge CLI, validate off']);
+      } finally {
+        await uniqueNginx.stop();
+      }
+    }
   } finally {
-    await nginx.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const tools = Object.fromEntries(TOOLS.map((t) => [t, toolFigures(runs[t])])) as Record<Tool, CliToolFigures>;
+  const figures = (r: Record<Tool, WindowRun[]>): Record<Tool, CliToolFigures> => Object.fromEntries(TOOLS.map((t) => [t, toolFigures(r[t])])) as Record<Tool, CliToolFigures>;
+  const tools = figures(runs);
   const of = (t: Tool, k: 'requestsPerS' | 'cpuUsPerRequest' | 'maxRssMb'): number | undefined => tools[t][k];
+  const unique = uniqueRuns === undefined ? undefined : figures(uniqueRuns);
+  const { 'flowgauge CLI, validate off': _notRunOnIdentical, ...identical } = tools;
   return {
     available: true,
     rounds: plan.rounds,
     windowS,
-    tools,
+    tools: identical,
     cpuCliToLibrary: ratio(of('flowgauge CLI', 'cpuUsPerRequest'), of('flowgauge library', 'cpuUsPerRequest')),
     rssCliToLibrary: ratio(of('flowgauge CLI', 'maxRssMb'), of('flowgauge library', 'maxRssMb')),
     rpsCliToAutocannon: ratio(of('flowgauge CLI', 'requestsPerS'), of('autocannon', 'requestsPerS')),
     rpsLibraryToAutocannon: ratio(of('flowgauge library', 'requestsPerS'), of('autocannon', 'requestsPerS')),
     cpuCliToWrk: ratio(of('flowgauge CLI', 'cpuUsPerRequest'), of('wrk', 'cpuUsPerRequest')),
     cpuLibraryToWrk: ratio(of('flowgauge library', 'cpuUsPerRequest'), of('wrk', 'cpuUsPerRequest')),
+    unique:
+      unique === undefined
+        ? undefined
+        : {
+            tools: { 'flowgauge CLI': unique['flowgauge CLI'], autocannon: unique.autocannon, 'flowgauge library': unique['flowgauge library'], 'flowgauge CLI, validate off': unique['flowgauge CLI, validate off'] },
+            rpsCliToAutocannon: ratio(unique['flowgauge CLI'].requestsPerS, unique.autocannon.requestsPerS) },
   };
 }

@@ -114,6 +114,7 @@ export function checkTargets(r: Pick<BenchReport, 'saturation' | 'openModel' | '
     out.push(check('8.cli.rss', 'installed CLI ÷ library driver: peak RSS', '≤ 1.20', c.rssCliToLibrary, (v) => v <= 1.2));
     out.push(check('8.cli.autocannon', 'installed CLI ÷ autocannon req/s, identical bodies', '≥ 1.20', c.rpsCliToAutocannon, (v) => v >= 1.2));
     out.push(check('8.cli.wrk', "installed CLI ÷ wrk: CPU per request", '≤ 1.80', c.cpuCliToWrk, (v) => v <= 1.8));
+    if (c.unique !== undefined) out.push(check('8.cli.unique', 'installed CLI (every body checked) ÷ autocannon req/s, a different body every answer (nginx)', '≥ 0.90', c.unique.rpsCliToAutocannon, (v) => v >= 0.9));
   }
   const own = r.startup?.nodes[0];
   if (own !== undefined) {
@@ -155,7 +156,8 @@ function manyStreamsRows(m: ManyStreamsResult): string[] {
 function cliRows(c: CliResult): string[] {
   if (!c.available) return [`Not measured: ${c.why ?? 'unavailable'}.`];
   const rows = ['| tool | requests/s | CPU µs per request | peak RSS MB | requests/s per round |', '|---|---|---|---|---|'];
-  for (const [tool, f] of Object.entries(c.tools)) {
+  const all = [...Object.entries(c.tools), ...Object.entries(c.unique?.tools ?? {}).map(([t, f]) => [`${t}, unique bodies`, f] as const)];
+  for (const [tool, f] of all) {
     if (f === undefined || f.runs.length === 0) {
       rows.push(`| ${tool} | missing (not installed) | | | |`);
       continue;
@@ -164,7 +166,8 @@ function cliRows(c: CliResult): string[] {
   }
   rows.push(
     '',
-    `CLI ÷ library: CPU per request ${fmt(c.cpuCliToLibrary)}, peak RSS ${fmt(c.rssCliToLibrary)}. ÷ autocannon req/s: CLI ${fmt(c.rpsCliToAutocannon)}, library ${fmt(c.rpsLibraryToAutocannon)}. ÷ wrk CPU per request: CLI ${fmt(c.cpuCliToWrk)}, library ${fmt(c.cpuLibraryToWrk)}.`,
+    `CLI ÷ library: CPU per request ${fmt(c.cpuCliToLibrary)}, peak RSS ${fmt(c.rssCliToLibrary)}. ÷ autocannon req/s: CLI ${fmt(c.rpsCliToAutocannon)}, library ${fmt(c.rpsLibraryToAutocannon)}. ÷ wrk CPU per request: CLI ${fmt(c.cpuCliToWrk)}, library ${fmt(c.cpuLibraryToWrk)}.` +
+      (c.unique === undefined ? '' : ` Unique bodies: CLI ÷ autocannon req/s ${fmt(c.unique.rpsCliToAutocannon)}.`),
   );
   return rows;
 }
