@@ -178,9 +178,7 @@ export default {
 };
 `,
     );
-    const t0 = Date.now();
     const r = await run([path, '--workers', '2']);
-    const tookS = (Date.now() - t0) / 1000;
     expect(r.code, r.err).toBe(1);
     const report = r.report as Report;
     expect(report.abortedBy).toBe('iterations.failed');
@@ -196,7 +194,6 @@ export default {
     expect(second).toBeLessThan(80);
     // The merged run spans the first start to the last end: far less than the 20 s schedule.
     expect(report.durationS).toBeLessThan(8);
-    expect(tookS).toBeLessThan(40);
     expect(r.out.match(/aborted/gi)?.length ?? 0).toBeGreaterThan(0);
   }, 60_000);
 
