@@ -166,3 +166,52 @@ describe('bench streaming floor rounds', () => {
     expect(md).toContain('Floor round 2 is invalid and left out of the median');
   });
 });
+
+describe('bench targets of issue 31', () => {
+  const figures = (cv: number) => ({ ratePerS: 5000, cv, peakToMean: 1.1, bucketMs: 50, windowS: 18.5, arrivals: 92_500 });
+  const tool = (name: string, cv: number, cpuUsPerArrival: number, contended: boolean) => ({
+    tool: name, available: true, atServer: figures(cv), achievedRatio: 1, generator: undefined, cpuUsPerArrival, contended,
+  });
+
+  it('judges the open model: CPU per arrival against hey quiet, the CV beside a busy process, each from its own row', () => {
+    const openModel = {
+      targetRatePerS: 5000, durationS: 20, bucketMs: 50,
+      tools: [tool('flowgauge', 0.01, 40, false), tool('hey', 0.0, 25, false), tool('flowgauge', 0.06, 10, true), tool('hey', 0.05, 10, true)],
+    };
+    const t = checkTargets({ saturation: undefined, openModel, streaming: undefined, memory: undefined });
+    // 40 ÷ 25 = 1.6: over 1.5 (the contended rows' CPU must not be the one read).
+    expect(t.find((x) => x.id === '2.open.cpu')).toMatchObject({ observed: 1.6, passed: false });
+    // The quiet CV passes, the contended one (0.06) does not.
+    expect(t.find((x) => x.id === '2.open.cv')).toMatchObject({ observed: 0.01, passed: true });
+    expect(t.find((x) => x.id === '2.open.contended.cv')).toMatchObject({ observed: 0.06, passed: false });
+    expect(t.find((x) => x.id === '2.open.contended.cv')?.description).toContain("hey's: 0.050");
+  });
+
+  it('judges 10,000 streams: the worst opening stall, the median p99 ÷ the valid floor rounds, the peak RSS', () => {
+    const run = (stallMs: number, p99: number, rss: number) => ({ tool: 'flowgauge', streams: 30_000, tokens: 600_000, elapsedS: 35, tokensPerS: 17_000, cpuS: 20, errors: 0, maxRssMb: rss, ttftErrorMs: { count: 20_000, p50: 0.03, p90: 0.3, p99, max: 100, mean: 1 }, coldOpeningLoopDelayMs: { p99: 6, max: stallMs } });
+    const floor = (p99: number, invalid?: string) => ({ tool: 'floor', streams: 31_000, tokens: 0, elapsedS: 25, tokensPerS: 0, cpuS: 5, errors: 0, ttftErrorMs: { count: 20_000, p50: 0.03, p90: 0.1, p99, max: 20, mean: 0.1 }, ...(invalid === undefined ? {} : { invalid }) });
+    const manyStreams = {
+      concurrency: 10_000, pacing: { tokens: 20, intervalMs: 500 }, rounds: 2,
+      runs: [run(30, 10, 300), run(55, 14, 320)],
+      singleThreadedGcRuns: [], singleThreadedGcTtftErrorP99Ms: undefined,
+      floorRuns: [floor(8), floor(1, 'ran 90.0 s for a 25 s plan')],
+      openingStallMaxMs: 55, openingLoopDelayP99Ms: 6, ttftErrorP99Ms: 12, floorTtftErrorP99Ms: 8, rampTtftErrorP99Ms: 11, maxRssMb: 320,
+    };
+    const t = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, manyStreams, memory: undefined });
+    expect(t.find((x) => x.id === '3b.many.stall')).toMatchObject({ observed: 55, passed: false });
+    expect(t.find((x) => x.id === '3b.many.ttft.floor')).toMatchObject({ observed: 1.5, passed: true });
+    expect(t.find((x) => x.id === '3b.many.rss')).toMatchObject({ observed: 320, passed: true });
+    expect(t.find((x) => x.id === '3b.many.floor.valid')).toMatchObject({ observed: 1, passed: false, target: '2 of 2' });
+    const md = renderBenchMarkdown({ schema: 'flowgauge/bench@1', date: 'd', quick: false, machine: { cpus: 2, node: 'v20', pinned: true, loadAverageStart: [1, 1, 1], loadAverageEnd: [1, 1, 1] }, peers: {}, saturation: undefined, openModel: undefined, streaming: undefined, manyStreams, memory: undefined, targets: t, elapsedS: 1 });
+    expect(md).toContain('## 3b. 10,000 long-lived streams (20 tokens, one every 500 ms)');
+    expect(md).toContain('0.03 / 1.00 (invalid)');
+  });
+
+  it('judges the installed CLI against unique bodies only when that pass ran', () => {
+    const cli = { available: true, rounds: 2, windowS: 6, tools: {}, cpuCliToLibrary: 0.9, rssCliToLibrary: 0.9, rpsCliToAutocannon: 1.3, rpsLibraryToAutocannon: 1.2, cpuCliToWrk: 1.2, cpuLibraryToWrk: 1.3 };
+    const without = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, memory: undefined, cli });
+    expect(without.map((t) => t.id)).not.toContain('8.cli.unique');
+    const withUnique = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, memory: undefined, cli: { ...cli, unique: { tools: {}, rpsCliToAutocannon: 0.58 } } });
+    expect(withUnique.find((t) => t.id === '8.cli.unique')).toMatchObject({ observed: 0.58, passed: false, target: '≥ 0.90' });
+  });
+});
