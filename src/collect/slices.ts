@@ -3,9 +3,13 @@
  * slice shows what the schedule asked for in that second and how it fared.
  *
  * Memory stays flat: a slice keeps live histograms only while samples for it may still
- * arrive. Once the newest time seen is `closeLagMs` past a slice's end, its histograms are
- * serialised and dropped. A sample that arrives later still (a very slow request) is merged
- * into the serialised form (decode, record, encode): rare, exact, and no live objects kept.
+ * arrive. Once the newest time seen is the close lag past a slice's end, its histograms are
+ * serialised and dropped. The lag is `closeLagMs`, or longer when requests are: the longest
+ * latency seen so far plus a slice, up to `MAX_CLOSE_LAG_MS`. A sample that arrives later still
+ * (a very slow request) is merged into the serialised form (decode, record, encode): exact, and
+ * no live objects kept, but a compressed decode and encode each time. With a fixed lag, streams
+ * longer than it (LLM answers of 10 s and more) all took that path: at 10,000 streams of 10 s,
+ * a thousand decodes and encodes a second, and their garbage, stalled the event loop.
  */
 import { isOpName, type OpName } from '../core/ops.js';
 import type { RequestSample, SliClass } from '../core/types.js';
@@ -48,7 +52,12 @@ export interface SliceTable {
   entries(): SliceEntry[];
   /** Number of slices still holding live histograms. */
   openCount(): number;
+  /** Samples merged into an already serialised slice so far (each a decode and an encode). */
+  lateMerges(): number;
 }
+
+/** The longest the close lag grows to follow slow requests (each live slice holds ~94 KB per operation). */
+export const MAX_CLOSE_LAG_MS = 60_000;
 
 /** Options of `createSliceTable`. */
 export interface SliceTableOptions {
@@ -66,6 +75,10 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
   /** Every slice below this index is closed. */
   let firstOpen = 0;
   let watermarkNs = -Infinity;
+  /** The close lag now: `closeLagMs`, or the longest latency seen plus a slice, up to the cap. */
+  let closeLagNs = lagNs;
+  let lateMerges = 0;
+  const maxLagNs = Math.max(lagNs, MAX_CLOSE_LAG_MS * 1e6);
 
   const close = (s: Slice): void => {
     if (s.live === undefined) return;
@@ -76,7 +89,7 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
   const advance = (nowNs: number): void => {
     if (nowNs <= watermarkNs) return;
     watermarkNs = nowNs;
-    while (firstOpen < slices.length && runStartNs + (firstOpen + 1) * sliceNs + lagNs <= watermarkNs) {
+    while (firstOpen < slices.length && runStartNs + (firstOpen + 1) * sliceNs + closeLagNs <= watermarkNs) {
       const s = slices[firstOpen];
       if (s !== undefined) close(s);
       firstOpen++;
@@ -102,6 +115,7 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
       closed.set(op, { count: prev.count + 1, latency: prev.latency });
       return;
     }
+    lateMerges++;
     const h = prev === undefined ? createLatencyHistogram() : decodeHistogram(prev.latency);
     if (served) recordNs(h, ns);
     closed.set(op, { count: (prev?.count ?? 0) + 1, latency: encodeHistogram(h) });
@@ -124,6 +138,8 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
         };
         slices[index] = s;
       }
+      const latencyNs = sample.endNs - sample.intendedNs;
+      if (latencyNs + sliceNs > closeLagNs) closeLagNs = Math.min(maxLagNs, latencyNs + sliceNs);
       s.requests++;
       s[sli]++;
       const served = sample.status !== 429;
@@ -150,5 +166,6 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
       return out;
     },
     openCount: () => slices.slice(firstOpen).filter((s) => s?.live !== undefined).length,
+    lateMerges: () => lateMerges,
   };
 }
