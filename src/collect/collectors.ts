@@ -36,7 +36,7 @@ export interface CollectorsOptions {
   readonly objective?: number;
   /** Wall-clock ms at `runStartNs`; lets epoch Reset values time the recovery after throttling. */
   readonly runStartWallMs?: number;
-  /** How long after a slice ends its histograms stay live before being serialised (default 10 000 ms). */
+  /** How long after a slice ends its histograms stay live before being serialised (default 10 000 ms; longer once 64 requests have taken longer, up to 60 s). */
   readonly sliceCloseLagMs?: number;
   /** See `RateLimitAnalyserOptions.inFlight`. */
   readonly inFlight?: () => number;

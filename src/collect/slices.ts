@@ -4,8 +4,9 @@
  *
  * Memory stays flat: a slice keeps live histograms only while samples for it may still
  * arrive. Once the newest time seen is the close lag past a slice's end, its histograms are
- * serialised and dropped. The lag is `closeLagMs`, or longer when requests are: the longest
- * latency seen so far plus a slice, up to `MAX_CLOSE_LAG_MS`. A sample that arrives later still
+ * serialised and dropped. The lag is `closeLagMs`, or longer when requests are: once
+ * `LONG_SAMPLES` requests have taken longer than it, it covers them (to the whole second, plus a
+ * slice), up to `MAX_CLOSE_LAG_MS`; one slow request alone does not move it. A sample that arrives later still
  * (a very slow request) is merged into the serialised form (decode, record, encode): exact, and
  * no live objects kept, but a compressed decode and encode each time. With a fixed lag, streams
  * longer than it (LLM answers of 10 s and more) all took that path: at 10,000 streams of 10 s,
@@ -58,6 +59,8 @@ export interface SliceTable {
 
 /** The longest the close lag grows to follow slow requests (each live slice holds ~94 KB per operation). */
 export const MAX_CLOSE_LAG_MS = 60_000;
+/** Requests longer than the close lag it takes to lengthen it (a lone timeout keeps the memory it had). */
+export const LONG_SAMPLES = 64;
 
 /** Options of `createSliceTable`. */
 export interface SliceTableOptions {
@@ -75,10 +78,27 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
   /** Every slice below this index is closed. */
   let firstOpen = 0;
   let watermarkNs = -Infinity;
-  /** The close lag now: `closeLagMs`, or the longest latency seen plus a slice, up to the cap. */
+  /** The close lag now: `closeLagMs`, or what the `LONG_SAMPLES`-th longest request needs, up to the cap. */
   let closeLagNs = lagNs;
   let lateMerges = 0;
   const maxLagNs = Math.max(lagNs, MAX_CLOSE_LAG_MS * 1e6);
+  /** Requests longer than the lag, by whole seconds of latency (the last counter: the cap and beyond). */
+  const longBySecond = new Array<number>(Math.ceil(maxLagNs / 1e9) + 1).fill(0);
+
+  const noteLong = (latencyNs: number): void => {
+    const top = longBySecond.length - 1;
+    const k = Math.min(top, Math.floor(latencyNs / 1e9));
+    longBySecond[k] = (longBySecond[k] as number) + 1;
+    let n = 0;
+    for (let j = top; j >= 0; j--) {
+      n += longBySecond[j] as number;
+      if (n >= LONG_SAMPLES) {
+        // LONG_SAMPLES requests took at least j s: the lag covers j + 1 s and a slice.
+        closeLagNs = Math.min(maxLagNs, Math.max(closeLagNs, (j + 1) * 1e9 + sliceNs));
+        return;
+      }
+    }
+  };
 
   const close = (s: Slice): void => {
     if (s.live === undefined) return;
@@ -139,7 +159,7 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
         slices[index] = s;
       }
       const latencyNs = sample.endNs - sample.intendedNs;
-      if (latencyNs + sliceNs > closeLagNs) closeLagNs = Math.min(maxLagNs, latencyNs + sliceNs);
+      if (latencyNs + sliceNs > closeLagNs && closeLagNs < maxLagNs) noteLong(latencyNs);
       s.requests++;
       s[sli]++;
       const served = sample.status !== 429;
