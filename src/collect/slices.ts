@@ -5,12 +5,14 @@
  * Memory stays flat: a slice keeps live histograms only while samples for it may still
  * arrive. Once the newest time seen is the close lag past a slice's end, its histograms are
  * serialised and dropped. The lag is `closeLagMs`, or longer when requests are: once
- * `LONG_SAMPLES` requests have taken longer than it, it covers them (to the whole second, plus a
- * slice), up to `MAX_CLOSE_LAG_MS`; one slow request alone does not move it. A sample that arrives later still
- * (a very slow request) is merged into the serialised form (decode, record, encode): exact, and
- * no live objects kept, but a compressed decode and encode each time. With a fixed lag, streams
- * longer than it (LLM answers of 10 s and more) all took that path: at 10,000 streams of 10 s,
- * a thousand decodes and encodes a second, and their garbage, stalled the event loop.
+ * `LONG_SAMPLES` requests have taken longer than it, it covers them (to the whole second, plus
+ * a slice), up to `MAX_CLOSE_LAG_MS`; one slow request alone does not move it.
+ *
+ * A sample that arrives later still (a very slow request) is merged into the serialised form
+ * (decode, record, encode): exact, and no live objects kept, but a compressed decode and encode
+ * each time. With a fixed lag, streams longer than it (LLM answers of 10 s and more) all took
+ * that path: at 10,000 streams of 10 s, a thousand decodes and encodes a second, and their
+ * garbage, stalled the event loop (docs/performance.md, "Slices that follow long streams").
  */
 import { isOpName, type OpName } from '../core/ops.js';
 import type { RequestSample, SliClass } from '../core/types.js';
