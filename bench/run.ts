@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: flowgauge against its peers, in one run, on loopback only.
  *
- *   npm run bench                 every case (a few minutes)
+ *   npm run bench                 every case (about 20 minutes)
  *   npm run bench -- --quick      every case, shortened (a smoke run)
  *   npm run bench -- --only saturation,memory,journey
  *   npm run bench -- --only streaming --streams 2000   the streaming case at 2,000 concurrent streams
