@@ -33,7 +33,6 @@ export class ClosedExecutor extends BaseExecutor {
   private startTimer: TimerHandle | undefined;
   /** Workers not started yet (the ramp starts them). */
   private unstarted = 0;
-  private rampStarted = 0;
   private readonly onStartMore = (): void => {
     this.startTimer = undefined;
     this.startBatch();
@@ -59,7 +58,6 @@ export class ClosedExecutor extends BaseExecutor {
   protected begin(): void {
     this.endTimer = this.clock.setTimer(this.t0Ns + this.durationMs * 1e6, this.onEnd);
     this.unstarted = this.concurrency;
-    this.rampStarted = 0;
     this.startBatch();
   }
 
@@ -75,9 +73,8 @@ export class ClosedExecutor extends BaseExecutor {
   private startBatch(): void {
     const now = this.clock.nowNs();
     const due = STARTS_AT_ONCE + Math.floor(((now - this.t0Ns) * STARTS_PER_SECOND) / 1e9);
-    for (let i = 0; i < STARTS_AT_ONCE && this.rampStarted < due && this.unstarted > 0 && this.state === 'running'; i++) {
+    for (let i = 0; i < STARTS_AT_ONCE && this.concurrency - this.unstarted < due && this.unstarted > 0 && this.state === 'running'; i++) {
       this.unstarted--;
-      this.rampStarted++;
       this.launchNow();
     }
     if (this.unstarted > 0 && this.state === 'running') this.startTimer = this.clock.setTimer(now + START_TICK_NS, this.onStartMore);
