@@ -83,9 +83,9 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
   /** The close lag now: `closeLagMs`, or what the `LONG_SAMPLES`-th longest request needs, up to the cap. */
   let closeLagNs = lagNs;
   let lateMerges = 0;
-  const maxLagNs = Math.max(lagNs, MAX_CLOSE_LAG_MS * 1e6);
-  /** Requests longer than the lag, by whole seconds of latency (the last counter: the cap and beyond). */
-  const longBySecond = new Array<number>(Math.ceil(maxLagNs / 1e9) + 1).fill(0);
+  const maxLagNs = MAX_CLOSE_LAG_MS * 1e6;
+  /** Requests longer than the lag, by whole seconds of latency (the last counter: the cap and beyond); none when the configured lag is already the cap or more. */
+  const longBySecond = new Array<number>(lagNs < maxLagNs ? MAX_CLOSE_LAG_MS / 1000 + 1 : 0).fill(0);
 
   const noteLong = (latencyNs: number): void => {
     const top = longBySecond.length - 1;
@@ -119,11 +119,10 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
   };
 
   /** Counts the sample under its op; `served` false (a 429) leaves its latency out. */
-  const record = (s: Slice, sample: RequestSample, served: boolean): void => {
+  const record = (s: Slice, sample: RequestSample, ns: number, served: boolean): void => {
     // A journey's own requests (`vu.http`) have their totals in `ops`; slices keep the interface's operations.
     if (!isOpName(sample.op)) return;
     const op = sample.op;
-    const ns = sample.endNs - sample.intendedNs;
     if (s.live !== undefined) {
       let v = s.live.get(op);
       if (v === undefined) s.live.set(op, (v = { count: 0, h: createLatencyHistogram() }));
@@ -166,7 +165,7 @@ export function createSliceTable(options: SliceTableOptions): SliceTable {
       s[sli]++;
       const served = sample.status !== 429;
       if (!served) s.responses429++;
-      record(s, sample, served);
+      record(s, sample, latencyNs, served);
       advance(sample.endNs);
     },
     advance,
