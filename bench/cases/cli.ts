@@ -24,7 +24,7 @@ import { installedCli } from '../lib/installed.js';
 import { nginxRequests, startNginx } from '../lib/peers.js';
 import { bundled } from '../lib/bundle.js';
 import { GENERATOR_CORE, procCpuS, sleep, spawnChild, type Child } from '../lib/proc.js';
-import { median, ratio } from '../lib/stats.js';
+import { medianOf, ratio } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
 const CONNECTIONS = 50;
@@ -154,10 +154,7 @@ async function measure(ctx: BenchContext, tool: Tool, port: number, bin: string,
 }
 
 function toolFigures(runs: readonly WindowRun[]): CliToolFigures {
-  const med = (f: (r: WindowRun) => number | undefined): number | undefined => {
-    const v = runs.map(f).filter((x): x is number => x !== undefined);
-    return v.length > 0 ? median(v) : undefined;
-  };
+  const med = (f: (r: WindowRun) => number | undefined): number | undefined => medianOf(runs.map(f));
   return { runs, requestsPerS: med((r) => r.requestsPerS), cpuUsPerRequest: med((r) => r.cpuUsPerRequest), maxRssMb: med((r) => r.maxRssMb) };
 }
 

@@ -14,7 +14,7 @@
  * that is (the targets are judged on the default pass: the product as it runs).
  */
 import { STARTS_AT_ONCE, STARTS_PER_SECOND } from '../../src/load/closed-executor.js';
-import { median } from '../lib/stats.js';
+import { maxOf, medianOf } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 import { checkFloorRound, drive, FIRST_MS, withServer, type StreamRun } from './streaming.js';
 
@@ -61,27 +61,19 @@ export async function runManyStreams(ctx: BenchContext): Promise<ManyStreamsResu
       floorRuns.push(floorRun);
     }
   });
-  const med = (xs: (number | undefined)[]): number | undefined => {
-    const v = xs.filter((x): x is number => x !== undefined);
-    return v.length > 0 ? median(v) : undefined;
-  };
-  const worst = (xs: (number | undefined)[]): number | undefined => {
-    const v = xs.filter((x): x is number => x !== undefined);
-    return v.length > 0 ? Math.max(...v) : undefined;
-  };
   return {
     concurrency: CONCURRENCY,
     pacing: PACING,
     rounds,
     runs,
     singleThreadedGcRuns: stgc,
-    singleThreadedGcTtftErrorP99Ms: med(stgc.map((r) => r.ttftErrorMs?.p99)),
+    singleThreadedGcTtftErrorP99Ms: medianOf(stgc.map((r) => r.ttftErrorMs?.p99)),
     floorRuns,
-    openingStallMaxMs: worst(runs.map((r) => r.coldOpeningLoopDelayMs?.max)),
-    openingLoopDelayP99Ms: worst(runs.map((r) => r.coldOpeningLoopDelayMs?.p99)),
-    ttftErrorP99Ms: med(runs.map((r) => r.ttftErrorMs?.p99)),
-    floorTtftErrorP99Ms: med(floorRuns.filter((r) => r.invalid === undefined).map((r) => r.ttftErrorMs?.p99)),
-    rampTtftErrorP99Ms: med(runs.map((r) => r.ttftErrorOpeningMs?.p99)),
-    maxRssMb: worst(runs.map((r) => r.maxRssMb)),
+    openingStallMaxMs: maxOf(runs.map((r) => r.coldOpeningLoopDelayMs?.max)),
+    openingLoopDelayP99Ms: maxOf(runs.map((r) => r.coldOpeningLoopDelayMs?.p99)),
+    ttftErrorP99Ms: medianOf(runs.map((r) => r.ttftErrorMs?.p99)),
+    floorTtftErrorP99Ms: medianOf(floorRuns.filter((r) => r.invalid === undefined).map((r) => r.ttftErrorMs?.p99)),
+    rampTtftErrorP99Ms: medianOf(runs.map((r) => r.ttftErrorOpeningMs?.p99)),
+    maxRssMb: maxOf(runs.map((r) => r.maxRssMb)),
   };
 }

@@ -16,7 +16,7 @@ import { FLOW_LIST_HEADERS, flowListBody } from '../lib/flow-list-body.js';
 import { installedCli } from '../lib/installed.js';
 import { which } from '../lib/proc.js';
 import { GENERATOR_CORE, spawnChild } from '../lib/proc.js';
-import { median } from '../lib/stats.js';
+import { medianOf } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
 /** One command's figures on one Node (medians over rounds). */
@@ -113,10 +113,7 @@ async function toFirstRequest(node: string, bin: string, scenario: string, dir: 
 }
 
 function figures(samples: readonly Sample[], nodeWallMs: number | undefined): StartupFigures {
-  const pick = (f: (s: Sample) => number | undefined): number | undefined => {
-    const v = samples.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x));
-    return v.length > 0 ? median(v) : undefined;
-  };
+  const pick = (f: (s: Sample) => number | undefined): number | undefined => medianOf(samples.map(f));
   const wallMs = pick((s) => s.wallMs);
   return {
     wallMs,

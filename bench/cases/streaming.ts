@@ -10,7 +10,7 @@
  */
 import { spawnScript } from '../lib/bundle.js';
 import { GENERATOR_CORE, resultOf, SERVER_CORE } from '../lib/proc.js';
-import { median, ratio, type Percentiles } from '../lib/stats.js';
+import { median, medianOf, ratio, type Percentiles } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
 
@@ -136,10 +136,7 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
       floorRuns.push(floorRun);
     }
   });
-  const p99 = (runs: readonly StreamRun[]): number | undefined => {
-    const v = runs.map((r) => r.ttftErrorMs?.p99).filter((x): x is number => x !== undefined);
-    return v.length > 0 ? median(v) : undefined;
-  };
+  const p99 = (runs: readonly StreamRun[]): number | undefined => medianOf(runs.map((r) => r.ttftErrorMs?.p99));
   const ttftErrorP99Ms = p99(pacedRuns);
   const paced = pacedRuns.find((r) => r.ttftErrorMs?.p99 === ttftErrorP99Ms) ?? pacedRuns[0];
   const fgRate = fg.length > 0 ? median(fg.map((r) => r.tokensPerS)) : undefined;

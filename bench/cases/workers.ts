@@ -11,7 +11,7 @@ import { bundled, spawnScript } from '../lib/bundle.js';
 import { flowListBody } from '../lib/flow-list-body.js';
 import { startNginx } from '../lib/peers.js';
 import { resultOf, SERVER_CORE } from '../lib/proc.js';
-import { arrivalFigures, median, type ArrivalFigures } from '../lib/stats.js';
+import { arrivalFigures, medianOf, type ArrivalFigures } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
 /** One closed-loop run of the workers driver. */
@@ -66,10 +66,7 @@ export async function runWorkers(ctx: BenchContext, cores: number): Promise<Work
     await nginx?.stop();
     await node?.stop();
   }
-  const med = (w: number, f: (r: WorkersRun) => number | undefined): number | undefined => {
-    const xs = runs.filter((r) => r.workers === w).flatMap((r) => (f(r) === undefined ? [] : [f(r) as number]));
-    return xs.length === 0 ? undefined : median(xs);
-  };
+  const med = (w: number, f: (r: WorkersRun) => number | undefined): number | undefined => medianOf(runs.filter((r) => r.workers === w).map(f));
   const ratio = (f: (r: WorkersRun) => number | undefined): number | undefined => {
     const [one, two] = [med(1, f), med(2, f)];
     return one === undefined || two === undefined || one === 0 ? undefined : two / one;

@@ -100,6 +100,18 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
+/** Median of the values that were measured (finite), undefined when none was. */
+export function medianOf(xs: readonly (number | undefined)[]): number | undefined {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return v.length > 0 ? median(v) : undefined;
+}
+
+/** Largest of the values that were measured (finite), undefined when none was. */
+export function maxOf(xs: readonly (number | undefined)[]): number | undefined {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return v.length > 0 ? Math.max(...v) : undefined;
+}
+
 /** a ÷ b, or undefined when either is missing or b is 0. */
 export function ratio(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return undefined;

@@ -5,7 +5,7 @@ import { checkFloorRound, type StreamRun } from '../../bench/cases/streaming.js'
 import { flowListBody } from '../../bench/lib/flow-list-body.js';
 import { parseHey, parseWrk } from '../../bench/lib/peers.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from '../../bench/lib/report.js';
-import { arrivalFigures, bucketCounts, meanCv, median, percentiles, ratio } from '../../bench/lib/stats.js';
+import { arrivalFigures, bucketCounts, maxOf, meanCv, median, medianOf, percentiles, ratio } from '../../bench/lib/stats.js';
 
 describe('bench stats', () => {
   it('percentiles by nearest rank, without touching the input', () => {
@@ -52,6 +52,11 @@ describe('bench stats', () => {
     expect(ratio(3, 2)).toBe(1.5);
     expect(ratio(3, 0)).toBeUndefined();
     expect(ratio(undefined, 2)).toBeUndefined();
+    // Over what was measured: a round that measured nothing is left out, not counted as 0.
+    expect(medianOf([3, undefined, 1, Number.NaN, 2])).toBe(2);
+    expect(medianOf([undefined])).toBeUndefined();
+    expect(maxOf([3, undefined, 7, Number.POSITIVE_INFINITY])).toBe(7);
+    expect(maxOf([])).toBeUndefined();
   });
 });
 
