@@ -72,13 +72,14 @@ export function fmtCut(load: { readonly cut?: number; readonly gracefulStopS?: n
 
 /**
  * A run that joined its schedule late (`load.missed`, `load.joinedAtS`): `12 missed (joined 1.2 s
- * into the schedule)`; undefined when it started on time.
+ * into the schedule)`, or of a merge of shards `(the latest shard joined …)`; undefined when it
+ * started on time.
  */
-export function fmtJoinedLate(load: { readonly missed?: number; readonly joinedAtS?: number }): string | undefined {
+export function fmtJoinedLate(load: { readonly missed?: number; readonly joinedAtS?: number }, merged = false): string | undefined {
   const at = load.joinedAtS ?? 0;
   const missed = load.missed ?? 0;
   if (at <= 0 && missed <= 0) return undefined;
-  return `${missed} missed${at > 0 ? ` (joined ${fmtNumber(at)} s into the schedule)` : ''}`;
+  return `${missed} missed${at > 0 ? ` (${merged ? 'the latest shard joined' : 'joined'} ${fmtNumber(at)} s into the schedule)` : ''}`;
 }
 
 /**

@@ -50,13 +50,15 @@ function header(r: Report): string {
   const l = r.load;
   const target = `${r.target.baseUrl}${r.target.embedded ? ' (embedded reference service)' : ''}`;
   const rate = l.targetRatePerS === null ? '' : `target ${fmtNumber(l.targetRatePerS)}/s, `;
+  const joined = fmtJoinedLate(l, r.shards !== undefined);
+  const shards = fmtShards(r);
   return [
     `<h1>flowgauge report: ${esc(r.scenario)}</h1>`,
     `<p class="meta">${esc(target)}<br>${esc(`${r.startedAt} → ${r.endedAt} (${fmtNumber(r.durationS)} s)`)}<br>` +
-      (fmtShards(r) === undefined ? '' : `${esc(fmtShards(r) as string)}<br>`) +
+      (shards === undefined ? '' : `${esc(shards)}<br>`) +
       esc(
         `${l.executor}: ${rate}achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped` +
-          `${fmtJoinedLate(l) === undefined ? '' : `, ${fmtJoinedLate(l) as string}`}` +
+          `${joined === undefined ? '' : `, ${joined}`}` +
           `${l.cancelled !== undefined && l.cancelled > 0 ? `, ${l.cancelled} cancelled at stop` : ''}` +
           `${l.cut !== undefined && l.cut > 0 ? `, ${l.cut} cut when the grace period ended` : ''}`,
       ) +

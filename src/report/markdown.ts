@@ -57,15 +57,17 @@ function pctRow(name: string, p: Pct, fmt: (n: number) => string = fmtDuration):
 
 function runSection(r: Report): string[] {
   const l = r.load;
+  const joined = fmtJoinedLate(l, r.shards !== undefined);
+  const shards = fmtShards(r);
   return [
     '## Run',
     '',
     `- Target: ${plain(r.target.baseUrl)}${r.target.embedded ? ' (embedded reference service)' : ''}`,
     `- From ${r.startedAt} to ${r.endedAt} (${fmtNumber(r.durationS)} s)`,
-    ...(fmtShards(r) === undefined ? [] : [`- ${plain(fmtShards(r) as string)}`]),
+    ...(shards === undefined ? [] : [`- ${plain(shards)}`]),
     `- Executor \`${cell(l.executor)}\`: target ${l.targetRatePerS === null ? '—' : `${fmtNumber(l.targetRatePerS)}/s`}, ` +
       `achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped` +
-      `${fmtJoinedLate(l) === undefined ? '' : `, ${fmtJoinedLate(l) as string}`}`,
+      `${joined === undefined ? '' : `, ${joined}`}`,
     `- Schedule lag: p50 ${fmtDuration(l.scheduleLagMs.p50)}, p99 ${fmtDuration(l.scheduleLagMs.p99)}, max ${fmtDuration(l.scheduleLagMs.max)}`,
     ...(fmtCut(l) === undefined ? [] : [`- Cut: ${fmtCut(l) as string}`]),
   ];

@@ -46,10 +46,11 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   const lines: string[] = [];
   const head = headlineOf(report);
   const verdict = head.word === 'PASS' ? paint('green', 'PASS') : paint('red', head.word);
+  const joined = fmtJoinedLate(report.load, report.shards !== undefined);
   lines.push(
     `${paint('bold', 'flowgauge')} ${report.scenario}${shardTag(options.shard ?? report.shard)}: ${verdict} ` +
       `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
-      `${fmtJoinedLate(report.load) === undefined ? '' : `${fmtJoinedLate(report.load) as string}, `}` +
+      `${joined === undefined ? '' : `${joined}, `}` +
       `${(report.load.cancelled ?? 0) > 0 ? `${report.load.cancelled} cancelled by the stop, ` : ''}` +
       `${fmtNumber(report.load.achievedRatePerS)}/s`,
   );

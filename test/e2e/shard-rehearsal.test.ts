@@ -85,7 +85,7 @@ beforeAll(async () => {
 
   plan.startUpMs = await measureStartUp();
   // The schedule outlasts the late pod's start (launched 2.5 s in) by several start-ups.
-  plan.durationS = Math.ceil(Math.max(10, 3 + (6 * plan.startUpMs) / 1000 + 3));
+  plan.durationS = Math.ceil(Math.max(12, 6 + (8 * plan.startUpMs) / 1000));
   const scenario = join(dir, 'rehearsal.json');
   writeFileSync(
     scenario,

@@ -199,6 +199,7 @@ describe('a shard that came up late and joined the schedule in phase', () => {
     expect(m.load.started).toBe(34);
     expect(m.load.missed).toBe(6);
     expect(m.load.joinedAtS).toBe(3);
+    expect(renderSummary(m)).toMatch(/34 started, 0 dropped, 6 missed \(the latest shard joined 3 s into the schedule\), /);
     // The shards together were active for the schedule's 10 s: the missed arrivals lower the rate.
     expect(m.load.scheduleS).toBe(10);
     expect(m.load.achievedRatePerS).toBe(3.4);
