@@ -19,7 +19,7 @@ import { projectRunReport } from './project.js';
 import { createRunState, type ScenarioState } from './run-state.js';
 import { createJourneyJob, createMixJob } from './scenario-jobs.js';
 import { parsePlanThresholds } from './plan-thresholds.js';
-import { joinPointMs, type RunShard } from './run-shard.js';
+import { checkJoinable, joinPointMs, type RunShard } from './run-shard.js';
 
 /** What a run is. The CLI builds it; tests build it with a fake or embedded target. */
 export interface RunOptions {
@@ -111,6 +111,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const runStartNs = clock.nowNs();
   // A shard that came up after the shared start joins the schedule where it has got to.
   const joinedAtMs = joinPointMs(options.startAtMs, startedAtMs);
+  checkJoinable(joinedAtMs, Math.max(...plan.scenarios.map((s) => (s.startAfterMs ?? 0) + loadDurationMs(s.load))));
   const tenantOf = tenantsOf(plan, clientOf);
   const state = createRunState({
     scenarios: plan.scenarios.map((s) => s.name),

@@ -3,6 +3,7 @@
  * share (`--start-at`). Pure: the engine reads its clock and asks here where in the schedule it
  * joins.
  */
+import { FlowgaugeError } from '../core/errors.js';
 import type { ShardReport } from '../report/index.js';
 
 /** Which shard of which run this process is. */
@@ -41,4 +42,19 @@ export function joinPointMs(startAtMs: number | undefined, nowMs: number): numbe
   if (startAtMs === undefined) return 0;
   const lateMs = nowMs - startAtMs;
   return lateMs > JOIN_LATE_AFTER_MS ? lateMs : 0;
+}
+
+/**
+ * Throws `FG_CONFIG_INVALID` (exit 2, before the first request) when a run would join its
+ * schedule at or past its end (`wholeMs`, the latest scenario's end): nothing would be left to
+ * send, and a report of nothing sent must not pass for a shard that ran. `--start-at` refuses
+ * such a time before preparing; this is the same rule for a run whose preparing took that long.
+ */
+export function checkJoinable(joinedAtMs: number, wholeMs: number): void {
+  if (joinedAtMs > 0 && joinedAtMs >= wholeMs) {
+    throw new FlowgaugeError(
+      'FG_CONFIG_INVALID',
+      `ready ${(joinedAtMs / 1000).toFixed(1)} s after --start-at, past the scenario's whole ${(wholeMs / 1000).toFixed(1)} s schedule: nothing is left to send, so nothing was sent and no report written; start the shards with a wider margin before --start-at`,
+    );
+  }
 }

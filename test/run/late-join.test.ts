@@ -112,6 +112,20 @@ describe('a run that starts after --start-at', () => {
     expect(Math.round(Math.min(...wallMs.filter((t) => t >= START_AT + 4000)) - START_AT)).toBe(5000);
   });
 
+  it('ready only after the whole schedule: refused before the first request (exit 2), no report of nothing sent', async () => {
+    const clock = createFakeClock({ wallStartMs: START_AT + 10_000 });
+    const client = instantClient(clock);
+    let sent = 0;
+    const counting = { ...client, listFlows: (q: unknown, opts?: CallOptions) => (sent++, client.listFlows(q as never, opts)) } as unknown as Client;
+    const before = sent;
+    await expect(executeRun({ scenario: tenPerSecond, client: counting, clock, target: { baseUrl: 'http://instant.invalid/v1', embedded: false }, startAtMs: START_AT })).rejects.toMatchObject({
+      code: 'FG_CONFIG_INVALID',
+      message: "ready 10.0 s after --start-at, past the scenario's whole 10.0 s schedule: nothing is left to send, so nothing was sent and no report written; start the shards with a wider margin before --start-at",
+    });
+    // Only the preparation asked anything (for a flow id); no arrival of the schedule was sent.
+    expect(sent - before).toBeLessThanOrEqual(1);
+  });
+
   it('the closed model: its workers run what is left of the schedule; nothing missed', async () => {
     const closed = resolveScenario({ name: 'closed', tier: 'pro', load: { executor: 'constant-concurrency', concurrency: 2, duration: '10s', gracefulStop: '1s' }, mix: [{ op: 'listFlows' }] });
     const { report } = await runLate(closed, 4000);
