@@ -15,7 +15,9 @@ export const DEFAULT_SEED = 1;
  * Creates an executor of `load` that calls `deps.job` on schedule. With `deps.shard` it
  * produces only its shard's arrivals (constant and ramping: every `count`-th, starting at
  * `index`; poisson: `rate / count` with a seed of its own; constant-concurrency: its share of
- * the workers). Throws `InvalidArgumentError` for a load or shard that cannot run.
+ * the workers). With `deps.startOffsetMs` it joins its schedule that far in, counting the
+ * arrivals before as missed. Throws `InvalidArgumentError` for a load, shard or offset that
+ * cannot run.
  */
 export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor {
   const shard = checkShard(deps.shard);
@@ -24,12 +26,14 @@ export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor
   const seed = deps.seed ?? DEFAULT_SEED;
   if (!Number.isInteger(seed)) throw new InvalidArgumentError(`seed must be an integer, got ${seed}`);
   checkNonNegative('gracefulStopMs', load.gracefulStopMs);
+  const offset = deps.startOffsetMs ?? 0;
+  checkNonNegative('startOffsetMs', offset);
   switch (load.executor) {
     case 'constant-arrival-rate':
       checkPositive('ratePerS', load.ratePerS);
       checkPositive('durationMs', load.durationMs);
       checkCount('maxInFlight', load.maxInFlight);
-      return new OpenExecutor(clock, job, createConstantSchedule(load.ratePerS, load.durationMs, shard), load.maxInFlight);
+      return new OpenExecutor(clock, job, createConstantSchedule(load.ratePerS, load.durationMs, shard), load.maxInFlight, offset);
     case 'ramping-arrival-rate': {
       checkNonNegative('startRatePerS', load.startRatePerS);
       if (load.stages.length === 0) throw new InvalidArgumentError('stages must not be empty');
@@ -42,7 +46,7 @@ export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor
       checkPositive('total stage duration', total);
       checkCount('maxInFlight', load.maxInFlight);
       const schedule = createRampingSchedule(load.startRatePerS, load.stages, shard);
-      return new OpenExecutor(clock, job, schedule, load.maxInFlight);
+      return new OpenExecutor(clock, job, schedule, load.maxInFlight, offset);
     }
     case 'poisson':
       checkPositive('ratePerS', load.ratePerS);
@@ -51,13 +55,13 @@ export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor
       if (!(load.burstiness >= 0.1) || !Number.isFinite(load.burstiness)) {
         throw new InvalidArgumentError(`burstiness must be a finite number >= 0.1, got ${load.burstiness}`);
       }
-      return new OpenExecutor(clock, job, createGammaSchedule(load, seed, shard), load.maxInFlight);
+      return new OpenExecutor(clock, job, createGammaSchedule(load, seed, shard), load.maxInFlight, offset);
     case 'constant-concurrency': {
       checkCount('concurrency', load.concurrency);
       checkPositive('durationMs', load.durationMs);
       // Shard i takes ceil or floor of its share, so the shares add up to the whole.
       const workers = Math.floor((load.concurrency + shard.count - 1 - shard.index) / shard.count);
-      return new ClosedExecutor(clock, job, workers, load.durationMs);
+      return new ClosedExecutor(clock, job, workers, load.durationMs, offset);
     }
     default:
       throw new InvalidArgumentError(`unknown executor ${JSON.stringify((load as { executor: unknown }).executor)}`);

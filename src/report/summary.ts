@@ -4,7 +4,7 @@
  */
 import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
-import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
@@ -38,15 +38,19 @@ function grid(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
+const shardTag = (s: { readonly index: number; readonly count: number } | undefined): string => (s === undefined ? '' : ` (shard ${s.index}/${s.count})`);
+
 /** Renders the summary. */
 export function renderSummary(report: Report, options: SummaryOptions = {}): string {
   const paint = (code: keyof typeof ANSI, s: string): string => (options.color === true ? `${ANSI[code]}${s}${ANSI.reset}` : s);
   const lines: string[] = [];
   const head = headlineOf(report);
   const verdict = head.word === 'PASS' ? paint('green', 'PASS') : paint('red', head.word);
+  const joined = fmtJoinedLate(report.load, report.shards !== undefined);
   lines.push(
-    `${paint('bold', 'flowgauge')} ${report.scenario}${options.shard === undefined ? '' : ` (shard ${options.shard.index}/${options.shard.count})`}: ${verdict} ` +
+    `${paint('bold', 'flowgauge')} ${report.scenario}${shardTag(options.shard ?? report.shard)}: ${verdict} ` +
       `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
+      `${joined === undefined ? '' : `${joined}, `}` +
       `${(report.load.cancelled ?? 0) > 0 ? `${report.load.cancelled} cancelled by the stop, ` : ''}` +
       `${fmtNumber(report.load.achievedRatePerS)}/s`,
   );

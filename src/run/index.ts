@@ -1,4 +1,5 @@
 export { executeRun, type RunOptions, type RunOutcome } from './engine.js';
+export { JOIN_LATE_AFTER_MS, shardOfReport, type RunShard } from './run-shard.js';
 export { parsePlanThresholds } from './plan-thresholds.js';
 export { mergeProgress, type RunProgress } from './progress.js';
 export type { RunObserver, RunSample } from './observer.js';

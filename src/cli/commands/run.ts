@@ -28,7 +28,8 @@ import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { withProcessEnv } from '../process-env.js';
 import { relative, resolve } from 'node:path';
 import { createSystemClock } from '../../core/clock.js';
-import { createStartGate, parseStartAt } from '../start-at.js';
+import { createStartGate, parseStartAt, planScheduleMs } from '../start-at.js';
+import { shardIdentity } from '../shard-identity.js';
 import type { MakeCommand } from './command.js';
 
 interface RunArgs extends TargetArgs {
@@ -60,6 +61,7 @@ interface RunArgs extends TargetArgs {
   audit?: boolean | undefined;
   workers?: string | undefined;
   'start-at'?: string | undefined;
+  'run-id'?: string | undefined;
 }
 
 /** How much of each body the scenario checks, when not every body (`validate: sample | off`). */
@@ -198,7 +200,12 @@ export const runCommand: MakeCommand = (ctx) => ({
         'start-at': {
           type: 'string',
           requiresArg: true,
-          describe: 'hold the clock until this ISO 8601 time with its zone (e.g. 2026-05-01T12:00:00Z; or FLOWGAUGE_START_AT), so shards started apart run together; up to 1 s past starts at once, up to 24 h ahead',
+          describe: 'hold the clock until this ISO 8601 time with its zone (e.g. 2026-05-01T12:00:00Z; or FLOWGAUGE_START_AT), so shards started apart run together; up to 24 h ahead; a shard that comes up after it joins the schedule in phase (up to 1 s late it starts at once)',
+        },
+        'run-id': {
+          type: 'string',
+          requiresArg: true,
+          describe: 'the run this shard belongs to, the same for every shard (or FLOWGAUGE_RUN_ID; default: the scenario and --start-at), so merge refuses reports of other runs',
         },
         audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
       }),
@@ -229,10 +236,13 @@ export const runCommand: MakeCommand = (ctx) => ({
     const thresholds = parsePlanThresholds(plan);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
     const latencyBucketsS = thresholds.all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000);
-    const shard = parseShard(args, io.env);
+    const sharded = parseShard(args, io.env);
+    if (sharded === undefined && args['run-id'] !== undefined) throw new UsageError('--run-id names the run a shard belongs to: give it with --shard i/N or --shards N');
     // Only the CLI reads the system time: the wait is on this clock, the engine's is another of the same kind.
     const wall = createSystemClock();
-    const startAt = parseStartAt(args['start-at'], io.env.FLOWGAUGE_START_AT, wall.wallMs());
+    const startAt = parseStartAt(args['start-at'], io.env.FLOWGAUGE_START_AT, wall.wallMs(), planScheduleMs(plan));
+    // Which shard of which run: the report says so, and merge checks it.
+    const shard = sharded === undefined ? undefined : await shardIdentity(sharded, plan, file, { flag: args['run-id'], env: io.env.FLOWGAUGE_RUN_ID, startAtMs: startAt?.atMs, scenario: plan.name });
     const workers = parseWorkers(args.workers);
     const workersNote = autoWorkersNote(args.workers, workers);
     if (workersNote !== undefined) io.stderr.write(`flowgauge: ${workersNote}\n`);
@@ -332,6 +342,7 @@ export const runCommand: MakeCommand = (ctx) => ({
             file,
             env,
             overrides,
+            ...(startAt !== undefined ? { startAtMs: startAt.atMs } : {}),
             target: runTarget,
             token: target.token,
             tokens: tenantTokens(plan, target, env),
@@ -350,7 +361,17 @@ export const runCommand: MakeCommand = (ctx) => ({
         const client = createClient({ ...clientOptions, baseUrl: target.baseUrl, token: target.token, connections: args.connections ?? connectionsFor(plan.scenarios) });
         const clients = tenantClients(plan, target, env, { ...clientOptions, ...(args.connections !== undefined ? { connections: args.connections } : {}) });
         try {
-          outcome = await executeRun({ scenario: plan, client, clients, target: runTarget, ...(shard !== undefined ? { shard } : {}), stopSignal: stop.signal, observers, ...(ready !== undefined ? { ready } : {}) });
+          outcome = await executeRun({
+            scenario: plan,
+            client,
+            clients,
+            target: runTarget,
+            ...(shard !== undefined ? { shard } : {}),
+            ...(startAt !== undefined ? { startAtMs: startAt.atMs } : {}),
+            stopSignal: stop.signal,
+            observers,
+            ...(ready !== undefined ? { ready } : {}),
+          });
         } finally {
           // Also when the run never began (a target that is not the service): kept-alive
           // connections must not hold the process open.

@@ -11,7 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import { FlowgaugeError, type FlowgaugeErrorCode } from '../../core/errors.js';
 import { mergeReports, reportVerdict, type Report, type RunWarning } from '../../report/index.js';
-import { mergeProgress, type RunObserver, type RunOutcome, type RunProgress } from '../../run/index.js';
+import { mergeProgress, shardOfReport, type RunObserver, type RunOutcome, type RunProgress, type RunShard } from '../../run/index.js';
 import type { FromWorker, ToWorker, WorkerInput, WorkerSnapshot } from './worker-protocol.js';
 
 /** Options of `runInWorkers`. */
@@ -22,9 +22,10 @@ export interface WorkerRunOptions {
   readonly stopSignal: AbortSignal;
   /**
    * This process's shard of a distributed run, split again over the workers: worker w runs
-   * shard `index + count·w` of `count·N`, which are exactly the arrivals of shard `index`.
+   * shard `index + count·w` of `count·N`, which are exactly the arrivals of shard `index`. Its
+   * identity (run id, fingerprint) is the merged report's `shard`, not the workers'.
    */
-  readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  readonly shard?: RunShard | undefined;
   /**
    * What watches the run in this thread, as `executeRun`'s observers (the CLI builds one list
    * for both): `tick` gets the workers' merged progress about once a second, `scheduleEnded` the
@@ -93,7 +94,7 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
     if (parts.length === 0 || slots.some((s) => s.failed !== undefined)) return;
     let report: Report;
     try {
-      report = wholeReport(parts, o.count, lostSoFar(), abortedBy);
+      report = wholeReport(parts, o.count, lostSoFar(), abortedBy, o.shard);
     } catch {
       return; // the final merge says what is wrong
     }
@@ -191,7 +192,7 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
   const lost = lostSoFar();
   if (done.length === 0) throw new FlowgaugeError('FG_INTERNAL', `every worker ended without a report: ${lost.map((l) => `worker ${l.i + 1}: ${l.reason}`).join('; ')}`);
 
-  const report = wholeReport(done.map((d) => ({ worker: d.i, report: d.report })), o.count, lost, abortedBy);
+  const report = wholeReport(done.map((d) => ({ worker: d.i, report: d.report })), o.count, lost, abortedBy, o.shard);
   const dataExhausted = [...new Set(done.flatMap((d) => d.dataExhausted))];
   // As executeRun: the schedule's report first, then the final one to every observer.
   await scheduleReported;
@@ -210,6 +211,7 @@ function wholeReport(
   count: number,
   lost: readonly { readonly i: number; readonly reason: string; readonly started: number }[],
   abortedBy: string | undefined,
+  shard: RunShard | undefined,
 ): Report {
   const merged = mergeReports(parts.map((p) => p.report), { names: parts.map((p) => `worker ${p.worker + 1}`) });
   const lostWarnings: RunWarning[] = lost.map((l) => ({
@@ -221,8 +223,10 @@ function wholeReport(
   const passed = merged.passed && lost.length === 0;
   const aborted = abortedBy ?? merged.abortedBy;
   const { warnings: _w, abortedBy: _a, ...rest } = merged;
+  const identity = shardOfReport(shard);
   return {
     ...rest,
+    ...(identity !== undefined ? { shard: identity } : {}),
     load: { ...merged.load, workers: count },
     interrupted,
     passed,

@@ -15,6 +15,8 @@ export interface WorkerInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly overrides: ScenarioOverrides;
   readonly shard: { readonly index: number; readonly count: number };
+  /** The instant the run's shards share (`--start-at`), ms: a worker that starts later joins its schedule in phase. */
+  readonly startAtMs?: number | undefined;
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
   /** The token of every scenario without one of its own. Never printed. */
   readonly token: string;
