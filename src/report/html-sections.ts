@@ -13,6 +13,7 @@ import { badge, bar, chart, code, facts, p, section, table } from './html-parts.
 import type { Cell } from './html-parts.js';
 import type { Report } from './model.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
+import { burstSentence } from './stream-lines.js';
 
 /** Verdict, thresholds passed, availability against the objective. */
 export function verdictSection(r: Report): string {
@@ -126,11 +127,13 @@ export function streamSection(r: Report, data: HtmlChartData): string {
     if (x === undefined || x.count === 0) return [];
     return [[plainStreamLabel(t), String(x.count), ...[x.p50, x.p90, x.p95, x.p99, x.p999, x.max].map(streamTimingFormat(t))]];
   });
+  const burst = burstSentence(s);
   const body = [
     p(
       `${s.count} streams: ${s.completed} completed, ${s.incomplete} incomplete; ${s.tokens} tokens, ` +
         `${s.tokenCountMismatches} token-count mismatches with usage.completion_tokens.`,
     ),
+    ...(burst === undefined ? [] : [p(`${burst}.`, 'note')]),
     table(['timing', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], rows, [1, 2, 3, 4, 5, 6, 7]),
   ];
   if (data.distributions.length > 0) {
