@@ -15,6 +15,14 @@ import type { Report } from './model.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 import { burstSentence } from './stream-lines.js';
 
+/** What the shaded end of a time chart is, when the schedule ended inside its last step. */
+function partialCaption(data: HtmlChartData, what: 'rate' | 'latency'): string {
+  const x = data.partial;
+  if (x === null) return '';
+  const held = `The last point holds the schedule's final ${fmtNumber(Math.round((x.toS - x.fromS) * 1000) / 1000)} s (shaded)`;
+  return what === 'rate' ? ` ${held}: its rates are per second of that part.` : ` ${held}: fewer requests than the others.`;
+}
+
 /** Verdict, thresholds passed, availability against the objective. */
 export function verdictSection(r: Report): string {
   const passedN = r.thresholds.filter((t) => t.passed).length;
@@ -111,7 +119,7 @@ export function latencySection(r: Report, data: HtmlChartData): string {
     body.push(
       '<h3>Percentiles over time</h3>',
       `<div class="charts">${data.latency
-        .map((c) => chart(`chart-latency-${c.op}`, `${c.op}: p50 / p90 / p99`, `Latency percentiles of ${step}, by intended start.`))
+        .map((c) => chart(`chart-latency-${c.op}`, `${c.op}: p50 / p90 / p99`, `Latency percentiles of ${step}, by intended start.${partialCaption(data, 'latency')}`))
         .join('')}</div>`,
     );
   }
@@ -154,7 +162,7 @@ export function rateLimitSection(r: Report, data: HtmlChartData): string {
   const rl = r.rateLimit;
   const body: string[] = [];
   if (data.rate !== null) {
-    body.push(`<div class="charts wide">${chart('chart-rate', 'Request rate vs 429s', `Requests and 429 responses per second by intended start; ${data.rate.limitLabel}.`)}</div>`);
+    body.push(`<div class="charts wide">${chart('chart-rate', 'Request rate vs 429s', `Requests and 429 responses per second by intended start; ${data.rate.limitLabel}.${partialCaption(data, 'rate')}`)}</div>`);
   }
   const rows: [string, Cell][] = [
     ['advertised limit', r.scenarios !== undefined ? limitText(r) : rl.advertisedLimit === null ? 'none seen' : `${rl.advertisedLimit} per window`],
