@@ -13,7 +13,7 @@ export interface CapacityObjectives extends CapacityTargets {
 }
 
 /** A share as a percentage, more decimals for tiny ones. */
-export const pct = (r: number): string => `${(r * 100).toFixed(r > 0 && r < 0.001 ? 3 : 1)}%`;
+const pct = (r: number): string => `${(r * 100).toFixed(r > 0 && r < 0.001 ? 3 : 1)}%`;
 /** A number with `d` decimals. */
 export const num = (v: number, d = 0): string => v.toFixed(d);
 /** A percentile in ms, or a dash when nothing was measured. */
@@ -28,7 +28,7 @@ export function byConcurrency(result: CapacityResult): CapacityStep[] {
 export const hasStreamFigures = (result: CapacityResult): boolean => result.steps.some((s) => s.stream !== undefined);
 
 /** The objectives in words: `p99 ≤ 500 ms, TTFT p95 ≤ 300 ms, errors ≤ 1.0%`. */
-export function objectivesText(o: CapacityTargets): string {
+function objectivesText(o: CapacityTargets): string {
   const parts: string[] = [];
   if (o.p99Ms !== undefined) parts.push(`p99 ≤ ${o.p99Ms} ms`);
   if (o.ttftP95Ms !== undefined) parts.push(`TTFT p95 ≤ ${o.ttftP95Ms} ms`);
