@@ -4,6 +4,7 @@
  */
 import { opKeysOf } from '../core/ops.js';
 import { STREAM_TIMINGS } from '../core/stream-timings.js';
+import { burstSentence } from './stream-lines.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtShards, fmtThresholdValue, streamTimingFormat } from './format.js';
@@ -122,12 +123,14 @@ function streamSection(r: Report): string[] {
     const x = s[t.field] as Pct | undefined;
     return x === undefined || x.count === 0 ? [] : [pctRow(t.label, x, streamTimingFormat(t))];
   });
+  const burst = burstSentence(s);
   return [
     '## Stream timing',
     '',
     `${s.count} streams: ${s.completed} completed, ${s.incomplete} incomplete; ${s.tokens} tokens, ` +
       `${s.tokenCountMismatches} token-count mismatches with \`usage.completion_tokens\`.`,
     '',
+    ...(burst === undefined ? [] : [`${burst}.`, '']),
     table(['timing', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'], rows, [1, 2, 3, 4, 5, 6, 7, 8]),
   ];
 }

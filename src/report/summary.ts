@@ -9,6 +9,7 @@ import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
 import { limitText, tenantSummaryLines, throttleCounts } from './rate-limit-view.js';
+import { streamSummaryLines } from './stream-lines.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -73,13 +74,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   const phases = phaseRows(report);
   if (phases.length > 0) lines.push(...grid([PHASE_HEAD.map((h) => paint('dim', h)), ...phases]), '');
 
-  const s = report.stream;
-  if (s.count > 0) {
-    lines.push(
-      `stream  ${s.completed}/${s.count} complete; TTFT p50 ${fmtDuration(s.ttftMs.p50)} p99 ${fmtDuration(s.ttftMs.p99)}; ` +
-        `ITL p50 ${fmtDuration(s.itlMs.p50)} p99 ${fmtDuration(s.itlMs.p99)}; ${s.tokens} tokens`,
-    );
-  }
+  lines.push(...streamSummaryLines(report.stream));
   const rl = report.rateLimit;
   const counts = throttleCounts(rl);
   const shown = rl.premature429 > 0 ? counts.replace(`${rl.premature429} premature`, paint('red', `${rl.premature429} premature`)) : counts;

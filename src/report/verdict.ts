@@ -79,7 +79,7 @@ export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: 
   const streams = r.streams?.count ?? 0;
   if (atOnce > 0 && atOnce * 2 >= streams) {
     notes.push(
-      `${atOnce} of ${streams} stream${streams === 1 ? '' : 's'} delivered all ${atOnce === 1 ? 'its' : 'their'} tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so inter-token latency and TPOT say nothing of generation`,
+      `${atOnce} of ${streams} stream${streams === 1 ? '' : 's'} delivered all ${atOnce === 1 ? 'its' : 'their'} tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so they are left out of inter-token latency, TPOT and tokens per second`,
     );
   }
   return { word, notes };

@@ -62,7 +62,19 @@ export const RUN_METRICS = {
   streamItl: {
     name: 'flowgauge_stream_itl_seconds',
     type: 'histogram',
-    help: 'Stream inter-token latency: every gap between consecutive token events.',
+    help: 'Stream inter-token latency: every gap between consecutive token events (streams delivered in one read left out).',
+    labelNames: RUN,
+  },
+  streamTpot: {
+    name: 'flowgauge_stream_tpot_seconds',
+    type: 'histogram',
+    help: 'Stream time per output token: (end - first token) / (tokens - 1), per stream of two tokens or more; streams delivered in one read are left out.',
+    labelNames: RUN,
+  },
+  streamTokensPerSecond: {
+    name: 'flowgauge_stream_output_tokens_per_second',
+    type: 'histogram',
+    help: 'Output tokens per second of each completed stream: tokens / (end - first token); streams delivered in one read are left out.',
     labelNames: RUN,
   },
   streamTimeToStart: {
@@ -267,6 +279,10 @@ export const STREAM_TTFT_BUCKETS_S: readonly number[] = [
 export const STREAM_ITL_BUCKETS_S: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2,
 ];
+/** Default time-per-output-token buckets (seconds): the inter-token ones, TPOT being a mean gap. */
+export const STREAM_TPOT_BUCKETS_S: readonly number[] = STREAM_ITL_BUCKETS_S;
+/** Default output-tokens-per-second buckets (tokens/s, per stream): from a slow CPU model to a fast GPU one. */
+export const STREAM_TOKENS_PER_S_BUCKETS: readonly number[] = [1, 2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000];
 /** Default probe phase buckets (seconds). */
 export const PROBE_DURATION_BUCKETS_S: readonly number[] = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 30,

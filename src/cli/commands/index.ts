@@ -58,7 +58,7 @@ export const commandEntries: readonly CommandEntry[] = [
   },
   {
     command: 'slo',
-    describe: 'generate Prometheus SLO rules and Grafana dashboards',
+    describe: 'SLOs: Prometheus rules (slo rules) and Grafana dashboards (slo dashboards), and the uptime, error budget and incidents of a probe history (slo status)',
     load: async () => (await import('./slo.js')).sloCommand,
   },
   {
@@ -68,7 +68,7 @@ export const commandEntries: readonly CommandEntry[] = [
   },
   {
     command: 'capacity <op>',
-    describe: 'find the highest throughput of one operation that meets a p99 and an error objective',
+    describe: 'find the highest throughput of one operation that meets a latency objective (p99; TTFT or TPOT p95 for streams) and an error objective',
     load: async () => (await import('./capacity.js')).capacityCommand,
   },
   {

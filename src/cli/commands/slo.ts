@@ -265,10 +265,10 @@ function dashboardsCommand(ctx: CommandContext) {
   };
 }
 
-/** The `slo` command: `slo rules`, `slo dashboards`. */
+/** The `slo` command: `slo rules`, `slo dashboards`, `slo status`. */
 export const sloCommand: MakeCommand = (ctx) => ({
   command: 'slo',
-  describe: 'generate Prometheus SLO rules and Grafana dashboards',
+  describe: 'SLOs: Prometheus rules (slo rules) and Grafana dashboards (slo dashboards), and the uptime, error budget and incidents of a probe history (slo status)',
   builder: (y) =>
     y
       .command(rulesCommand(ctx))
