@@ -16,3 +16,4 @@ export * from './steps-schema.js';
 export * from './steps.js';
 export { scenarioJsonSchema } from './json-schema.js';
 export { readInputFile } from './input-file.js';
+export { checkThresholds, type ThresholdTraffic } from './threshold-check.js';
