@@ -17,3 +17,6 @@ export * from './steps.js';
 export { scenarioJsonSchema } from './json-schema.js';
 export { readInputFile } from './input-file.js';
 export { checkThresholds, type ThresholdTraffic } from './threshold-check.js';
+export { convertK6Script, type K6Conversion } from './k6/k6-convert.js';
+export { scenarioName as scenarioNameOf } from './k6/k6-options.js';
+export { SCENARIO_LIMITS } from './load-file.js';

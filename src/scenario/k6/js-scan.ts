@@ -300,14 +300,24 @@ export function scanScript(src: string): JsNode[] {
   return nest(tokens, scanner.line);
 }
 
+/*
+ * The guards below narrow to refined types (a group opened by a bracket, a token of a kind), so
+ * a false answer narrows nothing away: `isPunct(t, ';')` being false says nothing of `t`'s type.
+ */
+
+/** A group, as the bracket guards see it. */
+type BracketGroup = Group & { readonly open: Token & { readonly text: '(' | '[' | '{' } };
+/** A token of one kind. */
+type TokenOf<K extends TokenKind> = Token & { readonly kind: K };
+
 /** True for a token. */
 export const isToken = (n: JsNode | undefined): n is Token => n !== undefined && n.kind !== 'group';
 /** True for a group opened by `open` (any when omitted). */
-export const isGroup = (n: JsNode | undefined, open?: '(' | '[' | '{'): n is Group => n !== undefined && n.kind === 'group' && (open === undefined || n.open.text === open);
+export const isGroup = (n: JsNode | undefined, open?: '(' | '[' | '{'): n is BracketGroup => n !== undefined && n.kind === 'group' && (open === undefined || n.open.text === open);
 /** True for a name token `text` (any name when omitted). */
-export const isName = (n: JsNode | undefined, text?: string): n is Token => n !== undefined && n.kind === 'name' && (text === undefined || n.text === text);
+export const isName = (n: JsNode | undefined, text?: string): n is TokenOf<'name'> => n !== undefined && n.kind === 'name' && (text === undefined || n.text === text);
 /** True for a punctuator `text`. */
-export const isPunct = (n: JsNode | undefined, text: string): n is Token => n !== undefined && n.kind === 'punct' && n.text === text;
+export const isPunct = (n: JsNode | undefined, text: string): n is TokenOf<'punct'> => n !== undefined && n.kind === 'punct' && n.text === text;
 /** The first token of a node. */
 export const firstToken = (n: JsNode): Token => (n.kind === 'group' ? n.open : n);
 /** The last token of a node. */

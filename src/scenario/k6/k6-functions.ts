@@ -1,0 +1,102 @@
+/**
+ * The functions of a k6 script's top level, read from their statements: `export default
+ * function`, `export function name`, `function name`, `const name = (…) => {…}`; which of them
+ * reach k6's API (and so take `vu` in the converted file); and each written back as an async
+ * function of `vu`. Pure.
+ */
+import { firstToken, isGroup, isName, isPunct, isToken, lastToken, type Group, type JsNode, type Token } from './js-scan.js';
+import { textOf } from './js-read.js';
+import type { BodyWriter, K6Bindings } from './k6-body.js';
+
+/** A function of the script's top level. */
+export interface ScriptFunction {
+  /** Its name in the script; undefined for an unnamed default export. */
+  readonly name: string | undefined;
+  readonly isDefault: boolean;
+  readonly isAsync: boolean;
+  /** Its parameters as written, without the parentheses. */
+  readonly params: string;
+  readonly body: Group;
+}
+
+/** The function a top-level statement declares, if it declares one. */
+export function functionOf(src: string, stmt: readonly JsNode[]): ScriptFunction | undefined {
+  let i = 0;
+  if (isName(stmt[i], 'export')) i++;
+  const isDefault = isName(stmt[i], 'default');
+  if (isDefault) i++;
+  let name: string | undefined;
+  if (isName(stmt[i]) && ['const', 'let', 'var'].includes((stmt[i] as Token).text) && isName(stmt[i + 1]) && isPunct(stmt[i + 2], '=')) {
+    name = (stmt[i + 1] as Token).text;
+    i += 3;
+  }
+  const isAsync = isName(stmt[i], 'async');
+  if (isAsync) i++;
+  let params: JsNode | undefined;
+  let body: JsNode | undefined;
+  if (isName(stmt[i], 'function')) {
+    i++;
+    if (isPunct(stmt[i], '*')) return undefined;
+    if (isName(stmt[i])) name ??= (stmt[i++] as Token).text;
+    [params, body] = [stmt[i], stmt[i + 1]];
+  } else if ((isGroup(stmt[i], '(') || isName(stmt[i])) && isPunct(stmt[i + 1], '=>')) {
+    [params, body] = [stmt[i], stmt[i + 2]];
+  } else return undefined;
+  if (!isGroup(body, '{') || params === undefined) return undefined;
+  const paramText = isGroup(params, '(') ? textOf(src, params.items) : (params as Token).text;
+  return { name, isDefault, isAsync, params: paramText, body };
+}
+
+/** Whether `nodes` (templates' code included) reach k6's API or one of `helpers`. */
+function reachesK6(nodes: readonly JsNode[], names: K6Bindings, helpers: ReadonlySet<string>): boolean {
+  for (let k = 0; k < nodes.length; k++) {
+    const n = nodes[k] as JsNode;
+    if (isGroup(n)) {
+      if (reachesK6(n.items, names, helpers)) return true;
+      continue;
+    }
+    if (n.kind === 'tpl' && (n.parts ?? []).some((p) => p.kind === 'expr' && reachesK6(p.nodes, names, helpers))) return true;
+    if (n.kind !== 'name' || isPunct(nodes[k - 1], '.')) continue;
+    if (names.http.has(n.text) && isPunct(nodes[k + 1], '.')) return true;
+    const called = isGroup(nodes[k + 1], '(');
+    if (called && (names.httpFunctions.has(n.text) || helpers.has(n.text))) return true;
+    const k6 = names.k6Functions.get(n.text);
+    if (called && k6 !== undefined && k6 !== 'open' && k6 !== 'randomSeed') return true;
+  }
+  return false;
+}
+
+/** The script's functions that reach k6's API, themselves or through one another. */
+export function functionsReachingK6(functions: readonly ScriptFunction[], names: K6Bindings): Set<string> {
+  const helpers = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const f of functions) {
+      if (f.name === undefined || helpers.has(f.name)) continue;
+      if (reachesK6(f.body.items, names, helpers)) {
+        helpers.add(f.name);
+        grew = true;
+      }
+    }
+  }
+  return helpers;
+}
+
+/** A function written as an async function of `vu` (its own parameters after), under `name`. */
+export function writeVuFunction(f: ScriptFunction, name: string, writer: BodyWriter): string {
+  const body = writer.block(f.body.items, f.body.open.end, f.body.close.start, true);
+  return `async function ${name}(vu: Vu${f.params.trim() === '' ? '' : `, ${f.params}`}) {${body}}`;
+}
+
+/** The source text of a statement, every line commented out. */
+export function commentedOut(src: string, stmt: readonly JsNode[]): string {
+  const start = firstToken(stmt[0] as JsNode).start;
+  const end = lastToken(stmt[stmt.length - 1] as JsNode).end;
+  return src.slice(start, end).split('\n').map((l) => `// ${l}`).join('\n');
+}
+
+/** True for a statement `export default name;` (the default export is a function declared elsewhere). */
+export function defaultExportName(stmt: readonly JsNode[]): string | undefined {
+  const [a, b, c, d] = stmt;
+  return isName(a, 'export') && isName(b, 'default') && isName(c) && (d === undefined || isPunct(d, ';')) && stmt.length <= 4 && isToken(c) ? c.text : undefined;
+}
