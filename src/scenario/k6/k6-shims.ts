@@ -174,12 +174,6 @@ const k6Encoding = {
   },
 };
 
-/** Names of the shims a file may use. */
-export type ShimName = keyof typeof SHIMS;
-
-/** True when `name` is a shim. */
-export const isShim = (name: string): name is ShimName => Object.hasOwn(SHIMS, name);
-
 /** The code of the shims `used` (and those they call), in a stable order, with the imports they need. */
 export function shimCode(used: ReadonlySet<string>): { readonly imports: readonly string[]; readonly code: string } {
   const all = new Set<string>();
