@@ -220,6 +220,19 @@ describe('reading a script without running it', () => {
     expect(() => convertK6Script('export default function () {\n  http.get(\n}\n', { name: 'bad', script: 'bad.js' })).toThrow(/bad\.js:3: cannot be read as JavaScript: "}" closes the "\(" of line 2/);
   });
 
+  it('long chains convert without exhausting the stack: 50,000 else-ifs, unbraced nestings, 5,000 helpers calling one another', () => {
+    const chain = Array.from({ length: 50_000 }, (_, i) => `if (x === ${i}) sleep(1);`).join(' else ');
+    const nested = `${'if (a) '.repeat(20_000)}sleep(1);`;
+    const helpers = Array.from({ length: 5000 }, (_, i) => `function h${i}() { return ${i === 4999 ? "http.get('https://a.example/x')" : `h${i + 1}()`}; }`).join('\n');
+    const src = `import http from 'k6/http';\nimport { sleep } from 'k6';\n${helpers}\nexport default function () {\n  const x = 1;\n  ${chain}\n  ${nested}\n  h0();\n}\n`;
+    const c = convertK6Script(src, { name: 'chains', script: 'chains.js' });
+    expect(c.notConverted).toEqual([]);
+    expect(c.text).toContain('async function h0(vu: Vu) { return (await h1(vu)); }');
+    expect(c.text).toContain("async function h4999(vu: Vu) { return k6Response(await vu.http(k6Request('GET', 'https://a.example/x', undefined, undefined, 'get-x'))); }");
+    expect(c.text).toContain("if (x === 49999) await vu.sleep('1s');");
+    expect(c.text).toContain("if (a) await vu.sleep('1s');");
+  }, 60_000);
+
   it('a script with no function to run converts to a journey that says so', async () => {
     const c = convertK6Script("import http from 'k6/http';\nexport const options = { vus: 1, duration: '1s' };\n", { name: 'nothing', script: 'nothing.js' });
     expect(c.notConverted).toEqual(['the default function (the script has no such function)']);

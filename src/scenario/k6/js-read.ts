@@ -37,8 +37,52 @@ function endsAtBreak(prev: JsNode, next: JsNode): boolean {
   return !(next.kind === 'name' && (next.text === 'in' || next.text === 'instanceof'));
 }
 
-/** Where the statement starting at `i` ends (the index after it). */
-export function statementEnd(nodes: readonly JsNode[], i: number): number {
+/**
+ * Where the statement starting at `i` ends (the index after it). Walked with an explicit stack of
+ * the `if`s that may take an `else` and the `do`s that wait for their `while`, so a chain of
+ * thousands of `else if` (or of unbraced nestings) cannot exhaust the stack.
+ */
+function statementEnd(nodes: readonly JsNode[], i: number): number {
+  const pending: ('if' | 'do')[] = [];
+  for (;;) {
+    // Headers whose body is the statement that follows: `if (…)`, `for (…)`, `while (…)`, `do`, `else`.
+    const t = nodes[i];
+    if (isName(t, 'if')) {
+      pending.push('if');
+      i += isGroup(nodes[i + 1], '(') ? 2 : 1;
+      continue;
+    }
+    if (isName(t, 'for') || isName(t, 'while') || isName(t, 'with')) {
+      i++;
+      if (isName(nodes[i], 'await')) i++;
+      if (isGroup(nodes[i], '(')) i++;
+      continue;
+    }
+    if (isName(t, 'do')) {
+      pending.push('do');
+      i++;
+      continue;
+    }
+    let end = simpleStatementEnd(nodes, i);
+    // Close what waited for this statement: an `else` goes on, a `do` takes its `while (…)`.
+    for (;;) {
+      const top = pending.pop();
+      if (top === undefined) return end;
+      if (top === 'if' && isName(nodes[end], 'else')) {
+        i = end + 1;
+        break;
+      }
+      if (top === 'do') {
+        if (isName(nodes[end], 'while')) end++;
+        if (isGroup(nodes[end], '(')) end++;
+        if (isPunct(nodes[end], ';')) end++;
+      }
+    }
+  }
+}
+
+/** Where a statement that is no `if`/`for`/`while`/`do` ends. */
+function simpleStatementEnd(nodes: readonly JsNode[], i: number): number {
   const n = nodes.length;
   const t = nodes[i];
   if (t === undefined) return n;
@@ -46,25 +90,6 @@ export function statementEnd(nodes: readonly JsNode[], i: number): number {
   if (isName(t)) {
     const at = (j: number, word: string): boolean => isName(nodes[j], word);
     switch (t.text) {
-      case 'if': {
-        let j = statementEnd(nodes, isGroup(nodes[i + 1], '(') ? i + 2 : i + 1);
-        if (at(j, 'else')) j = statementEnd(nodes, j + 1);
-        return j;
-      }
-      case 'for':
-      case 'while':
-      case 'with': {
-        let j = i + 1;
-        if (at(j, 'await')) j++;
-        if (isGroup(nodes[j], '(')) j++;
-        return statementEnd(nodes, j);
-      }
-      case 'do': {
-        let j = statementEnd(nodes, i + 1);
-        if (at(j, 'while')) j++;
-        if (isGroup(nodes[j], '(')) j++;
-        return isPunct(nodes[j], ';') ? j + 1 : j;
-      }
       case 'try': {
         let j = i + 1;
         if (isGroup(nodes[j], '{')) j++;

@@ -47,39 +47,52 @@ export function functionOf(src: string, stmt: readonly JsNode[]): ScriptFunction
   return { name, isDefault, isAsync, params: paramText, body };
 }
 
-/** Whether `nodes` (templates' code included) reach k6's API or one of `helpers`. */
-function reachesK6(nodes: readonly JsNode[], names: K6Bindings, helpers: ReadonlySet<string>): boolean {
-  for (let k = 0; k < nodes.length; k++) {
-    const n = nodes[k] as JsNode;
-    if (isGroup(n)) {
-      if (reachesK6(n.items, names, helpers)) return true;
-      continue;
+/**
+ * What `nodes` (templates' code included) call: whether k6's API directly, and which of the
+ * script's functions (`declared`). Walked with an explicit stack.
+ */
+function callsOf(nodes: readonly JsNode[], names: K6Bindings, declared: ReadonlySet<string>): { k6: boolean; calls: Set<string> } {
+  const calls = new Set<string>();
+  let k6 = false;
+  const stack: (readonly JsNode[])[] = [nodes];
+  for (let list = stack.pop(); list !== undefined; list = stack.pop()) {
+    for (let k = 0; k < list.length; k++) {
+      const n = list[k] as JsNode;
+      if (isGroup(n)) stack.push(n.items);
+      if (n.kind === 'group') continue;
+      if (n.kind === 'tpl') for (const p of n.parts ?? []) if (p.kind === 'expr') stack.push(p.nodes);
+      if (n.kind !== 'name' || isPunct(list[k - 1], '.')) continue;
+      const called = isGroup(list[k + 1], '(');
+      const fn = names.k6Functions.get(n.text);
+      if ((names.http.has(n.text) && isPunct(list[k + 1], '.')) || (called && (names.httpFunctions.has(n.text) || (fn !== undefined && fn !== 'open' && fn !== 'randomSeed')))) k6 = true;
+      else if (called && declared.has(n.text)) calls.add(n.text);
     }
-    if (n.kind === 'tpl' && (n.parts ?? []).some((p) => p.kind === 'expr' && reachesK6(p.nodes, names, helpers))) return true;
-    if (n.kind !== 'name' || isPunct(nodes[k - 1], '.')) continue;
-    if (names.http.has(n.text) && isPunct(nodes[k + 1], '.')) return true;
-    const called = isGroup(nodes[k + 1], '(');
-    if (called && (names.httpFunctions.has(n.text) || helpers.has(n.text))) return true;
-    const k6 = names.k6Functions.get(n.text);
-    if (called && k6 !== undefined && k6 !== 'open' && k6 !== 'randomSeed') return true;
   }
-  return false;
+  return { k6, calls };
 }
 
-/** The script's functions that reach k6's API, themselves or through one another. */
+/** The script's functions that reach k6's API, themselves or through one another (each body read once). */
 export function functionsReachingK6(functions: readonly ScriptFunction[], names: K6Bindings): Set<string> {
-  const helpers = new Set<string>();
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const f of functions) {
-      if (f.name === undefined || helpers.has(f.name)) continue;
-      if (reachesK6(f.body.items, names, helpers)) {
-        helpers.add(f.name);
-        grew = true;
+  const declared = new Set(functions.flatMap((f) => (f.name === undefined ? [] : [f.name])));
+  const callers = new Map<string, Set<string>>();
+  const reach = new Set<string>();
+  for (const f of functions) {
+    if (f.name === undefined) continue;
+    const { k6, calls } = callsOf(f.body.items, names, declared);
+    if (k6) reach.add(f.name);
+    for (const c of calls) callers.set(c, (callers.get(c) ?? new Set()).add(f.name));
+  }
+  // What calls a function that reaches k6 reaches it too.
+  const queue = [...reach];
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    for (const caller of callers.get(name) ?? []) {
+      if (!reach.has(caller)) {
+        reach.add(caller);
+        queue.push(caller);
       }
     }
   }
-  return helpers;
+  return reach;
 }
 
 /** A function written as an async function of `vu` (its own parameters after), under `name`. */

@@ -151,13 +151,14 @@ function operationOf(method: string, pieces: readonly UrlPiece[] | undefined, ct
   return undefined;
 }
 
-/** The row name of a request from its URL's text: `get-flows-_-history`, `post-test.k6.io`. */
+/** The row name of a request from its URL's text: its path (`get-flows-_-history`), else its host (`get-test.k6.io`). */
 function nameFromUrl(method: string, pieces: readonly UrlPiece[] | undefined, urlNodes: readonly JsNode[], ctx: RequestContext): string {
   if (pieces === undefined) return httpRowName(`${method.toLowerCase()}-${ctx.text(urlNodes)}`);
-  const text = pieces.map((p) => ('text' in p ? p.text : '_')).join('').replace(/^https?:\/\//, '');
-  const path = text.replace(/^_+/, '').replace(/[?#].*$/, '');
-  const shown = path.startsWith('/') ? path : `/${path}`;
-  return httpRowName(`${method.toLowerCase()}${shown === '/' ? `-${text.replace(/\/.*$/, '')}` : shown}`);
+  const text = pieces.map((p) => ('text' in p ? p.text : '_')).join('').replace(/[?#].*$/, '');
+  const host = /^https?:\/\/([^/]*)/.exec(text);
+  // A base in code (`${BASE}/flows`) is left out; a host written out is, unless the path is empty.
+  const path = host !== null ? text.slice(host[0].length) : text.replace(/^_+/, '');
+  return httpRowName(`${method.toLowerCase()}-${path.replace(/^\/+|\/+$/g, '') || host?.[1] || 'request'}`);
 }
 
 /** The literal `tags: { name: '…' }` of a params object written out, if any. */
