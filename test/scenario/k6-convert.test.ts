@@ -233,6 +233,31 @@ describe('reading a script without running it', () => {
     expect(c.text).toContain("if (a) await vu.sleep('1s');");
   }, 60_000);
 
+  it('a k6 script in TypeScript: typed functions, a typed options, type imports', async () => {
+    const src = [
+      "import http from 'k6/http';",
+      "import { check } from 'k6';",
+      "import type { Options } from 'k6/options';",
+      "export const options: Options = { vus: 3, duration: '2s' };",
+      'interface Setup { flowId: string }',
+      'export function setup(): Setup {',
+      '  return { flowId: http.get(`${__ENV.BASE_URL}/flows`).json(\'flows.0.id\') as string };',
+      '}',
+      'export default (data: Setup): void => {',
+      '  const res = http.get(`${__ENV.BASE_URL}/flows/${data.flowId}`);',
+      "  check(res, { 'found': (r) => r.status === 200 });",
+      '};',
+    ].join('\n');
+    const c = convertK6Script(src, { name: 'typed', script: 'typed.ts' });
+    expect(c.notConverted).toEqual([]);
+    expect(c.text).toContain('async function setup(vu: Vu) {');
+    expect(c.text).toContain('async function iteration(vu: Vu, data: Setup) {');
+    expect(c.text).toContain('const res = k6Response(await vu.getFlow(data.flowId));');
+    const path = join(dir, 'typed.ts');
+    writeFileSync(path, c.text);
+    expect(single(resolveRunPlan(await loadScenarioFile(path))).load).toMatchObject({ concurrency: 3, durationMs: 2000 });
+  });
+
   it('a script with no function to run converts to a journey that says so', async () => {
     const c = convertK6Script("import http from 'k6/http';\nexport const options = { vus: 1, duration: '1s' };\n", { name: 'nothing', script: 'nothing.js' });
     expect(c.notConverted).toEqual(['the default function (the script has no such function)']);

@@ -34,13 +34,22 @@ export function functionOf(src: string, stmt: readonly JsNode[]): ScriptFunction
   if (isAsync) i++;
   let params: JsNode | undefined;
   let body: JsNode | undefined;
+  // A TypeScript script may type the parameters' function (`(): void`, `: Promise<void>`) before its body.
+  const afterType = (from: number, stop: (n: JsNode | undefined) => boolean): number => {
+    let j = from;
+    while (j < stmt.length && !stop(stmt[j])) j++;
+    return j;
+  };
   if (isName(stmt[i], 'function')) {
     i++;
     if (isPunct(stmt[i], '*')) return undefined;
     if (isName(stmt[i])) name ??= (stmt[i++] as Token).text;
-    [params, body] = [stmt[i], stmt[i + 1]];
-  } else if ((isGroup(stmt[i], '(') || isName(stmt[i])) && isPunct(stmt[i + 1], '=>')) {
-    [params, body] = [stmt[i], stmt[i + 2]];
+    params = stmt[i];
+    body = stmt[afterType(i + 1, (n) => isGroup(n, '{'))];
+  } else if (isGroup(stmt[i], '(') || isName(stmt[i])) {
+    const arrow = afterType(i + 1, (n) => isPunct(n, '=>') || isPunct(n, ';') || isGroup(n, '{'));
+    if (!isPunct(stmt[arrow], '=>')) return undefined;
+    [params, body] = [stmt[i], stmt[arrow + 1]];
   } else return undefined;
   if (!isGroup(body, '{') || params === undefined) return undefined;
   const paramText = isGroup(params, '(') ? textOf(src, params.items) : (params as Token).text;

@@ -2,7 +2,8 @@
  * The few lines of k6's API a converted journey keeps calling, written into the scenario file
  * itself (only those it uses): k6's response shape read from flowgauge's results, `check` on
  * `vu.check`, a request's name from its tags, custom metrics that count nothing, and a stub that
- * says what was not converted when it runs. Each is plain TypeScript the user may edit.
+ * says what was not converted when it runs. Each is plain TypeScript the user may edit, in the
+ * erasable syntax Node's own type stripping runs (no parameter properties, enums or namespaces).
  */
 
 /** A shim: its code, and the shims it calls. */
@@ -125,7 +126,10 @@ function k6Stub(what: string): any {
   K6Metric: {
     code: `/** k6's custom metrics (Trend, Rate, Counter, Gauge): flowgauge keeps none, so add() records nothing. */
 class K6Metric {
-  constructor(readonly name: string, readonly isTime?: boolean) {}
+  readonly name: string;
+  constructor(name: string, _isTime?: boolean) {
+    this.name = name;
+  }
   add(_value: number | boolean, _tags?: Record<string, string>): void {}
 }`,
   },
