@@ -159,7 +159,7 @@ describe('k6 scripts of the documented shapes convert into scenarios that load a
 });
 
 describe('the converted file', () => {
-  it("has shims that type-check under strict against flowgauge's Vu (the k6 code itself is kept as written)", () => {
+  it("has shims that type-check under strict against flowgauge's Vu, in erasable syntax (the k6 code itself is kept as written)", () => {
     const all = new Set(['k6Response', 'k6Request', 'k6Json', 'k6Query', 'k6Options', 'k6Check', 'k6Batch', 'k6NotConverted', 'k6Stub', 'K6Metric', 'SharedArray', 'k6Open', 'randomIntBetween', 'randomItem', 'randomString', 'uuidv4', 'findBetween', 'k6Encoding']);
     const { imports, code } = shimCode(all);
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
@@ -167,6 +167,8 @@ describe('the converted file', () => {
     writeFileSync(file, `import type { Vu } from 'flowgauge';\n${imports.join('\n')}\n${code}\nexport const used = [${[...all].join(', ')}];\n`);
     const program = ts.createProgram([file], {
       strict: true,
+      // What Node's own type stripping runs: no parameter properties, enums or namespaces.
+      erasableSyntaxOnly: true,
       noUncheckedIndexedAccess: true,
       noEmit: true,
       skipLibCheck: true,
@@ -179,7 +181,8 @@ describe('the converted file', () => {
       // Vu is all the shims take from flowgauge: its module alone keeps the program small.
       paths: { flowgauge: ['./src/scenario/journey.ts'] },
     });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    // The shims' own file: flowgauge's sources are checked by their own build, not under erasableSyntaxOnly.
+    const problems = ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(problems).toEqual([]);
   }, 180_000);
 
