@@ -70,7 +70,7 @@ describe('k6 scripts through the CLI', () => {
     const path = join(dir, 'http-get.js');
     expect(r.err).toContain(`${path}: is a k6 script (it imports 'k6' on line 2); flowgauge runs its own scenario format. Convert it: \`flowgauge new --from-k6 ${path}\` writes http-get.ts`);
     expect(r.err).not.toMatch(/Cannot find module|require stack|\n\s+at /);
-  });
+  }, RUN_GUARD_MS);
 
   it('new --from-k6 writes <name>.ts, says what was not converted, refuses to overwrite, takes a name', async () => {
     const r = await cli('new', '--from-k6', 'unconvertible.js');
@@ -84,7 +84,7 @@ describe('k6 scripts through the CLI', () => {
     expect((await cli('new', 'x', '--journey', '--from-k6', 'stages.js')).code).toBe(2);
     expect(await cli('new')).toMatchObject({ code: 2, err: expect.stringContaining('flowgauge new --from-k6 script.js') });
     expect(existsSync(join(dir, 'x.ts'))).toBe(false);
-  });
+  }, RUN_GUARD_MS);
 
   it('http_get: listFlows sent, its checks pass', async () => {
     const { code, report } = await convertAndRun('http-get');

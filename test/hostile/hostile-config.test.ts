@@ -15,6 +15,7 @@ import { waitBounded } from './bounded-child.js';
 
 /** A safety net against a hang, not a timing assertion: each command here ends in seconds. */
 const EXIT_BOUND_MS = 120_000;
+const TEST_GUARD_MS = EXIT_BOUND_MS + 30_000;
 /** What a refusal may print: the first 20 problems, the count of the rest and the allowed keys once. */
 const OUTPUT_BOUND = 16 * 1024;
 
@@ -54,7 +55,7 @@ describe('hostile configuration is refused, bounded', () => {
     writeFileSync(join(dir, 'rows.yaml'), 'name: rows\ntier: pro\nload: { rate: 1/s, duration: 1s }\ndata: { file: rows.jsonl }\nsteps:\n  - op: listFlows\n');
     const r = await refused(['run', 'rows.yaml', '--quiet', '--no-audit', '--out', join(dir, 'out-rows')]);
     expect(r.err).toContain(`${join(dir, 'rows.jsonl')}:2: a row is nested deeper than 64 levels of arrays and objects; the limit is 64`);
-  });
+  }, TEST_GUARD_MS);
 
   it('8,000 invalid threshold keys: the first 20, how many more, the allowed keys once', async () => {
     const r = await refused(['run', thresholdsScenario('t8k.json', 8000), '--quiet', '--no-audit']);
@@ -62,11 +63,11 @@ describe('hostile configuration is refused, bounded', () => {
     expect(r.err.match(/^ {2}- thresholds\[/gm)).toHaveLength(20);
     expect(r.err).toContain('  … and 7980 more');
     expect(r.err.match(/allowed: /g)).toHaveLength(1);
-  });
+  }, TEST_GUARD_MS);
 
   it('100,000 invalid threshold keys: exit 2 with the same bounded answer', async () => {
     const r = await refused(['run', thresholdsScenario('t100k.json', 100_000), '--quiet', '--no-audit']);
     expect(r.err).toMatch(/\(100000 problems\):/);
     expect(r.err).toContain('  … and 99980 more');
-  });
+  }, TEST_GUARD_MS);
 });
