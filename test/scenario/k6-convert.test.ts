@@ -38,7 +38,10 @@ const single = (r: ResolvedScenario | ResolvedRunPlan): ResolvedScenario => {
   return r;
 };
 
-describe('k6 scripts of the documented shapes convert into scenarios that load and validate', () => {
+/** A guard against a hang, not a timing: loading a .ts file starts tsx, slow on a loaded machine. */
+const LOAD_GUARD = { timeout: 120_000 };
+
+describe('k6 scripts of the documented shapes convert into scenarios that load and validate', LOAD_GUARD, () => {
   it('http_get with checks and sleep: a journey sending listFlows, one VU as one worker for 30 s', async () => {
     const c = convert('http-get');
     expect(c.notConverted).toEqual([]);
@@ -203,7 +206,7 @@ describe('the converted file', () => {
   });
 });
 
-describe('reading a script without running it', () => {
+describe('reading a script without running it', LOAD_GUARD, () => {
   it('tells regular expressions from divisions, and reads template literals with code inside', () => {
     const kinds = scanTokens('const r = /a\\/b[/]c/g; const d = a / b / c; const t = `x${`y${z}`}w`;').map((t) => `${t.kind}:${t.text}`);
     expect(kinds).toContain('regex:/a\\/b[/]c/g');
