@@ -38,6 +38,7 @@ export {
 export { renderStatusText, formatWindow } from './status-text.js';
 export { renderStatusHtml } from './status-html.js';
 export { deriveOnceInterval, MAX_DERIVED_INTERVAL_MS } from './once-interval.js';
+export { onceVerdict, type OnceVerdict } from './once-verdict.js';
 export { MAX_LISTED_INCIDENTS } from './status-series.js';
 export { TIMELINE_BUCKETS } from './timeline.js';
 export { probeResultOf } from './probe-result.js';

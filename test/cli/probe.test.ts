@@ -90,8 +90,37 @@ describe('flowgauge probe', () => {
     const r = await cli(['probe', '--once', '--history', 'h', '--checks', 'listFlows', '--pushgateway', url, '--quiet'], cwd);
     expect(r.code).toBe(0);
     expect(pushes).toHaveLength(1);
-    expect(pushes[0]).toMatchObject({ method: 'PUT', url: '/metrics/job/flowgauge_probe' });
-    expect(pushes[0]?.body).toContain('flowgauge_probe_success{check="listFlows"} 1');
+    // The embedded service is a target of its own name, in the group and on every series.
+    expect(pushes[0]).toMatchObject({ method: 'PUT', url: '/metrics/job/flowgauge_probe/target/reference-service' });
+    expect(pushes[0]?.body).toContain('flowgauge_probe_success{target="reference-service",check="listFlows"} 1');
+  });
+
+  it('two probers of two targets push two groups (with --push-label), never replacing each other', async () => {
+    const cwd = tempDir();
+    const pushes: { url?: string; body: string }[] = [];
+    const gw = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        pushes.push({ url: req.url, body });
+        res.writeHead(200).end();
+      });
+    });
+    servers.push(gw);
+    await new Promise<void>((r) => gw.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(gw.address() as AddressInfo).port}`;
+    const a = await cli(['probe', '--once', '--history', 'a', '--checks', 'listFlows', '--pushgateway', url, '--target-name', 'staging', '--push-label', 'region=eu', '--quiet'], cwd);
+    const b = await cli(['probe', '--once', '--history', 'b', '--checks', 'listFlows', '--pushgateway', url, '--target-name', 'production', '--push-label', 'region=eu', '--quiet'], cwd);
+    expect([a.code, b.code], `${a.err}${b.err}`).toEqual([0, 0]);
+    expect(pushes.map((p) => p.url)).toEqual(['/metrics/job/flowgauge_probe/target/staging/region/eu', '/metrics/job/flowgauge_probe/target/production/region/eu']);
+    expect(pushes[1]?.body).toContain('flowgauge_probe_total{target="production",check="listFlows",result="success"} 1');
+    const records = (await readHistory(join(cwd, 'a'))).records;
+    expect(records.map((r) => r.target)).toEqual(['staging']);
+    for (const bad of [['--target-name', 'https://api.example.com/v1'], ['--target-name', 'a b'], ['--push-label', 'target=x', '--pushgateway', url], ['--push-label', 'nope'], ['--push-label', 'region=eu']]) {
+      const r = await cli(['probe', '--once', '--history', 'c', ...bad], cwd);
+      expect(r.code, bad.join(' ')).toBe(2);
+      expect(r.err, bad.join(' ')).toMatch(/--target-name|--push-label/);
+    }
   });
 
   it('as a daemon runs whole rounds until --duration ends, and every printed record is in the history', async () => {

@@ -50,7 +50,7 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
     gate.assertPresent();
     const registry = new Registry();
     const metrics = createRunMetrics({ registry, scenario: 'integration', tier: 'pro', latencyBucketsS: [2, 0.5] });
-    const probes = createProbeMetrics({ registry });
+    const probes = createProbeMetrics({ registry, target: 'api.example.com' });
     feeder = startFeeder(metrics, probes, { intervalMs: 50 });
     const lastRun = gaugeOf(registry, PROBE_METRICS.lastRun);
     const certExpiry = gaugeOf(registry, PROBE_METRICS.tlsCertExpiry);

@@ -38,7 +38,7 @@ describe.skipIf(gate.skip)('promtool', () => {
   it('check metrics accepts the exposition of a realistic run and probes', async () => {
     const registry = new Registry();
     const m = createRunMetrics({ registry, scenario: 'mixed-pro', tier: 'pro', latencyBucketsS: [1.7] });
-    const p = createProbeMetrics({ registry });
+    const p = createProbeMetrics({ registry, target: 'api.example.com' });
     let x = 1;
     const rand = () => ((x = (x * 16807) % 2147483647) - 1) / 2147483646;
     for (const [s, v] of sampleBatch(rand, 500)) m.observe(s, v);
