@@ -35,6 +35,7 @@ export {
   createSloStatusFold,
   type SloStatus,
 } from './status.js';
+export { createTargetedStatusFold, readSloStatus, MAX_STATUS_TARGETS } from './status-targets.js';
 export { renderStatusText, formatWindow } from './status-text.js';
 export { renderStatusHtml } from './status-html.js';
 export { deriveOnceInterval, MAX_DERIVED_INTERVAL_MS } from './once-interval.js';
