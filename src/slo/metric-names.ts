@@ -339,9 +339,9 @@ export const RECORDING_RULES = {
   latencyErrorRatio: (window: string): string => `flowgauge:latency_error_ratio:rate${window}`,
   /** Share slower than the threshold, per tier; the latency alerts read this one. */
   latencyErrorRatioByTier: (window: string): string => `flowgauge:latency_error_ratio_by_tier:rate${window}`,
-  /** Probe error ratio: probes that did not succeed / all probes, every check together. */
+  /** Probe error ratio per target: probes that did not succeed / all probes, every check together. */
   probeErrorRatio: (window: string): string => `flowgauge:probe_error_ratio:rate${window}`,
-  /** Probe error ratio per check; the uptime burn-rate alerts read this one. */
+  /** Probe error ratio per target and check; the uptime burn-rate alerts read this one. */
   probeErrorRatioByCheck: (window: string): string => `flowgauge:probe_error_ratio_by_check:rate${window}`,
 } as const;
 
@@ -357,10 +357,16 @@ export const ALERT_NAMES = {
   latency: 'FlowgaugeLatencyBudgetBurn',
   /** The probes' uptime objective burning (per check). */
   uptime: 'FlowgaugeUptimeBudgetBurn',
-  /** Every probe of a check failing for a while. */
+  /** Every probe of a check failing for a while: the target is down, the prober up. */
   probeDown: 'FlowgaugeProbeDown',
-  /** A check's last probe too long ago: the prober stopped. */
+  /** A check's last probe too long ago: the prober (a pushing CronJob) stopped. */
   probeStale: 'FlowgaugeProbeStale',
-  /** The target's certificate expires soon. */
+  /** The probe daemon's scrape failing: the prober is dead and its series are gone. */
+  proberDown: 'FlowgaugeProberDown',
+  /** No pushed probe series at all: nothing pushes, or the Pushgateway lost them. */
+  probeAbsent: 'FlowgaugeProbeAbsent',
+  /** The target's certificate expires soon (a ticket). */
   certExpiry: 'FlowgaugeCertificateExpiry',
+  /** The target negotiated TLS below 1.3 (a ticket). */
+  tlsVersion: 'FlowgaugeTlsBelowTarget',
 } as const;
