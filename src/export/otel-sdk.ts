@@ -8,9 +8,9 @@
  * 404, 5xx, timeout) is said once through `onExportFailure`, never thrown: spans are a view of
  * the run, and losing them must not change its result.
  *
- * Nor may they tax it: each export is one bounded attempt (`exportTimeoutMs`, 1 s, the OTLP
- * exporter's timeout, its retries included), and `shutdown` waits for the last one at most
- * that long, then says how many spans were not delivered. A collector that is down or accepts
+ * Nor may they tax it: each export is one bounded attempt (`exportTimeoutMs`, 0.9 s, the OTLP
+ * exporter's timeout, its retries included), and `shutdown` waits for the last one at most 1 s,
+ * then says how many spans were not delivered. A collector that is down or accepts
  * and never answers costs the end of a run at most a second, not the exporter's default 10 s of
  * retries.
  */
@@ -34,15 +34,19 @@ export interface OtlpExportOptions {
   readonly immediate?: boolean;
   /**
    * How long one export may take, in ms, retries included: after it the request is abandoned
-   * and its spans counted as not delivered. Default 1 000.
+   * and its spans counted as not delivered. Default 900.
    */
   readonly exportTimeoutMs?: number;
-  /** How long `shutdown` (and `forceFlush`) may wait for the last export, in ms. Default `exportTimeoutMs`. */
+  /**
+   * How long `shutdown` (and `forceFlush`) may wait for the last export, in ms. Default
+   * `exportTimeoutMs` + 100 (1 s): the exporter abandons its attempt first, so nothing of it is
+   * left holding the process.
+   */
   readonly shutdownTimeoutMs?: number;
 }
 
 /** How long one export may take by default (retries included). */
-export const DEFAULT_OTLP_EXPORT_TIMEOUT_MS = 1000;
+export const DEFAULT_OTLP_EXPORT_TIMEOUT_MS = 900;
 
 /** A tracer that exports, and how to flush and stop it. */
 export interface OtlpExport {
@@ -219,7 +223,7 @@ export async function enableOtlpExport(
   const url = options.endpoint ?? DEFAULT_OTLP_TRACES_ENDPOINT;
   const shown = shownEndpoint(url);
   const exportMs = options.exportTimeoutMs ?? DEFAULT_OTLP_EXPORT_TIMEOUT_MS;
-  const deadlineMs = options.shutdownTimeoutMs ?? exportMs;
+  const deadlineMs = options.shutdownTimeoutMs ?? exportMs + 100;
   if (!(exportMs > 0 && Number.isFinite(exportMs)) || !(deadlineMs > 0 && Number.isFinite(deadlineMs))) {
     throw new InvalidArgumentError('OTLP export and shutdown timeouts must be positive numbers of ms');
   }

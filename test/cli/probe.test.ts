@@ -9,6 +9,7 @@ import type { ExitCode } from '../../src/cli/exit-codes.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { readHistory, type ProbeRecord } from '../../src/probe/index.js';
+import { startSilentServer } from '../export/helpers/silent-server.js';
 import { removeTempDirs, rounds, tempDir } from '../probe/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -93,6 +94,26 @@ describe('flowgauge probe', () => {
     // The embedded service is a target of its own name, in the group and on every series.
     expect(pushes[0]).toMatchObject({ method: 'PUT', url: '/metrics/job/flowgauge_probe/target/reference-service' });
     expect(pushes[0]?.body).toContain('flowgauge_probe_success{target="reference-service",check="listFlows"} 1');
+  });
+
+  it('--once with a Pushgateway that accepts and never answers: exit 0, a warning naming the group, the push given up and let go', async () => {
+    const cwd = tempDir();
+    const silent = await startSilentServer();
+    try {
+      const running = cli(['probe', '--once', '--history', 'h', '--checks', 'listFlows', '--pushgateway', silent.url, '--target-name', 'api', '--quiet'], cwd);
+      const pushedAt = await silent.firstRequest();
+      const r = await running;
+      const tookMs = performance.now() - pushedAt;
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe(`flowgauge: warning: the probe metrics were not delivered to ${silent.url}/metrics/job/flowgauge_probe/target/api (no answer within 1 s); the history has the records, and the next push carries their totals\n`);
+      // Its connection let go before the command returned: nothing of it holds the process.
+      expect(silent.closedByClient()).toBe(silent.connections());
+      // One bounded attempt of 1 s; the push's ordinary 10 s timeout would not fit in this generous bound.
+      expect(tookMs).toBeLessThan(8000);
+      expect((await readHistory(join(cwd, 'h'))).records).toHaveLength(1);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('two probers of two targets push two groups (with --push-label), never replacing each other', async () => {

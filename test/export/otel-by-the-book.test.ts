@@ -12,12 +12,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { otlpTracesEndpoint } from '../../src/export/otel-sdk.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import { startSilentServer } from './helpers/silent-server.js';
 import { freePort } from '../helpers/free-port.js';
 
 const SECRET = 'fg_otel_secret_token_0123456789';
@@ -265,6 +266,26 @@ describe('an export that fails never fails a passing run', () => {
     oneWarning(r.err, `http://127.0.0.1:${port}/v1/traces`);
     expect(r.err).toMatch(/ECONNREFUSED/);
     expect(r.out).toContain('PASS');
+  });
+
+  it('endpoint accepts and never answers: exit 0, one warning with the spans not delivered, the export given up and let go', async () => {
+    const silent = await startSilentServer();
+    try {
+      const running = runWithOtel('hanging', ['--otel', silent.url]);
+      const firstExportAt = await silent.firstRequest();
+      const r = await running;
+      const tookMs = performance.now() - firstExportAt;
+      expect(r.code).toBe(0);
+      oneWarning(r.err, `${silent.url}/v1/traces`);
+      expect(r.err).toMatch(/: \d+ spans? not delivered; /);
+      // Let go by the exporter (its close reaches this end a moment later), not left to hang the process.
+      await vi.waitFor(() => expect(silent.closedByClient()).toBe(silent.connections()), { timeout: 1000 });
+      // One bounded attempt of 1 s per export (the exporter's own default is 10 s of retries): generous.
+      expect(tookMs).toBeLessThan(8000);
+      expect(r.out).toContain('PASS');
+    } finally {
+      await silent.close();
+    }
   });
 
   it('endpoint answers 404: exit 0 and one warning', async () => {

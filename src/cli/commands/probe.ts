@@ -8,7 +8,6 @@
  */
 import { resolve } from 'node:path';
 import { createSystemClock } from '../../core/clock.js';
-import { EMBEDDED_TARGET_NAME, isTargetName, TARGET_NAME_HELP, targetNameOf } from '../../core/target-name.js';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
 import {
   createProbeMetrics,
@@ -42,7 +41,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { TextSink } from '../io.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
-import { readCaFile, resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
+import { checkTargetName, readCaFile, resolveTarget, TARGET_NAME_OPTION, TARGET_OPTIONS, targetNameFor, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 import { makeDirectory } from '../report-files.js';
 
@@ -194,11 +193,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
       },
       ...METRICS_HOST_OPTION,
       once: { type: 'boolean', describe: 'run each check once and exit: 0 all succeeded, 1 the target failed a check (findings such as an expiring certificate are said and exported, not failures)' },
-      'target-name': {
-        type: 'string',
-        requiresArg: true,
-        describe: `the target's name in the history, on every metric and in the Pushgateway group (default the --base-url host; ${EMBEDDED_TARGET_NAME} for the embedded service)`,
-      },
+      ...TARGET_NAME_OPTION,
       pushgateway: { type: 'string', describe: 'push the probe metrics to this Pushgateway (after --once, or every interval), to the group job="flowgauge_probe", target=<--target-name>' },
       'push-label': { type: 'string', array: true, requiresArg: true, describe: 'a further label of the Pushgateway group, name=value (repeatable), e.g. region=eu-west-1' },
       duration: { type: 'string', describe: 'stop the daemon after this long' },
@@ -222,8 +217,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
     if (!Number.isInteger(failuresToOpen) || failuresToOpen < 1) throw new UsageError(`--failures-to-open must be a whole number >= 1, got ${failuresToOpen}`);
     const certMinDays = args['cert-min-days'];
     if (!(Number.isFinite(certMinDays) && certMinDays >= 0)) throw new UsageError(`--cert-min-days must be a number of days >= 0 (0 only records them), got ${String(certMinDays)}`);
-    const givenName = args['target-name'];
-    if (givenName !== undefined && !isTargetName(givenName)) throw new UsageError(`--target-name "${givenName}" is not ${TARGET_NAME_HELP}`);
+    checkTargetName(args['target-name']);
     const pushLabels = parsePushLabels(args['push-label']);
     if (args['push-label'] !== undefined && args.pushgateway === undefined) throw new UsageError('--push-label labels the Pushgateway group: give it with --pushgateway URL');
     const ca = args.ca === undefined ? undefined : await readCaFile(args.ca, io.cwd);
@@ -236,10 +230,12 @@ export const probeCommand: MakeCommand = (ctx) => ({
     const log: TextSink = args.json === true ? io.stderr : io.stdout;
 
     const target = await resolveTarget(args, io, 'pro');
-    const targetName = givenName ?? (target.embedded ? EMBEDDED_TARGET_NAME : targetNameOf(target.baseUrl));
-    if (targetName === undefined) {
+    let targetName: string;
+    try {
+      targetName = targetNameFor(args['target-name'], target);
+    } catch (err) {
       await target.close();
-      throw new UsageError(`the host of ${target.baseUrl} is not ${TARGET_NAME_HELP}: name the target with --target-name`);
+      throw err;
     }
     const clock = createSystemClock();
     let metricsServer: MetricsServer | undefined;
