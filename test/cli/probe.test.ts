@@ -116,6 +116,26 @@ describe('flowgauge probe', () => {
     }
   });
 
+  it("--once against a web server's 404 page: every check recorded as failed, and exit 76 (the address is wrong: the prober, not the target)", async () => {
+    const cwd = tempDir();
+    const page = '<!doctype html><html><body><h1>404 Not Found</h1></body></html>';
+    const web = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(404, { 'content-type': 'text/html' }).end(page));
+    });
+    servers.push(web);
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(web.address() as AddressInfo).port}/wrong/v1`;
+    const r = await cli(['probe', '--once', '--history', 'h', '--base-url', base, '--token', 't0k3n', '--json'], cwd);
+    expect(r.code, r.err).toBe(76);
+    expect(r.err).toContain("every check answered 404 with a page that is not the service's error body: this is not the interface; check the path of --base-url");
+    expect(r.err).not.toContain('checks succeeded');
+    // Still what happened, in the history: the outage the probe saw is not hidden.
+    const printed = r.out.trim().split('\n').map((l) => JSON.parse(l) as ProbeRecord);
+    expect(printed.map((p) => [p.success, p.status])).toEqual(printed.map(() => [false, 404]));
+    expect((await readHistory(join(cwd, 'h'))).records).toEqual(printed);
+  });
+
   it('two probers of two targets push two groups (with --push-label), never replacing each other', async () => {
     const cwd = tempDir();
     const pushes: { url?: string; body: string }[] = [];

@@ -170,12 +170,14 @@ describe('OTLP export by the book', () => {
       expect(a['server.port']).toBe(Number(base.port));
       expect(a['http.response.status_code']).toBe(200);
       expect(a['error.type']).toBeUndefined();
+      // url.template is url.full's path, /v1 included, with the ids as placeholders.
+      expect(`${base.origin}${String(a['url.template'])}`.replace('{flow_id}', encodeURIComponent(String(a['flowgauge.flow_id'])))).toBe(a['url.full']);
       if (a['flowgauge.operation'] === 'run') {
-        expect(s.name).toBe('POST /flows/{flow_id}/run');
+        expect(s.name).toBe('POST /v1/flows/{flow_id}/run');
         expect(a['http.request.method']).toBe('POST');
         expect(a['url.full']).toBe(`${service.baseUrl}/flows/${encodeURIComponent(String(a['flowgauge.flow_id']))}/run`);
       } else {
-        expect(s.name).toBe('GET /flows');
+        expect(s.name).toBe('GET /v1/flows');
         expect(a['http.request.method']).toBe('GET');
         // The query (and any credentials) never reach url.full.
         expect(a['url.full']).toBe(`${service.baseUrl}/flows`);
@@ -186,7 +188,7 @@ describe('OTLP export by the book', () => {
       expect(end >= start).toBe(true);
       if (start % 1_000_000n !== 0n || end % 1_000_000n !== 0n) subMs++;
     }
-    expect(names).toEqual(new Set(['POST /flows/{flow_id}/run', 'GET /flows']));
+    expect(names).toEqual(new Set(['POST /v1/flows/{flow_id}/run', 'GET /v1/flows']));
     // Nanosecond times, not milliseconds padded with zeros.
     expect(subMs).toBeGreaterThan(10);
   });
@@ -210,7 +212,7 @@ describe('OTLP export by the book', () => {
     expect(spans.length).toBeGreaterThan(0);
     for (const s of spans) {
       const a = attrs(s.attributes);
-      expect(s.name).toBe('GET /flows/{flow_id}');
+      expect(s.name).toBe('GET /v1/flows/{flow_id}');
       expect(a['http.response.status_code']).toBe(404);
       expect(a['error.type']).toBe('404');
       expect(a['url.full']).toBe(`${service.baseUrl}/flows/no-such-flow`);
