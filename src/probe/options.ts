@@ -134,7 +134,8 @@ export function resolveProbeOptions(o: ProbeOptions): ResolvedProbeOptions {
   if (new Set(checks).size !== checks.length) issues.push({ path: 'checks', message: 'must not repeat a check' });
   if (o.flowId !== undefined && (typeof o.flowId !== 'string' || o.flowId === '')) issues.push({ path: 'flowId', message: 'must be a non-empty string' });
   const targetName = o.target?.name ?? (base === undefined ? undefined : targetNameOf(base.href));
-  if (!isTargetName(targetName)) issues.push({ path: 'target.name', message: `must be ${TARGET_NAME_HELP}` });
+  // Without a base URL there is no default to judge: that problem is said already.
+  if ((o.target?.name !== undefined || base !== undefined) && !isTargetName(targetName)) issues.push({ path: 'target.name', message: `must be ${TARGET_NAME_HELP}` });
   const resolved = {
     intervalMs: positive(o.intervalMs, 30_000, 'intervalMs', issues),
     timeoutMs: positive(o.timeoutMs, 10_000, 'timeoutMs', issues),

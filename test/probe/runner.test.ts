@@ -188,5 +188,34 @@ describe('probe runner against the reference service', () => {
     const issues = (err as ConfigError).issues.map((i) => i.path);
     expect(issues).toEqual(['target.baseUrl', 'target.token', 'checks[0]', 'intervalMs', 'failuresToOpen']);
     expect((err as Error).message).not.toContain(token);
+    const named = () => createProbeRunner({ target: { baseUrl: 'http://127.0.0.1:9/v1', token, name: 'https://api.example.com/v1' } });
+    expect(named).toThrow(ConfigError);
+    expect(() => named()).toThrow(/target\.name/);
+    // Metrics labelled for another target would blend two targets' series.
+    expect(() => createProbeRunner({ target: { baseUrl: 'http://127.0.0.1:9/v1', token }, metrics: createProbeMetrics({ target: 'other' }) })).toThrow(/target="other"/);
+  });
+
+  it('says which records the history could not store, and reports them as not stored', async () => {
+    const svc = await service();
+    const seen: [string, boolean][] = [];
+    const errors: string[] = [];
+    let n = 0;
+    // Every other append fails, as a full disk does.
+    const history = { dir: '/nowhere', append: async () => (n++ % 2 === 0 ? { ok: true as const } : { ok: false as const, error: 'ENOSPC' }), close: async () => undefined };
+    const runner = createProbeRunner({
+      target: { baseUrl: svc.baseUrl, token: svc.tokens.pro },
+      checks: ['listFlows', 'getFlow'],
+      history,
+      onRecord: (r, stored) => seen.push([r.check, stored]),
+      onHistoryError: (e) => errors.push(e),
+    });
+    const round = await runner.runRound();
+    expect(round.unstored).toBe(1);
+    expect(seen).toEqual([
+      ['listFlows', true],
+      ['getFlow', false],
+    ]);
+    expect(errors).toEqual(['ENOSPC']);
+    expect(runner.stats().historyErrors).toBe(1);
   });
 });
