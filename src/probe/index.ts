@@ -39,7 +39,7 @@ export { createTargetedStatusFold, readSloStatus, MAX_STATUS_TARGETS } from './s
 export { renderStatusText, formatWindow } from './status-text.js';
 export { renderStatusHtml } from './status-html.js';
 export { deriveOnceInterval, MAX_DERIVED_INTERVAL_MS } from './once-interval.js';
-export { onceVerdict, type OnceVerdict } from './once-verdict.js';
+export { onceVerdict } from './once-verdict.js';
 export { MAX_LISTED_INCIDENTS } from './status-series.js';
 export { TIMELINE_BUCKETS } from './timeline.js';
 export { probeResultOf } from './probe-result.js';
