@@ -11,6 +11,7 @@ import { createSystemClock } from '../core/clock.js';
 import {
   createMetricsAggregate,
   createPushgatewayPusher,
+  DEFAULT_FINAL_PUSH_TIMEOUT_MS,
   createRequestTracer,
   createRunMetrics,
   detectOtlpResource,
@@ -120,7 +121,8 @@ export async function startRunExporters(w: ExporterWishes): Promise<RunExporters
     // Both bounded (one attempt of at most 1 s each, at once): a down exporter never holds the run's end.
     const [pushed] = await Promise.all([pusher?.stop(), otlp?.shutdown()]);
     if (pushed !== undefined && !pushed.ok && pusher !== undefined) {
-      w.stderr.write(`flowgauge: warning: the run's final metrics were not delivered to ${pusher.shownUrl} (${pushed.error ?? `HTTP ${pushed.status}`}); the report has every figure\n`);
+      const why = pushed.error === 'TIMEOUT' ? `no answer within ${DEFAULT_FINAL_PUSH_TIMEOUT_MS / 1000} s` : (pushed.error ?? `HTTP ${pushed.status}`);
+      w.stderr.write(`flowgauge: warning: the run's final metrics were not delivered to ${pusher.shownUrl} (${why}); the report has every figure\n`);
     }
     if (server !== undefined) {
       await server.close();

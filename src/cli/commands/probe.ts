@@ -18,7 +18,6 @@ import {
   type MetricsRoute,
   type MetricsServer,
   type ProbeMetrics,
-  type PushgatewayPusher,
 } from '../../export/index.js';
 import {
   CHECK_NAMES,
@@ -44,6 +43,7 @@ import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { checkTargetName, readCaFile, resolveTarget, TARGET_NAME_OPTION, TARGET_OPTIONS, targetNameFor, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 import { makeDirectory } from '../report-files.js';
+import { finalPush, parsePushLabels } from '../probe-push.js';
 
 interface ProbeArgs extends TargetArgs {
   interval?: string | undefined;
@@ -88,26 +88,6 @@ export function parseChecks(input: string): CheckName[] {
     throw new UsageError(`--checks "${input}": ${bad.length > 0 ? `unknown ${bad.join(', ')}; ` : ''}name some of ${CHECK_NAMES.join(', ')}`);
   }
   return [...new Set(names)] as CheckName[];
-}
-
-/** Labels the Pushgateway's grouping key already has, or that Prometheus reserves. */
-const RESERVED_PUSH_LABELS = new Set(['job', 'target']);
-
-/** Parses `--push-label name=value` (repeatable): further labels of the Pushgateway group. */
-export function parsePushLabels(input: readonly string[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const item of input ?? []) {
-    const eq = item.indexOf('=');
-    const name = eq > 0 ? item.slice(0, eq) : '';
-    const value = item.slice(eq + 1);
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || name.startsWith('__') || value === '' || /[\r\n]/.test(value) || value.length > 200) {
-      throw new UsageError(`--push-label "${item}" is not name=value (a Prometheus label name, a value of at most 200 characters), e.g. --push-label region=eu-west-1`);
-    }
-    if (RESERVED_PUSH_LABELS.has(name)) throw new UsageError(`--push-label ${name}=…: the group's ${name} is set already (${name === 'target' ? '--target-name' : 'flowgauge_probe'})`);
-    if (name in out) throw new UsageError(`--push-label ${name} is given twice`);
-    out[name] = value;
-  }
-  return out;
 }
 
 /** One line per record, for people. */
@@ -156,15 +136,6 @@ function probeRoute(runner: ProbeRunner, checks: readonly CheckName[]): MetricsR
 
 /** The exit code of each `--once` verdict (docs/probes.md, "Exit codes under a scheduler"). */
 const ONCE_EXIT = { ok: EXIT.OK, failed: EXIT.FAILED, 'not-the-interface': EXIT.PROTOCOL, unrecorded: EXIT.INTERNAL } as const;
-
-/** The last push, bounded (`finalTimeoutMs`); what was not delivered is said, never fatal. */
-async function finalPush(pusher: PushgatewayPusher, stderr: TextSink): Promise<void> {
-  const pushed = await pusher.stop();
-  if (!pushed.ok) {
-    const why = pushed.error === 'TIMEOUT' ? 'no answer within 1 s' : (pushed.error ?? `HTTP ${pushed.status}`);
-    stderr.write(`flowgauge: warning: the probe metrics were not delivered to ${pusher.shownUrl} (${why}); the history has the records, and the next push carries their totals\n`);
-  }
-}
 
 /** The `probe` command. */
 export const probeCommand: MakeCommand = (ctx) => ({
