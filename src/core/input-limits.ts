@@ -82,11 +82,18 @@ export const MAX_ANSWER_DEPTH = 256;
 
 /**
  * True when JSON `text` nests arrays and objects deeper than `max` (`MAX_ANSWER_DEPTH` by
- * default). Text no longer than `max` cannot, so short answers cost one comparison; others one
- * loop over the text that stops as soon as the limit is passed (a bomb costs `max` characters).
+ * default). Text no longer than `max` cannot, so short answers cost one comparison; text with no
+ * more than `max` opening brackets cannot either; others one loop over the text that stops as
+ * soon as the limit is passed (a bomb costs `max` characters).
  */
 export function jsonDeeperThan(text: string, max: number = MAX_ANSWER_DEPTH): boolean {
-  return text.length > max && jsonTextDepth(text, max) > max;
+  if (text.length <= max) return false;
+  // No more than `max` opening brackets in all cannot nest deeper. Counted by `indexOf`, which
+  // skips the text natively: on an ordinary page (tens of objects) that costs a tenth of the loop.
+  let opens = 0;
+  for (let i = text.indexOf('{'); i !== -1 && opens <= max; i = text.indexOf('{', i + 1)) opens++;
+  for (let i = text.indexOf('['); i !== -1 && opens <= max; i = text.indexOf('[', i + 1)) opens++;
+  return opens > max && jsonTextDepth(text, max) > max;
 }
 
 /**
