@@ -245,6 +245,6 @@ describe('bench targets of issue 31', () => {
     expect(md).toContain('CLI ÷ autocannon 1.05 (0.98–1.30, 3 rounds)');
     // The headline case comes before every other section.
     expect(md.indexOf('## 8.')).toBeLessThan(md.indexOf('## 4. Memory'));
-    expect(md.indexOf('a different body every answer |')).toBeLessThan(md.indexOf('identical bodies |'));
+    expect(md.indexOf('| tool, a different body every answer |')).toBeLessThan(md.indexOf('| tool, identical bodies |'));
   });
 });
