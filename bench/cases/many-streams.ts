@@ -45,14 +45,14 @@ export interface ManyStreamsResult {
   readonly floorTtftP99Ms?: number | undefined;
 }
 
-const CONCURRENCY = 10_000;
 const PACING = { tokens: 20, intervalMs: 500 };
 
 /** Runs case 3b. */
 export async function runManyStreams(ctx: BenchContext): Promise<ManyStreamsResult> {
+  const concurrency = ctx.plan.manyStreams ?? 10_000;
   const rounds = ctx.plan.quick ? 1 : 2;
   // The warm-up pass runs past the ramp so that it opens every connection.
-  const warmupS = Math.ceil((CONCURRENCY - STARTS_AT_ONCE) / STARTS_PER_SECOND) + 2;
+  const warmupS = Math.ceil((concurrency - STARTS_AT_ONCE) / STARTS_PER_SECOND) + 2;
   const measuredS = Math.ceil((2.5 * PACING.tokens * PACING.intervalMs) / 1000);
   const runs: StreamRun[] = [];
   const stgc: StreamRun[] = [];
@@ -61,16 +61,16 @@ export async function runManyStreams(ctx: BenchContext): Promise<ManyStreamsResu
   const fixed = fixedSseServer(ctx.log);
   await withServer(['--tokens', String(PACING.tokens), '--interval-ms', String(PACING.intervalMs), '--first-ms', String(FIRST_MS)], async (base) => {
     for (let round = 0; round < rounds; round++) {
-      ctx.log(`many streams: ${CONCURRENCY} paced streams, round ${round + 1}/${rounds}: flowgauge, flowgauge --single-threaded-gc, raw-socket floor`);
-      runs.push(await drive(base, 'flowgauge', measuredS, warmupS, CONCURRENCY));
-      stgc.push(await drive(base, 'flowgauge', measuredS, warmupS, CONCURRENCY, ['--single-threaded-gc']));
-      const floorRun = checkFloorRound(await drive(base, 'floor', measuredS, warmupS, CONCURRENCY), PACING, FIRST_MS);
+      ctx.log(`many streams: ${concurrency} paced streams, round ${round + 1}/${rounds}: flowgauge, flowgauge --single-threaded-gc, raw-socket floor`);
+      runs.push(await drive(base, 'flowgauge', measuredS, warmupS, concurrency));
+      stgc.push(await drive(base, 'flowgauge', measuredS, warmupS, concurrency, ['--single-threaded-gc']));
+      const floorRun = checkFloorRound(await drive(base, 'floor', measuredS, warmupS, concurrency), PACING, FIRST_MS);
       if (floorRun.invalid !== undefined) ctx.log(`many streams: the floor round ${round + 1} is invalid (${floorRun.invalid}); reported, not counted`);
       floorRuns.push(floorRun);
     }
   }, fixed);
   return {
-    concurrency: CONCURRENCY,
+    concurrency: concurrency,
     pacing: PACING,
     rounds,
     runs,

@@ -136,6 +136,10 @@ describe('bench report', () => {
     expect(full.openS).toBe(20);
     expect(quick.openS).toBeLessThan(full.openS);
     expect(quick.memoryRequests).toBeLessThan(full.memoryRequests);
+    const smoke = benchPlan(true, [], 200, { tokens: 20, intervalMs: 20 }, true);
+    expect(smoke.smoke).toBe(true);
+    expect(smoke.saturationS).toBeLessThan(quick.saturationS);
+    expect(smoke.manyStreams).toBeLessThan(full.manyStreams ?? 10_000);
   });
 });
 
