@@ -47,7 +47,7 @@ const worker = async (): Promise<void> => {
 await Promise.all(Array.from({ length: 50 }, worker));
 await client.close();
 // A bad answer is reported, not thrown: the count still means what it says, and a rare reset under valgrind's slowness should not lose the run.
-if (bad > 0) process.stderr.write('BAD ' + bad + ' ' + why + '\n');
+if (bad > 0) process.stderr.write('BAD ' + bad + ' ' + why + '\\n');
 `,
 );
 const esbuild = await import('esbuild');
