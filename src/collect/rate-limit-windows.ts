@@ -10,7 +10,6 @@
  * A window that opens while the previous one's reset is still ahead, or sooner after it than the
  * longest Reset seen, is no fixed window: the limiter rolls (a sliding log, a token bucket).
  */
-import type { RateLimitInfo } from '../core/types.js';
 import type { HeaderViolationKind } from './rate-limit-headers.js';
 import { EPOCH_MS_MIN, EPOCH_SECONDS_MIN } from './reset-semantics.js';
 import { createSortedTimes, type SortedTimes } from './sorted-times.js';
@@ -49,8 +48,8 @@ export interface WindowBookOptions {
 
 /** The windows of one token. */
 export interface WindowBook {
-  /** The window an answer belongs to, opened if it is new. */
-  windowOf(info: RateLimitInfo | undefined, reset: number | undefined, remaining: number | undefined, arrivalNs: number, accepted: boolean): RateLimitWin;
+  /** The window an answer belongs to, opened if it is new (`resetRaw`: the Reset header as sent). */
+  windowOf(resetRaw: string | undefined, reset: number | undefined, remaining: number | undefined, arrivalNs: number, accepted: boolean): RateLimitWin;
   /** The windows kept, oldest first. */
   readonly windows: readonly RateLimitWin[];
   /** Windows that left the book. */
@@ -73,12 +72,12 @@ export function createWindowBook(o: WindowBookOptions): WindowBook {
   // The longest a Reset has pointed ahead (s): a fixed window is about that long.
   let longestResetS = 0;
 
-  const newWindow = (key: number | undefined, epoch: boolean, info: RateLimitInfo | undefined, resetAtNs: number | undefined): RateLimitWin => {
+  const newWindow = (key: number | undefined, epoch: boolean, resetRaw: string | undefined, resetAtNs: number | undefined): RateLimitWin => {
     const w: RateLimitWin = {
       seq: seq++,
       key,
       epoch,
-      resetRaw: info?.raw.reset,
+      resetRaw,
       resetAtNs,
       accepted: 0,
       rejected: 0,
@@ -111,7 +110,7 @@ export function createWindowBook(o: WindowBookOptions): WindowBook {
   };
 
   return {
-    windowOf(info, reset, remaining, arrivalNs, accepted) {
+    windowOf(resetRaw, reset, remaining, arrivalNs, accepted) {
       if (reset !== undefined) {
         const epoch = reset > EPOCH_SECONDS_MIN;
         const key = reset >= EPOCH_MS_MIN ? reset / 1000 : epoch ? reset : arrivalNs / 1e9 + reset;
@@ -129,12 +128,14 @@ export function createWindowBook(o: WindowBookOptions): WindowBook {
         const newest = windows[windows.length - 1];
         if (newest?.key !== undefined && newest.epoch === epoch) {
           if (newest.resetAtNs !== undefined && newest.resetAtNs - arrivalNs > tolerance * 1e9) rolling = true;
-          if (key - newest.key < longestResetS - tolerance) rolling = true;
+          // Only an admission says a window opened this soon: a refusal whose Reset points at
+          // itself (0: "now") while it refuses breaks a promise, and is no sign of a rolling limiter.
+          if (accepted && key - newest.key < longestResetS - tolerance) rolling = true;
         }
-        return newWindow(key, epoch, info, resetAtNs);
+        return newWindow(key, epoch, resetRaw, resetAtNs);
       }
       const current = windows[windows.length - 1];
-      if (current === undefined || jumpedUp(current, remaining)) return newWindow(undefined, false, info, undefined);
+      if (current === undefined || jumpedUp(current, remaining)) return newWindow(undefined, false, resetRaw, undefined);
       return current;
     },
     get windows() {
