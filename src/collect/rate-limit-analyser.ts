@@ -342,7 +342,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       }
       if (reset !== undefined) semantics.observe(reset, arrivalNs);
 
-      const w = windowOf(info?.raw.reset, reset, remaining, arrivalNs, status !== 429);
+      const w = windowOf(info?.raw.reset, reset, remaining, arrivalNs, status !== 429, startNs);
       if (limit !== undefined) {
         if (w.limit === undefined) w.limit = limit;
         else if (w.limit !== limit) w.fixedFindings.set('limit-changed-within-window', (w.fixedFindings.get('limit-changed-within-window') ?? 0) + 1);
@@ -411,7 +411,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       record(answer.startNs, arrivalNs, answer.status, info);
       const remaining = usable(info?.remaining);
       const accepted = answer.status !== 429;
-      const w = windowOf(info?.raw.reset, usable(info?.reset), remaining, arrivalNs, accepted);
+      const w = windowOf(info?.raw.reset, usable(info?.reset), remaining, arrivalNs, accepted, answer.startNs);
       const limit = usable(info?.limit);
       if (limit !== undefined && w.limit === undefined) w.limit = limit;
       if (accepted) {

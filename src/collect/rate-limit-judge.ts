@@ -166,7 +166,7 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
     const rem = c.remaining[i] as number;
     const lim = c.limit[i] as number;
     const ok = accepted(i);
-    const w = book.windowOf(Number.isNaN(reset) ? undefined : String(reset), Number.isNaN(reset) ? undefined : reset, Number.isNaN(rem) ? undefined : rem, a * 1000, ok);
+    const w = book.windowOf(Number.isNaN(reset) ? undefined : String(reset), Number.isNaN(reset) ? undefined : reset, Number.isNaN(rem) ? undefined : rem, a * 1000, ok, (c.send[i] as number) * 1000);
     if (!Number.isNaN(lim) && w.limit === undefined) w.limit = lim;
     if (ok && !Number.isNaN(rem) && (w.minAccRemaining === undefined || rem < w.minAccRemaining)) w.minAccRemaining = rem;
     win[i] = w.seq;
@@ -175,9 +175,10 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
   }
   const rolling = book.rolling;
   const shape: 'fixed' | 'rolling' | 'none' = rolling ? 'rolling' : anyReset || anyRemaining ? 'fixed' : 'none';
-  // A window's length: the longest Reset promised (up to a second of rounding either way), else the tier's.
+  // A window's length: at most the longest Reset promised (a quota cannot be whole later than it
+  // said), at least a second less (whole seconds, rounded up); else the tier's.
   const contractW = o.contract?.windowMs === undefined ? undefined : o.contract.windowMs * 1000;
-  const wHi = anyReset ? longestResetUs + S : contractW;
+  const wHi = anyReset ? longestResetUs : contractW;
   const wLo = anyReset ? Math.max(0, longestResetUs - S) : contractW;
 
   // Sorted times, globally and per window.
@@ -300,6 +301,16 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
       refusalBefore[i] = openerRefusal;
     }
   }
+  // Where Retry-After places the window of each run of refusals (after one opener): it ended by
+  // the earliest instant any of its refusals promised.
+  const promisedEnd = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const ra = c.retryAfter[i] as number;
+    if ((c.status[i] as number) !== 429 || Number.isNaN(ra) || !Number.isFinite(c.answer[i] as number)) continue;
+    const key = opener[i] as number;
+    const end = (c.answer[i] as number) + ra * S;
+    promisedEnd.set(key, Math.min(promisedEnd.get(key) ?? Number.POSITIVE_INFINITY, end));
+  }
 
   // The sweep: 429s in send order; answers announce promises as they arrive.
   const quota = new Promises();
@@ -327,7 +338,7 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
         else slot.add([pastAfter, se, left + 1, e]);
       }
       const ra = c.retryAfter[e] as number;
-      if (!Number.isNaN(ra)) slot.add([ae + (ra + 1) * S, se, left + 1, e]);
+      if (!Number.isNaN(ra)) slot.add([ae + ra * S, se, left + 1, e]);
       p++;
     }
     while (rp < withRemaining.length && (c.answer[withRemaining[rp] as number] as number) < s) rp++;
@@ -354,9 +365,8 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
           const f = opener[x] as number;
           const fOk = f >= 0 && a < (refusalBefore[x] as number) + wLo && (c.answer[f] as number) < s;
           if (fOk) start = Math.min(start, c.answer[f] as number);
-          const ra = c.retryAfter[x] as number;
-          if (!Number.isNaN(ra)) start = Math.min(start, a + (ra + 1) * S - wLo);
-          if (f < 0 && Number.isNaN(ra)) start = a;
+          const end = promisedEnd.get(f);
+          if (end !== undefined) start = Math.min(start, end - wLo);
           const surely = below(answers, s) - below(sends, start) + (fOk && (c.send[f] as number) < start ? 1 : 0);
           if (surely >= lim) expected = true;
         }
@@ -379,22 +389,22 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
       }
     }
 
-    // Promises: sent after a reset the service promised, with less than it frees counted since.
-    if (!premature && lim !== undefined && quota.best !== undefined && quota.best[1] >= horizon) {
+    // Promises: sent after a reset the service promised, with less than it frees counted since
+    // (a finding whatever else says this 429 came early).
+    let broken = false;
+    if (lim !== undefined && quota.best !== undefined && quota.best[1] >= horizon) {
       const since = below(sends, a) - atMost(answers, quota.best[1]) - among(x, a, quota.best[1]);
-      if ((since + 1) * share - 1 < lim) {
-        premature = true;
-        find('reset-not-honoured');
-      }
+      if ((since + 1) * share - 1 < lim) broken = true;
     }
-    if (!premature && slot.best !== undefined) {
+    if (!broken && slot.best !== undefined) {
       // The promise's own answer is not counted after itself.
       const [, from, , by] = slot.best;
       const since = below(sends, a) - atMost(answers, from) - among(x, a, from) - among(by, a, from);
-      if ((since + 1) * share - 1 < slot.best[2]) {
-        premature = true;
-        find('reset-not-honoured');
-      }
+      if ((since + 1) * share - 1 < slot.best[2]) broken = true;
+    }
+    if (broken) {
+      premature = true;
+      find('reset-not-honoured');
     }
     verdicts[jx] = premature ? 2 : expected ? 1 : 3;
   }
@@ -409,18 +419,20 @@ function aheadUs(reset: number, answerUs: number, startWallMs: number): number {
 }
 
 /**
- * When the capacity a Reset promises is free, under every reading of its rounding: counted from
- * (the earliest the reset can have been) and past after (the latest), in µs. A delta counts from
- * the answer; an epoch value is wall-clock seconds; milliseconds since the epoch are read as such.
+ * When the capacity a Reset promises is free, in µs: counted from (the earliest the reset can
+ * have been: a whole-second value is rounded up, so it was less than a second before the value)
+ * and past after (the latest the promise allows: the value itself, from the answer). A delta
+ * counts from when the service answered; an epoch value is wall-clock seconds; a value in
+ * milliseconds since the epoch is read as such.
  */
 function promiseOf(reset: number, sendUs: number, answerUs: number, startWallMs: number): [number, number] {
   if (reset >= EPOCH_MS_MIN) {
     const at = (reset - startWallMs) * 1000;
-    return [at - S / 1000, at + S / 1000];
+    return [at - 1000, at];
   }
   if (reset > EPOCH_SECONDS_MIN) {
     const at = (reset * 1000 - startWallMs) * 1000;
-    return [at - S, at + S];
+    return [at - S, at];
   }
-  return [sendUs + (reset - 1) * S, answerUs + (reset + 1) * S];
+  return [sendUs + (reset - 1) * S, answerUs + reset * S];
 }
