@@ -404,7 +404,10 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
     }
     if (broken) {
       premature = true;
-      find('reset-not-honoured');
+      // The finding is the refusal past the reset before the limiter let anything through again
+      // (one that reopened and then refused early broke its limit, not its reset).
+      const from = Math.max(quota.best?.[1] ?? Number.NEGATIVE_INFINITY, slot.best?.[1] ?? Number.NEGATIVE_INFINITY);
+      if (below(accSends, a) - atMost(accAnswers, from) <= 0) find('reset-not-honoured');
     }
     verdicts[jx] = premature ? 2 : expected ? 1 : 3;
   }

@@ -76,10 +76,24 @@ export interface RunMetrics {
    * delivery matched to a completion the client saw, its latency in seconds.
    */
   observeNotification?(result: string, latencyS?: number): void;
+  /**
+   * Moves the 429s whose verdict the report settled differently (on all of the run's evidence)
+   * between the series they were counted in as they came: `flowgauge_rate_limited_total` by kind,
+   * and the SLI outcome of `flowgauge_sli_events_total` and `flowgauge_requests_total` (premature
+   * is bad; expected and uncertain are excluded). After it the series equal the report's figures.
+   */
+  settle?(report: SettledView): void;
   /** Counts one journey iteration by result. */
   observeIteration?(scenario: string, result: string): void;
   /** Counts one journey check by name and result (at most `MAX_CHECK_SERIES` names; more fold into `other`). */
   observeCheck?(scenario: string, name: string, passed: boolean): void;
+}
+
+/** What `settle` reads of a report (a scenario's section has the same shape). */
+export interface SettledView {
+  readonly ops: Readonly<Record<string, { readonly good: number; readonly bad: number; readonly excluded: number } | undefined>>;
+  readonly rateLimit: { readonly byOp?: Readonly<Record<string, { readonly expected: number; readonly premature: number; readonly uncertain: number }>> };
+  readonly scenarios?: Readonly<Record<string, Omit<SettledView, 'scenarios'>>>;
 }
 
 /** Distinct check names exported; a journey that makes names from data cannot grow the series. */
@@ -94,6 +108,10 @@ interface UnitCells {
   readonly incomplete: CounterCell;
   op(op: OpKey): OpChildren;
   request(s: RequestSample, outcome: SliClass): CounterCell;
+  /** Moves `n` of an operation's 429 requests from one SLI outcome to another. */
+  move429(op: string, from: SliClass, to: SliClass, n: number): void;
+  /** Operations seen. */
+  ops(): readonly string[];
   remaining(): GaugeCell;
   limit(): GaugeCell;
 }
@@ -228,6 +246,22 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         }
         return c;
       },
+      move429(op, from, to, n) {
+        let left = n;
+        for (const [key, cell] of requestChildren) {
+          if (left <= 0) break;
+          const [kOp, flow, status, code, outcome] = key.split('\u0000') as [string, string, string, string, string];
+          if (kOp !== op || status !== '429' || outcome !== from || cell.value <= 0) continue;
+          const k = Math.min(left, cell.value);
+          cell.value -= k;
+          const target = `${kOp}\u0000${flow}\u0000${status}\u0000${code}\u0000${to}`;
+          let other = requestChildren.get(target);
+          if (other === undefined) requestChildren.set(target, (other = requests.cell(name, tierLabel, kOp, flow, '4xx', code, to)));
+          other.inc(k);
+          left -= k;
+        }
+      },
+      ops: () => [...ops.keys()],
       request(s, outcome) {
         const code = s.errorCode ?? 'none';
         // Keyed by the folded flow label, so unbounded flow ids cannot grow the cache either.
@@ -308,6 +342,29 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         if (st.tokens > 0) u.tokens.inc(st.tokens);
         if (!st.complete || s.errorCode !== undefined) u.incomplete.inc();
       }
+    },
+    settle(report) {
+      const one = (u: UnitCells, view: Omit<SettledView, 'scenarios'>): void => {
+        for (const op of u.ops()) {
+          const target = view.rateLimit.byOp?.[op];
+          const o = view.ops[op];
+          if (target === undefined || o === undefined) continue;
+          const c = u.op(op as OpKey);
+          // Only the 429s move: the SLI series follow their premature count.
+          const toBad = target.premature - c.premature429.value;
+          c.expected429.value = target.expected;
+          c.premature429.value = target.premature;
+          c.uncertain429.value = target.uncertain;
+          if (toBad === 0) continue;
+          const [from, to]: [SliClass, SliClass] = toBad > 0 ? ['excluded', 'bad'] : ['bad', 'excluded'];
+          const n = Math.abs(toBad);
+          c.sli[from].value -= n;
+          c.sli[to].value += n;
+          u.move429(op, from, to, n);
+        }
+      };
+      if (report.scenarios === undefined) one(runUnit, report);
+      else for (const [name, section] of Object.entries(report.scenarios)) one(unitOf(name), section);
     },
     setInFlight(n) {
       if (Number.isFinite(n) && n >= 0) inFlight.set(n);

@@ -26,6 +26,11 @@ export function createMetricsObserver(metrics: RunMetrics): RunObserver {
     scheduleEnded(report) {
       metrics.setInFlight(0);
       counts(report.load.dropped, report.load.started);
+      // The report settled each 429 on all of the run's evidence: the series follow it.
+      metrics.settle?.(report);
+    },
+    end(report) {
+      metrics.settle?.(report);
     },
   };
 }
