@@ -6,7 +6,7 @@ import { opKeysOf } from '../core/ops.js';
 import { STREAM_TIMINGS } from '../core/stream-timings.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
+import { fmtAvailability, fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report } from './model.js';
@@ -40,10 +40,10 @@ function verdict(r: Report): string[] {
     );
   }
   const s = r.slo;
-  const met = s.availability !== null && s.availability >= s.objective;
+  const { text, met } = fmtAvailability(s);
   out.push(
     '',
-    `**Availability ${fmtRatio(s.availability)}** against an objective of ${fmtRatio(s.objective)} ` +
+    `**Availability ${text}** against an objective of ${fmtRatio(s.objective)} ` +
       `(${s.availability === null ? 'nothing to judge' : met ? 'met' : 'missed'}); ` +
       `error budget consumed ${fmtShare(s.errorBudgetConsumed)}, burn rate ${fmtNumber(s.burnRate)}. ` +
       `Events: ${s.good} good, ${s.bad} bad, ${s.excluded} excluded (${s.allowedBadEvents} bad allowed).`,

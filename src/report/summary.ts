@@ -4,7 +4,7 @@
  */
 import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
-import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtAvailability, fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
@@ -82,8 +82,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   lines.push(`429s    ${shown}; limit ${limitText(report)}, reset ${rl.resetSemantics}`);
   lines.push(...tenantSummaryLines(report));
   const slo = report.slo;
-  const met = slo.availability !== null && slo.availability >= slo.objective;
-  const avail = slo.availability === null ? '—' : paint(met ? 'green' : 'red', fmtRatio(slo.availability));
+  const availability = fmtAvailability(slo);
+  const avail = slo.availability === null ? '—' : paint(availability.met ? 'green' : 'red', availability.text);
   lines.push(
     `slo     availability ${avail} (objective ${fmtRatio(slo.objective)}), ` +
       `budget consumed ${fmtShare(slo.errorBudgetConsumed)}, burn rate ${fmtNumber(slo.burnRate)}`,

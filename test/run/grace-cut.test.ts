@@ -72,8 +72,8 @@ describe('the end of the grace period', () => {
     expect(report.ops.getHistory).toBeUndefined();
     expect(errorCodes(report)).toEqual([]);
     expect(report.slo).toMatchObject({ good: 0, bad: 0 });
-    expect(renderSummary(report)).toContain('cut     1 request still open when the 1 s grace period ended (not counted against the service)');
-    expect(renderMarkdown(report)).toContain('- Cut: 1 request still open when the 1 s grace period ended (not counted against the service)');
+    expect(renderSummary(report)).toContain('cut     1 request still open when the 1 s grace period ended (unjudged: availability is the range they leave)');
+    expect(renderMarkdown(report)).toContain('- Cut: 1 request still open when the 1 s grace period ended (unjudged: availability is the range they leave)');
   }, 20_000);
 
   it('a request past its own deadline when it ends stays TIMEOUT (bad)', async () => {
