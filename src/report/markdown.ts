@@ -10,6 +10,7 @@ import { fmtAvailability, fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtSh
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report } from './model.js';
+import { usageVerdict } from './audit-view.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 import { mdCell as cell, mdPlain as plain, mdTable as table } from './markdown-kit.js';
 
@@ -268,11 +269,7 @@ function auditBody(u: NonNullable<Report['audit']>['usage'], s: NonNullable<Repo
     const verdict =
       u.forbidden === true
         ? `this token may not read usage (the service refused it: ${u.errors.map(plain).join('; ') || 'refused'}); nothing was compared, which is not a disagreement`
-        : u.exact
-          ? 'the service agrees with the client exactly'
-          : u.diff === null
-            ? 'the service could not be read'
-            : 'the service and the client differ';
+        : usageVerdict(u).text;
     out.push(
       '',
       `Usage analytics from ${u.window.start} to ${u.window.end} (${scope}): ${verdict}. ` + 'The service may count other traffic of the account.',

@@ -9,6 +9,7 @@ import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
 import { limitText, tenantSummaryLines, throttleCounts } from './rate-limit-view.js';
+import { onlyUnknownTokensDiffer } from './audit-view.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -196,6 +197,8 @@ function usageAuditText(u: NonNullable<NonNullable<Report['audit']>['usage']>, p
   const scope = u.filterIgnored === true ? ' (the service ignores flow_id: its whole account read once)' : '';
   if (u.forbidden === true) return paint('dim', `usage analytics not compared: this token may not read usage (${u.errors.join('; ') || 'refused'})`);
   if (u.exact) return `usage analytics agree: ${u.client.totalRuns} runs, ${u.client.totalTokens} tokens${scope}`;
+  if (u.accountWide === true) return `usage analytics are the whole account's (every tenant's runs): ${u.service?.totalRuns ?? 0} runs, ${u.service?.totalTokens ?? 0} tokens, the tenants' sum; not a difference`;
+  if (onlyUnknownTokensDiffer(u)) return `usage analytics agree on ${u.client.totalRuns} runs; tokens +${u.diff?.totalTokens ?? 0} are of ${u.clientUnknown.runsWithoutTokens} runs the client saw without their usage${scope}`;
   if (d === null) return paint('red', `usage analytics could not be read (${u.errors.join('; ') || 'no answer'})`);
   return paint('red', `usage analytics differ (service − client): runs ${signed(d.totalRuns)}, tokens ${signed(d.totalTokens)}${scope}`);
 }
