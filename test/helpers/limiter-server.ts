@@ -26,6 +26,8 @@ export interface LimiterBooks {
   /** Refusals that came before the contract's limit was used. */
   readonly premature: number;
   readonly expected: number;
+  /** Requests held open, never answered. */
+  readonly held: number;
 }
 
 /** A running limiter service. */
@@ -42,12 +44,14 @@ export interface LimiterServerOptions {
   readonly server?: string;
   /** Delay of an admitted answer, ms (default 0). */
   readonly serviceMs?: number;
+  /** Holds the n-th measured request (1-based, preparation excluded) open, never answering it, when this says so. */
+  readonly hold?: (n: number) => boolean;
 }
 
 /** Starts a service limited by `limiter` on 127.0.0.1, port 0. */
 export async function startLimiterServer(limiter: Limiter, o: LimiterServerOptions = {}): Promise<LimiterServer> {
   let t0: bigint | undefined;
-  const books = { requests: 0, refused: 0, premature: 0, expected: 0 };
+  const books = { requests: 0, refused: 0, premature: 0, expected: 0, held: 0 };
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
@@ -58,6 +62,11 @@ export async function startLimiterServer(limiter: Limiter, o: LimiterServerOptio
       return;
     }
     books.requests++;
+    // The first request is the run's preparation.
+    if (books.requests > 1 && o.hold?.(books.requests - 1) === true) {
+      books.held++;
+      return;
+    }
     const a = limiter(Number(now - t0));
     const headers: Record<string, string> = {};
     const raw = a.rateLimit?.raw;
