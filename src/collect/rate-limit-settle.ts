@@ -7,7 +7,7 @@
  */
 import type { ThrottleClass } from '../core/types.js';
 import { decodeEvidence, EVIDENCE_FLAG, evidenceProblem, verdictOf, type RateLimitEvidence } from './rate-limit-evidence.js';
-import { judgeEvidence, type EvidenceFinding } from './rate-limit-judge.js';
+import { judgeEvidence } from './rate-limit-judge.js';
 
 /** A 429 whose verdict settling changed. */
 export interface SettleChange {
@@ -32,9 +32,6 @@ export interface Settled {
   readonly findingsAfter: Readonly<Record<string, number>>;
   readonly rolling: boolean;
 }
-
-/** The evidence-derived finding kinds (counted by the judgement, not per answer). */
-export const EVIDENCE_FINDINGS: readonly EvidenceFinding[] = ['remaining-below-count', 'remaining-above-count', 'reset-not-honoured'];
 
 /**
  * Settles the verdicts of `e` (time 0 at `startWallMs`). A problem (columns that do not line
