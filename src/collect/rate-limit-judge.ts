@@ -187,23 +187,46 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
   const accSendsL: number[] = [];
   const accAnswersL: number[] = [];
   const noAnswerL: number[] = [];
-  // Which windows an answer may belong to: a delta Reset was counted somewhere between send and
-  // answer, so an answer that came long after its send may be any window's whose key its Reset
-  // could name (within the book's tolerance); an epoch value names one.
+  // Which windows an answer may belong to. A delta Reset, whole seconds rounded up, was counted
+  // somewhere between send and answer: its window ends within (send + Reset − 1, answer + Reset].
+  // A window's end is where all of its members' intervals meet (narrow when they came at different
+  // phases of a second); an answer may be in each window whose end its own interval reaches. An
+  // epoch value names one window.
+  const endOf = (i: number): [number, number] => {
+    const r = c.reset[i] as number;
+    return [(c.send[i] as number) / S + r - 1, (c.answer[i] as number) / S + r];
+  };
+  const winEnd = new Map<number, [number, number]>();
+  for (let i = 0; i < n; i++) {
+    const w = win[i] as number;
+    const r = c.reset[i] as number;
+    if (w < 0 || Number.isNaN(r) || r > EPOCH_SECONDS_MIN) continue;
+    const [lo, hi] = endOf(i);
+    const cur = winEnd.get(w);
+    if (cur === undefined) winEnd.set(w, [lo, hi]);
+    else {
+      const both: [number, number] = [Math.max(cur[0], lo), Math.min(cur[1], hi)];
+      // Members whose intervals do not meet were placed by a coarser rule: keep the wider span.
+      winEnd.set(w, both[0] <= both[1] ? both : [Math.min(cur[0], lo), Math.max(cur[1], hi)]);
+    }
+  }
   const keyed = book.windows.filter((w) => w.key !== undefined).sort((x, y) => (x.key as number) - (y.key as number));
   const keys = Float64Array.from(keyed.map((w) => w.key as number));
+  const EPS = 1e-3;
   const mayWins = (i: number): number[] => {
     const own = win[i] as number;
     const reset = c.reset[i] as number;
     if (own < 0 || Number.isNaN(reset)) return own < 0 ? [] : [own];
     const epoch = reset > EPOCH_SECONDS_MIN;
-    const key = reset >= EPOCH_MS_MIN ? reset / 1000 : reset;
-    const lo = epoch ? key - 0.5 : (c.send[i] as number) / S + reset - 1.25;
-    const hi = epoch ? key + 0.5 : (c.answer[i] as number) / S + reset + 1.25;
     const out = [own];
-    for (let k = below(keys, lo); k < keys.length && (keys[k] as number) <= hi; k++) {
+    if (epoch) return out;
+    const [lo, hi] = endOf(i);
+    // Window keys are answer + Reset of their first member: at most its latency past its end.
+    for (let k = below(keys, lo - 2); k < keys.length && (keys[k] as number) <= hi + 2 + (c.answer[i] as number) / S - (c.send[i] as number) / S; k++) {
       const w = keyed[k];
-      if (w !== undefined && w.epoch === epoch && w.seq !== own) out.push(w.seq);
+      if (w === undefined || w.epoch || w.seq === own) continue;
+      const end = winEnd.get(w.seq);
+      if (end !== undefined && end[0] < hi + EPS && lo < end[1] + EPS) out.push(w.seq);
     }
     return out;
   };
