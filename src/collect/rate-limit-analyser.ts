@@ -138,6 +138,10 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const us = (ns: number): number => (ns - runStartNs) / 1000;
   // What answered: the origins of accepted answers, and whether they carried the service's headers.
   const origins = new Set<string>();
+  // The last origin added: an answer from it (nearly every one) costs no string.
+  let lastServer: string | undefined;
+  let lastVia: string | undefined;
+  let anyOrigin = false;
   let acceptedWithHeaders = 0;
   let gateway429 = 0;
   const byOp = new Map<string, { expected: number; premature: number; uncertain: number }>();
@@ -379,7 +383,12 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         record(startNs, arrivalNs, status, info, { sample, unit, flags, verdict });
       } else {
         record(startNs, arrivalNs, status, info);
-        if (origins.size < MAX_ORIGINS) origins.add(originOf(sample));
+        if (!anyOrigin || sample.server !== lastServer || sample.via !== lastVia) {
+          if (origins.size < MAX_ORIGINS) origins.add(originOf(sample));
+          lastServer = sample.server;
+          lastVia = sample.via;
+          anyOrigin = true;
+        }
         if (!isHeaderless(info)) acceptedWithHeaders++;
         w.accepted++;
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) {

@@ -54,12 +54,13 @@ export interface RateLimitEvidence {
   /** Answer (response head) − send, µs; null when no answer came (timeout, connection error, cut). */
   readonly answerUs: readonly (number | null)[];
   readonly status: readonly number[];
-  readonly limit: readonly (number | null)[];
-  readonly remaining: readonly (number | null)[];
+  /** X-RateLimit-Limit; null when absent (the column is left out when no answer had one). */
+  readonly limit?: readonly (number | null)[];
+  readonly remaining?: readonly (number | null)[];
   /** The raw X-RateLimit-Reset, as the difference from the last one present; null when absent. */
-  readonly reset: readonly (number | null)[];
+  readonly reset?: readonly (number | null)[];
   /** Retry-After in seconds; null when absent (an HTTP-date is left out). */
-  readonly retryAfterS: readonly (number | null)[];
+  readonly retryAfterS?: readonly (number | null)[];
   /** The 429s judged (the scenario's own; setup answers and polls are evidence only). */
   readonly judged: {
     /** Entry index, as the difference from the one before. */
@@ -126,6 +127,11 @@ export interface EvidenceLog {
 }
 
 const nanOf = (v: number | undefined): number => (v === undefined ? Number.NaN : v);
+
+/** The header columns that hold a value (a column of nulls only is left out). */
+function columnsPresent<K extends string>(cols: Record<K, (number | null)[]>): Partial<Record<K, (number | null)[]>> {
+  return Object.fromEntries(Object.entries<(number | null)[]>(cols).filter(([, col]) => col.some((v) => v !== null))) as Partial<Record<K, (number | null)[]>>;
+}
 const nullOf = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
 /** Creates an empty log keeping at most `cap` entries. */
@@ -342,10 +348,7 @@ export function createEvidenceLog(cap = EVIDENCE_CAP): EvidenceLog {
         sendUs,
         answerUs,
         status: st,
-        limit: li,
-        remaining: re,
-        reset: rs,
-        retryAfterS: ra,
+        ...columnsPresent({ limit: li, remaining: re, reset: rs, retryAfterS: ra }),
         judged: { at, op: jo, unit: ju, lagUs: jl, flags: jf, verdict: jv },
         findings: { ...o.findings },
       };
@@ -357,7 +360,7 @@ export function createEvidenceLog(cap = EVIDENCE_CAP): EvidenceLog {
 export function evidenceProblem(e: RateLimitEvidence): string | undefined {
   const n = e.sendUs.length;
   for (const [name, col] of [['answerUs', e.answerUs], ['status', e.status], ['limit', e.limit], ['remaining', e.remaining], ['reset', e.reset], ['retryAfterS', e.retryAfterS]] as const) {
-    if (col.length !== n) return `${name} has ${col.length} entries, sendUs ${n}`;
+    if (col !== undefined && col.length !== n) return `${name} has ${col.length} entries, sendUs ${n}`;
   }
   const j = e.judged;
   const m = j.at.length;
@@ -394,15 +397,15 @@ export function decodeEvidence(e: RateLimitEvidence, shiftUs = 0): { readonly co
     const a = e.answerUs[i];
     cols.answer[i] = a === null || a === undefined ? Number.POSITIVE_INFINITY : s + a;
     cols.status[i] = e.status[i] as number;
-    cols.limit[i] = e.limit[i] ?? Number.NaN;
-    cols.remaining[i] = e.remaining[i] ?? Number.NaN;
-    const dr = e.reset[i];
+    cols.limit[i] = e.limit?.[i] ?? Number.NaN;
+    cols.remaining[i] = e.remaining?.[i] ?? Number.NaN;
+    const dr = e.reset?.[i];
     if (dr === null || dr === undefined) cols.reset[i] = Number.NaN;
     else {
       r += dr;
       cols.reset[i] = r;
     }
-    cols.retryAfter[i] = e.retryAfterS[i] ?? Number.NaN;
+    cols.retryAfter[i] = e.retryAfterS?.[i] ?? Number.NaN;
   }
   let k = 0;
   const verdicts = new Uint8Array(e.judged.at.length);
@@ -522,10 +525,7 @@ export function mergeEvidence(parts: readonly { readonly evidence: RateLimitEvid
     sendUs,
     answerUs,
     status: rows.map((r) => r.st),
-    limit: rows.map((r) => nullOf(r.l)),
-    remaining: rows.map((r) => nullOf(r.r)),
-    reset,
-    retryAfterS: rows.map((r) => nullOf(r.ra)),
+    ...columnsPresent({ limit: rows.map((r) => nullOf(r.l)), remaining: rows.map((r) => nullOf(r.r)), reset, retryAfterS: rows.map((r) => nullOf(r.ra)) }),
     judged,
     findings,
   };

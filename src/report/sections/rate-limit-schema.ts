@@ -26,16 +26,17 @@ const evidenceSchema = obj({
   sendUs: ints,
   answerUs: intsOrNull,
   status: ints,
-  limit: intsOrNull,
-  remaining: intsOrNull,
-  reset: intsOrNull,
-  retryAfterS: intsOrNull,
   judged: obj({ at: ints, op: ints, unit: ints, lagUs: ints, flags: ints, verdict: z.array(z.int().min(1).max(3)) }),
   findings: countMap,
 }, {
   contract: obj({ limit: z.number().gt(0), windowMs: z.number().gt(0) }),
   tenant: str,
   horizonUs: num,
+  // Left out when no answer had the header.
+  limit: intsOrNull,
+  remaining: intsOrNull,
+  reset: intsOrNull,
+  retryAfterS: intsOrNull,
 });
 
 /** report@1 `rateLimit`. */
