@@ -65,6 +65,11 @@ export interface RunMetrics {
    * is one of `options.scenarios` (else the run's). Copies nothing it keeps.
    */
   observe(sample: RequestSample, verdict: Verdict, scenario?: string): void;
+  /**
+   * A stream the end of the grace period cut, unjudged: what was measured of it (time to start,
+   * to the first token, the gaps between its tokens) as the report's `stream` counts it; no request.
+   */
+  observeCut?(sample: RequestSample, scenario?: string): void;
   /** Sets the number of requests in flight. */
   setInFlight(n: number): void;
   /** Counts starts dropped because the in-flight limit was reached. */
@@ -341,6 +346,19 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         }
         if (st.tokens > 0) u.tokens.inc(st.tokens);
         if (!st.complete || s.errorCode !== undefined) u.incomplete.inc();
+      }
+    },
+    observeCut(s, name) {
+      const st = s.stream;
+      if (st === undefined || s.status < 200 || s.status >= 300) return;
+      const u = unitOf(name);
+      const first = seconds(s.intendedNs, st.firstTokenNs);
+      if (first !== undefined) u.ttft.observe(first);
+      const start = seconds(s.intendedNs, st.startEventNs);
+      if (start !== undefined) u.timeToStart.observe(start);
+      for (const gap of st.itlNs) {
+        const g = gap / NS_PER_S;
+        if (Number.isFinite(g) && g >= 0) u.itl.observe(g);
       }
     },
     settle(report) {

@@ -146,6 +146,7 @@ export function createRunState(o: RunStateOptions): RunState {
   const onIteration = o.observers.filter((x) => x.iteration !== undefined);
   const onCheck = o.observers.filter((x) => x.check !== undefined);
   const onAsync = o.observers.filter((x) => x.asyncEnd !== undefined);
+  const onCut = o.observers.filter((x) => x.cut !== undefined);
   const valuesAll = o.observers.some((x) => x.values === 'all');
   // Operations whose values an observer listed (the audit and notifications: run, stream, trigger).
   const valueOps: ReadonlySet<string> = new Set(o.observers.flatMap((x) => (Array.isArray(x.values) ? (x.values as readonly OpName[]) : [])));
@@ -195,6 +196,10 @@ export function createRunState(o: RunStateOptions): RunState {
           const partial = requestSample(ctx, result, code, scenario.counter);
           scenario.collectors.observeCut(partial);
           if (shared) total.collectors.observeCut(partial);
+          if (onCut.length > 0) {
+            const frozen = Object.freeze({ ...partial, scenario: scenario.name });
+            for (const x of onCut) x.cut?.(frozen);
+          }
           return;
         }
         // Past its own deadline (the client had not yet swept it): the target did not answer in time.

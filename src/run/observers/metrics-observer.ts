@@ -17,6 +17,7 @@ export function createMetricsObserver(metrics: RunMetrics): RunObserver {
   return {
     name: 'metrics',
     sample: (s) => metrics.observe(s, s.verdict, s.scenario),
+    cut: (s) => metrics.observeCut?.(s, s.scenario),
     iteration: (i) => metrics.observeIteration?.(i.scenario, i.result),
     check: (c) => metrics.observeCheck?.(c.scenario, c.name, c.passed),
     tick(p) {
