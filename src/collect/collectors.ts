@@ -210,10 +210,10 @@ export function createCollectors(options: CollectorsOptions): Collectors {
     observe: (sample: RequestSample, judged?: ThrottleClass): ThrottleClass =>
       shared === undefined || judged !== undefined ? own.observe(sample, judged, o.unit) : own.observe(sample, shared.observe(sample, undefined, o.unit)),
     observeSetup: (answer: SetupAnswer): void => (shared ?? own).observeSetup(answer),
-    snapshot: (): RateLimitSnapshot => {
-      const mine = own.snapshot();
+    snapshot: (withEvidence = true): RateLimitSnapshot => {
+      const mine = own.snapshot(withEvidence);
       if (shared === undefined) return mine;
-      const token = shared.snapshot();
+      const token = shared.snapshot(withEvidence);
       return {
         ...token,
         responses: mine.responses,
@@ -317,7 +317,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         totals: { ...totals },
         ops: opSnapshots,
         stream: stream.snapshot(false),
-        rateLimit: { ...rateLimit.snapshot(), latencyMs: toPct(refused) },
+        rateLimit: { ...rateLimit.snapshot(false), latencyMs: toPct(refused) },
         contractViolationTotals: violations.totals(),
       };
     },

@@ -90,7 +90,8 @@ export interface RateLimitAnalyser {
    * service counted it, so the count evidence must too. Nothing else of it is reported.
    */
   observeSetup(answer: SetupAnswer): void;
-  snapshot(): RateLimitSnapshot;
+  /** What it found; with `evidence` false, without the evidence (a live view: no copy of it each second). */
+  snapshot(evidence?: boolean): RateLimitSnapshot;
 }
 
 /** What `observeSetup` needs of an answer (status 0: none came). */
@@ -436,7 +437,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       w.detail?.answered.insert(arrivalNs);
     },
 
-    snapshot() {
+    snapshot(withEvidence = true) {
       const resetAtNs = rejectedWin?.resetAtNs;
       const headerViolations: Record<string, number> = Object.fromEntries(violations);
       // Window findings describe a fixed window: a rolling limiter's Remaining rises by design.
@@ -467,7 +468,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         first429: first429 === undefined ? null : { index: first429.index, atMs: (first429.startNs - runStartNs) / 1e6 },
         recoveryMs:
           resetAtNs === undefined || recoveryObsNs === undefined ? null : Math.max(0, recoveryObsNs - resetAtNs) / 1e6,
-        ...(evidence === undefined || evidence.size === 0
+        ...(evidence === undefined || evidence.size === 0 || !withEvidence
           ? {}
           : { evidence: evidence.toReport({ of: sharers, ...(contract === undefined ? {} : { contract }), ...(options.tenant === undefined ? {} : { tenant: options.tenant }), findings: {} }) }),
       };
