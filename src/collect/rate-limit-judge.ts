@@ -331,7 +331,7 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
     const ra = c.retryAfter[i] as number;
     if ((c.status[i] as number) !== 429 || Number.isNaN(ra) || !Number.isFinite(c.answer[i] as number)) continue;
     const key = opener[i] as number;
-    const end = (c.answer[i] as number) + ra * S;
+    const end = (c.answer[i] as number) + (ra + 1) * S;
     promisedEnd.set(key, Math.min(promisedEnd.get(key) ?? Number.POSITIVE_INFINITY, end));
   }
 
@@ -361,7 +361,7 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
         else slot.add([pastAfter, se, left + 1, e]);
       }
       const ra = c.retryAfter[e] as number;
-      if (!Number.isNaN(ra)) slot.add([ae + ra * S, se, left + 1, e]);
+      if (!Number.isNaN(ra)) slot.add([ae + (ra + 1) * S, se, left + 1, e]);
       p++;
     }
     while (rp < withRemaining.length && (c.answer[withRemaining[rp] as number] as number) < s) rp++;
@@ -445,20 +445,20 @@ function aheadUs(reset: number, answerUs: number, startWallMs: number): number {
 }
 
 /**
- * When the capacity a Reset promises is free, in µs: counted from (the earliest the reset can
- * have been: a whole-second value is rounded up, so it was less than a second before the value)
- * and past after (the latest the promise allows: the value itself, from the answer). A delta
- * counts from when the service answered; an epoch value is wall-clock seconds; a value in
- * milliseconds since the epoch is read as such.
+ * When the capacity a Reset promises is free, in µs, under either rounding of its whole seconds:
+ * counted from (the earliest the reset can have been: rounded up, the value less a second) and
+ * past after (the latest the promise allows: rounded down, the value plus a second, so a service
+ * that rounds down is not accused for it). A delta counts from when the service answered; an epoch
+ * value is wall-clock seconds; a value in milliseconds since the epoch is read as such.
  */
 function promiseOf(reset: number, sendUs: number, answerUs: number, startWallMs: number): [number, number] {
   if (reset >= EPOCH_MS_MIN) {
     const at = (reset - startWallMs) * 1000;
-    return [at - 1000, at];
+    return [at - 1000, at + 1000];
   }
   if (reset > EPOCH_SECONDS_MIN) {
     const at = (reset * 1000 - startWallMs) * 1000;
-    return [at - S, at];
+    return [at - S, at + S];
   }
-  return [sendUs + (reset - 1) * S, answerUs + reset * S];
+  return [sendUs + (reset - 1) * S, answerUs + (reset + 1) * S];
 }

@@ -144,6 +144,17 @@ describe('each limiter dialect, honest and lying, against its books', () => {
     }
   }
 
+  it('a limiter that rounds its Reset and Retry-After down (its promises up to a second early) is not accused for it', () => {
+    for (const headers of ['all', 'retry-after'] as const) {
+      for (const inFlight of [1, 10]) {
+        const t = judge(simulate(fixedWindow({ limit: 40, windowS: 4, headers, round: 'down' }), { ratePerS: 15, durationS: DURATION_S, serviceMs: serviceMsFor(inFlight, 15) }), { limit: 40, windowMs: 4000 });
+        expect(t.refused, headers).toBeGreaterThan(10);
+        expect(t.premature, `${headers}, ${inFlight} in flight`).toBe(0);
+        expect(t.snap.headerViolations['reset-not-honoured']).toBeUndefined();
+      }
+    }
+  });
+
   it('only the gateway dialect says something in front of the service answered', () => {
     const gateway = DIALECTS.find((d) => d.name.includes('gateway')) as Dialect;
     for (const d of DIALECTS) {

@@ -62,6 +62,8 @@ export interface FixedWindowOptions {
    * and a gateway's bare HTML 429s.
    */
   readonly headers?: 'all' | 'retry-after' | 'none' | 'gateway';
+  /** How its whole seconds (delta Reset, Retry-After) are rounded: up (default) or down. */
+  readonly round?: 'up' | 'down';
   /**
    * A liar's Reset: its counter clears this many seconds after the window it advertises ends, so
    * it refuses past the reset it promised (its headers name the next window meanwhile).
@@ -94,11 +96,12 @@ export function fixedWindow(o: FixedWindowOptions): Limiter {
     }
     const before = arrived++;
     const end = (w + 1) * o.windowS;
-    const reset = o.reset === 'epoch' ? EPOCH0 + end : o.reset === 'none' ? undefined : Math.ceil(end - t / S);
+    const whole = o.round === 'down' ? Math.floor : Math.ceil;
+    const reset = o.reset === 'epoch' ? EPOCH0 + end : o.reset === 'none' ? undefined : whole(end - t / S);
     const headers = o.headers ?? 'all';
     const service = (remaining: number): RateLimitInfo | undefined => (headers === 'all' || headers === 'gateway' ? rl(o.limit, remaining, reset) : undefined);
     if (admitted >= (o.admits ?? o.limit)) {
-      const retryAfter = Math.max(0, Math.ceil(((real + 1) * o.windowS * S + lagNs - t) / S));
+      const retryAfter = Math.max(0, whole(((real + 1) * o.windowS * S + lagNs - t) / S));
       const premature = before < o.limit;
       if (headers === 'gateway') return { status: 429, rateLimit: undefined, premature, foreign: true };
       if (headers === 'none') return { status: 429, rateLimit: undefined, premature };
