@@ -190,17 +190,22 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
   // Which windows an answer may belong to. A delta Reset, whole seconds rounded up, was counted
   // somewhere between send and answer: its window ends within (send + Reset − 1, answer + Reset].
   // A window's end is where all of its members' intervals meet (narrow when they came at different
-  // phases of a second); an answer may be in each window whose end its own interval reaches. An
-  // epoch value names one window.
+  // phases of a second). An answer may be in each window whose end its own interval reaches, and,
+  // since a service may count a request when it arrives but write its headers when it answers, in
+  // an earlier window that had not ended when it was sent (never a later one: it was counted by the
+  // time its headers were written). An epoch value names its window's end.
   const endOf = (i: number): [number, number] => {
     const r = c.reset[i] as number;
+    if (r > EPOCH_SECONDS_MIN) {
+      const at = ((r >= EPOCH_MS_MIN ? r : r * 1000) - o.startWallMs) / 1000;
+      return [at - 1, at];
+    }
     return [(c.send[i] as number) / S + r - 1, (c.answer[i] as number) / S + r];
   };
   const winEnd = new Map<number, [number, number]>();
   for (let i = 0; i < n; i++) {
     const w = win[i] as number;
-    const r = c.reset[i] as number;
-    if (w < 0 || Number.isNaN(r) || r > EPOCH_SECONDS_MIN) continue;
+    if (w < 0 || Number.isNaN(c.reset[i] as number)) continue;
     const [lo, hi] = endOf(i);
     const cur = winEnd.get(w);
     if (cur === undefined) winEnd.set(w, [lo, hi]);
@@ -210,23 +215,35 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
       winEnd.set(w, both[0] <= both[1] ? both : [Math.min(cur[0], lo), Math.max(cur[1], hi)]);
     }
   }
-  const keyed = book.windows.filter((w) => w.key !== undefined).sort((x, y) => (x.key as number) - (y.key as number));
-  const keys = Float64Array.from(keyed.map((w) => w.key as number));
+  // A window that refused stays full: an admission sent after one of its refusals was answered is
+  // in a later window.
+  const firstRefusal = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const w = win[i] as number;
+    if (w >= 0 && (c.status[i] as number) === 429) firstRefusal.set(w, Math.min(firstRefusal.get(w) ?? Number.POSITIVE_INFINITY, c.answer[i] as number));
+  }
+  const ends = [...winEnd.entries()].sort((x, y) => x[1][1] - y[1][1]);
+  const endHi = Float64Array.from(ends.map(([, e]) => e[1]));
+  const winLenS = (wHi ?? 0) / S;
   const EPS = 1e-3;
   const mayWins = (i: number): number[] => {
     const own = win[i] as number;
-    const reset = c.reset[i] as number;
-    if (own < 0 || Number.isNaN(reset)) return own < 0 ? [] : [own];
-    const epoch = reset > EPOCH_SECONDS_MIN;
+    if (own < 0) return [];
     const out = [own];
-    if (epoch) return out;
+    if (Number.isNaN(c.reset[i] as number)) return out;
+    const epoch = (c.reset[i] as number) > EPOCH_SECONDS_MIN;
     const [lo, hi] = endOf(i);
-    // Window keys are answer + Reset of their first member: at most its latency past its end.
-    for (let k = below(keys, lo - 2); k < keys.length && (keys[k] as number) <= hi + 2 + (c.answer[i] as number) / S - (c.send[i] as number) / S; k++) {
-      const w = keyed[k];
-      if (w === undefined || w.epoch || w.seq === own) continue;
-      const end = winEnd.get(w.seq);
-      if (end !== undefined && end[0] < hi + EPS && lo < end[1] + EPS) out.push(w.seq);
+    const s0 = (c.send[i] as number) / S;
+    const a0 = (c.answer[i] as number) / S;
+    const ownEnd = winEnd.get(own)?.[1] ?? hi;
+    // Windows that end after it was sent (less a second) and began before it was answered.
+    for (let k = below(endHi, Math.min(lo, s0) - EPS); k < ends.length; k++) {
+      const [w, [elo, ehi]] = ends[k] as [number, [number, number]];
+      if (elo - winLenS > Math.max(hi, a0) + EPS) break;
+      if (w === own) continue;
+      const named = !epoch && elo < hi + EPS && lo < ehi + EPS;
+      const earlier = ehi < ownEnd - EPS && s0 < ehi + EPS && !(accepted(i) && (firstRefusal.get(w) ?? Number.POSITIVE_INFINITY) < (c.send[i] as number));
+      if (named || earlier) out.push(w);
     }
     return out;
   };

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { createRateLimitAnalyser, type RateLimitSnapshot } from '../../src/collect/rate-limit-analyser.js';
 import { EPOCH0, fixedWindow, inFlightAt, movingReset, simulate, slidingLog, tokenBucket, type Limiter, type SimRequest } from './limiter-sim.js';
 import { settled } from './settle-helper.js';
+import { MS, S, rl, sample } from './samples.js';
+import type { RequestSample } from '../../src/core/types.js';
 
 interface Tally {
   readonly refused: number;
@@ -162,6 +164,31 @@ describe('each limiter dialect, honest and lying, against its books', () => {
       if (d === gateway) expect(t.snap.gateway429).toBe(t.refused);
       else expect(t.snap.gateway429, d.name).toBe(0);
     }
+  });
+});
+
+describe('a service that counts a request when it arrives and writes its headers when it answers', () => {
+  it("is not accused when a long run counted in one window answers with the next window's headers", () => {
+    // 10 per 2 s. Nine quick admissions from 0.1 s, then a run sent at 1.9 s (the 10th, counted on
+    // arrival) whose answer at 2.1 s carries the next window's headers; a request at 1.95 s is the
+    // 11th in its window: refused, as it should be.
+    const samples: RequestSample[] = [];
+    for (let k = 0; k < 9; k++) {
+      const t = (0.1 + 0.2 * k) * S;
+      samples.push(sample({ startNs: t, intendedNs: t, headersNs: t + 5 * MS, endNs: t + 5 * MS, rateLimit: rl(10, 9 - k, Math.ceil(2 - t / S)) }));
+    }
+    samples.push(sample({ startNs: 1.95 * S, intendedNs: 1.95 * S, headersNs: 1.953 * S, endNs: 1.953 * S, status: 429, errorCode: 'RATE_LIMITED', rateLimit: rl(10, 0, 1) }));
+    samples.push(sample({ startNs: 1.9 * S, intendedNs: 1.9 * S, headersNs: 2.1 * S, endNs: 2.1 * S, rateLimit: rl(10, 10, 2) }));
+    for (let k = 0; k < 5; k++) {
+      const t = (2.3 + 0.2 * k) * S;
+      samples.push(sample({ startNs: t, intendedNs: t, headersNs: t + 5 * MS, endNs: t + 5 * MS, rateLimit: rl(10, 9 - k, Math.ceil(4 - t / S)) }));
+    }
+    const a = createRateLimitAnalyser({ runStartNs: 0 });
+    for (const x of samples) a.observe(x);
+    const { snap } = settled(a.snapshot());
+    expect(snap.responses429).toBe(1);
+    expect(snap.premature429).toBe(0);
+    expect(snap.headerViolations['remaining-below-count']).toBeUndefined();
   });
 });
 
