@@ -10,21 +10,12 @@
  * whose windows overlap rolls (sliding log, token bucket), and only the Remaining evidence below
  * applies to it.
  *
- * The verdict on a 429 (docs/measuring.md has worked examples). Each request is an interval
- * from send (s) to answer (a): the server counted it somewhere in between. For a 429 x:
- * - count evidence (fixed windows, a known limit L): the requests of x's window that may have
- *   been counted before x are those sent before a(x) plus every request still in flight;
- *   fewer than L of them ⇒ premature. Those surely counted before x are those answered
- *   before s(x); L or more ⇒ expected.
- * - Remaining evidence: j is the newest accepted answer that arrived before x was sent; its
- *   Remaining r(j) is the service's own statement. If r(j) exceeds every request that may have
- *   been counted between j and x ⇒ premature. If the accepted requests surely counted between
- *   them (in j's window) used r(j) up ⇒ expected. A 429's own Remaining is not evidence: a
- *   limiter that refuses early says 0 there.
- * - premature if either says so; else expected if either says so; else uncertain. With no
- *   limit and no Remaining ever advertised the 429 is judged against the scenario's tier
- *   (`contract`), or is premature without one: the client cannot have been over a limit nobody
- *   stated.
+ * The verdict on a 429 as it comes (docs/measuring.md): premature when fewer than the limit
+ * may have been counted in its window before it (in-flight requests included), or the newest
+ * Remaining seen before it was sent exceeds what may have been counted since; else expected when
+ * the limit was surely counted, or that Remaining was surely used up; else uncertain. Without any
+ * limit or Remaining it is judged against the scenario's tier (`contract`), or is premature
+ * without one: the client cannot have been over a limit nobody stated.
  *
  * That verdict is provisional: it is what the live figures (progress, abort-on-fail) count. Every
  * answer also goes into the token's evidence (`rate-limit-evidence.ts`), bounded, which the
@@ -33,7 +24,9 @@
  */
 import type { RateLimitInfo, RequestSample, ThrottleClass } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { checkHeaders, countViolation, usable } from './rate-limit-headers.js';
+import { checkHeaders, countViolation, retryAfterSeconds, usable } from './rate-limit-headers.js';
+import { createFirst429Tracker } from './rate-limit-first.js';
+import { createOriginTracker } from './rate-limit-origin.js';
 import type { HeaderViolationCounts } from './rate-limit-headers.js';
 import { createResetSemanticsTracker } from './reset-semantics.js';
 import { createSortedTimes } from './sorted-times.js';
@@ -97,18 +90,7 @@ export interface RateLimitAnalyser {
 /** What `observeSetup` needs of an answer (status 0: none came). */
 export type SetupAnswer = Pick<RequestSample, 'startNs' | 'headersNs' | 'endNs' | 'status' | 'rateLimit'>;
 
-/** Retry-After in whole seconds (an HTTP-date or garbage is no evidence here). */
-function retryAfterOf(info: RateLimitInfo | undefined): number | undefined {
-  const raw = info?.raw.retryAfter;
-  if (raw === undefined) return undefined;
-  const n = Number(raw.trim());
-  return Number.isInteger(n) && n >= 0 && n <= 1e6 ? n : undefined;
-}
 
-/** The Server and Via headers of an answer, as one key (what answered it). */
-const originOf = (s: Pick<RequestSample, 'server' | 'via'>): string => `${s.server ?? ''}\u0000${s.via ?? ''}`;
-/** Distinct origins of accepted answers kept (a service behind a few proxies has a few). */
-const MAX_ORIGINS = 8;
 
 interface Accepted {
   readonly startNs: number;
@@ -117,8 +99,6 @@ interface Accepted {
   readonly win: RateLimitWin;
 }
 
-/** Send times kept before the first 429, to place it by send order. */
-const START_RING = 4096;
 /** Distinct Limit values tallied (beyond that, new values are ignored for the mode). */
 const MAX_LIMIT_VALUES = 32;
 /** Recent accepted answers with a Remaining, searched newest first for the evidence of a 429. */
@@ -137,13 +117,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const maxEvidence = options.maxEvidence ?? EVIDENCE_CAP;
   const evidence = maxEvidence > 0 ? createEvidenceLog(maxEvidence) : undefined;
   const us = (ns: number): number => (ns - runStartNs) / 1000;
-  // What answered: the origins of accepted answers, and whether they carried the service's headers.
-  const origins = new Set<string>();
-  // The last origin added: an answer from it (nearly every one) costs no string.
-  let lastServer: string | undefined;
-  let lastVia: string | undefined;
-  let anyOrigin = false;
-  let acceptedWithHeaders = 0;
+  const origins = createOriginTracker();
   let gateway429 = 0;
   const byOp = new Map<string, { expected: number; premature: number; uncertain: number }>();
 
@@ -176,10 +150,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     accWin[i] = w;
   };
 
-  // Placing the first 429 by send order: send times of recent samples until it arrives.
-  const ring = new Float64Array(START_RING);
-  let ringCount = 0;
-  let first429: { startNs: number; index: number } | undefined;
+  const first = createFirst429Tracker();
 
   // Recovery after the first rejected window.
   let rejectedWin: RateLimitWin | undefined;
@@ -248,22 +219,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     return premature ? 'premature' : expected ? 'expected' : 'uncertain';
   };
 
-  const trackSendOrder = (startNs: number): void => {
-    if (first429 === undefined) {
-      ring[ringCount % START_RING] = startNs;
-      ringCount++;
-    } else if (startNs < first429.startNs) {
-      first429.index++;
-    }
-  };
-
-  const placeFirst429 = (startNs: number): void => {
-    // Samples that left the ring were observed ≥ 4096 samples ago: they were surely sent earlier.
-    let before = Math.max(0, ringCount - START_RING);
-    const n = Math.min(ringCount, START_RING);
-    for (let i = 0; i < n; i++) if ((ring[i] as number) < startNs) before++;
-    first429 = { startNs, index: before + 1 };
-  };
+  const trackSendOrder = first.sent;
+  const placeFirst429 = first.refused;
 
   const tally = (verdict: ThrottleClass, op: string): void => {
     let o = byOp.get(op);
@@ -280,17 +237,6 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     }
   };
 
-  /**
-   * Evidence that something in front of the service answered a 429: a body that is not the
-   * service's error object, another Server or Via than its admissions carried, or no X-RateLimit
-   * header where its admissions carry them. Missing headers alone are none: a service may send none.
-   */
-  const fromGateway = (sample: RequestSample, headerless: boolean): boolean => {
-    if (sample.violations.some((v) => v.path === 'error' && v.expected === 'error body')) return true;
-    if (origins.size > 0 && origins.size < MAX_ORIGINS && !origins.has(originOf(sample))) return true;
-    return headerless && acceptedWithHeaders > 0;
-  };
-
   const record = (startNs: number, arrivalNs: number | undefined, status: number, info: RateLimitInfo | undefined, judged?: { sample: RequestSample; unit: string | undefined; flags: number; verdict: ThrottleClass }): void => {
     evidence?.add(
       {
@@ -300,7 +246,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         limit: usable(info?.limit),
         remaining: usable(info?.remaining),
         reset: usable(info?.reset),
-        retryAfterS: retryAfterOf(info),
+        retryAfterS: retryAfterSeconds(info),
       },
       judged === undefined
         ? undefined
@@ -324,7 +270,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
           if (isHeaderless(info)) headerless429++;
           if (sample.gateway === true) gateway429++;
           tally(judged, sample.op);
-          if (first429 === undefined) placeFirst429(startNs);
+          placeFirst429(startNs);
         }
         trackSendOrder(startNs);
         return judged;
@@ -370,7 +316,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         responses429++;
         const headerless = isHeaderless(info);
         if (headerless) headerless429++;
-        const gateway = fromGateway(sample, headerless);
+        const gateway = origins.fromGateway(sample, headerless);
         if (gateway) {
           gateway429++;
           (sample as { gateway?: boolean }).gateway = true;
@@ -379,18 +325,12 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         tally(verdict, sample.op);
         w.rejected++;
         if (rejectedWin === undefined) rejectedWin = w;
-        if (first429 === undefined) placeFirst429(startNs);
+        placeFirst429(startNs);
         const flags = (headerless ? EVIDENCE_FLAG.headerless : 0) | (gateway ? EVIDENCE_FLAG.gateway : 0) | (sample.outsideSlo === true ? EVIDENCE_FLAG.outsideSlo : 0);
         record(startNs, arrivalNs, status, info, { sample, unit, flags, verdict });
       } else {
         record(startNs, arrivalNs, status, info);
-        if (!anyOrigin || sample.server !== lastServer || sample.via !== lastVia) {
-          if (origins.size < MAX_ORIGINS) origins.add(originOf(sample));
-          lastServer = sample.server;
-          lastVia = sample.via;
-          anyOrigin = true;
-        }
-        if (!isHeaderless(info)) acceptedWithHeaders++;
+        origins.admitted(sample, isHeaderless(info));
         w.accepted++;
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) {
           w.minAccRemaining = remaining;
@@ -465,7 +405,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
           minRemaining: w.minAccRemaining ?? null,
         })),
         windowsDropped: book.dropped,
-        first429: first429 === undefined ? null : { index: first429.index, atMs: (first429.startNs - runStartNs) / 1e6 },
+        first429: ((f) => (f === undefined ? null : { index: f.index, atMs: (f.startNs - runStartNs) / 1e6 }))(first.first()),
         recoveryMs:
           resetAtNs === undefined || recoveryObsNs === undefined ? null : Math.max(0, recoveryObsNs - resetAtNs) / 1e6,
         ...(evidence === undefined || evidence.size === 0 || !withEvidence

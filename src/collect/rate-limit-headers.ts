@@ -64,3 +64,11 @@ export function checkHeaders(info: RateLimitInfo, status: number, counts: Header
 export function usable(n: number | undefined): number | undefined {
   return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
 }
+
+/** Retry-After in whole seconds (an HTTP-date or garbage is no evidence of when a window frees). */
+export function retryAfterSeconds(info: RateLimitInfo | undefined): number | undefined {
+  const raw = info?.raw.retryAfter;
+  if (raw === undefined) return undefined;
+  const n = Number(raw.trim());
+  return Number.isInteger(n) && n >= 0 && n <= 1e6 ? n : undefined;
+}

@@ -24,8 +24,10 @@
  * early throttling must hold with the others sending at the same rate; evidence that it was
  * expected needs the requests seen alone.
  */
+import { membership } from './rate-limit-membership.js';
+import { atMost, below, sortedOf } from './sorted-times.js';
+import { aheadUs, promiseOf, Promises } from './rate-limit-promises.js';
 import { createWindowBook } from './rate-limit-windows.js';
-import { EPOCH_MS_MIN, EPOCH_SECONDS_MIN } from './reset-semantics.js';
 import type { EvidenceColumns } from './rate-limit-evidence.js';
 
 /** Options of `judgeEvidence`. */
@@ -54,73 +56,6 @@ export interface Judgement {
 
 const S = 1e6;
 
-/** Count of values < t in a sorted array. */
-function below(a: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-/** Count of values ≤ t in a sorted array. */
-function atMost(a: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((a[mid] as number) <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-const sorted = (values: number[]): Float64Array => Float64Array.from(values).sort();
-
-/** A promise of capacity: after `pastAfter` (µs), `capacity` more than were counted after `from`, made by answer `by`. */
-type Promise3 = readonly [pastAfter: number, from: number, capacity: number, by: number];
-
-/** Promises the service made about when it frees capacity, kept so the newest one already past can be found. */
-class Promises {
-  /** Min-heap by `pastAfter`. */
-  private readonly heap: Promise3[] = [];
-  /** The promise already past with the latest `from`. */
-  best: Promise3 | undefined;
-  add(p: Promise3): void {
-    const h = this.heap;
-    h.push(p);
-    let i = h.length - 1;
-    while (i > 0) {
-      const up = (i - 1) >> 1;
-      if ((h[up] as Promise3)[0] <= (h[i] as Promise3)[0]) break;
-      [h[up], h[i]] = [h[i] as Promise3, h[up] as Promise3];
-      i = up;
-    }
-  }
-  /** Moves the promises whose instant is before `t` out of the heap, keeping the best. */
-  advance(t: number): void {
-    const h = this.heap;
-    while (h.length > 0 && (h[0] as Promise3)[0] < t) {
-      const top = h[0] as Promise3;
-      if (this.best === undefined || top[1] > this.best[1] || (top[1] === this.best[1] && top[2] > this.best[2])) this.best = top;
-      const last = h.pop() as Promise3;
-      if (h.length === 0) break;
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && (h[l] as Promise3)[0] < (h[m] as Promise3)[0]) m = l;
-        if (r < h.length && (h[r] as Promise3)[0] < (h[m] as Promise3)[0]) m = r;
-        if (m === i) break;
-        [h[m], h[i]] = [h[i] as Promise3, h[m] as Promise3];
-        i = m;
-      }
-    }
-  }
-}
 
 /** Judges every 429 of `c` whose `judgedAt` is set; `judged` is how many there are. */
 export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOptions): Judgement {
@@ -187,66 +122,7 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
   const accSendsL: number[] = [];
   const accAnswersL: number[] = [];
   const noAnswerL: number[] = [];
-  // Which windows an answer may belong to. A delta Reset, whole seconds rounded up, was counted
-  // somewhere between send and answer: its window ends within (send + Reset − 1, answer + Reset].
-  // A window's end is where all of its members' intervals meet (narrow when they came at different
-  // phases of a second). An answer may be in each window whose end its own interval reaches, and,
-  // since a service may count a request when it arrives but write its headers when it answers, in
-  // an earlier window that had not ended when it was sent (never a later one: it was counted by the
-  // time its headers were written). An epoch value names its window's end.
-  const endOf = (i: number): [number, number] => {
-    const r = c.reset[i] as number;
-    if (r > EPOCH_SECONDS_MIN) {
-      const at = ((r >= EPOCH_MS_MIN ? r : r * 1000) - o.startWallMs) / 1000;
-      return [at - 1, at];
-    }
-    return [(c.send[i] as number) / S + r - 1, (c.answer[i] as number) / S + r];
-  };
-  const winEnd = new Map<number, [number, number]>();
-  for (let i = 0; i < n; i++) {
-    const w = win[i] as number;
-    if (w < 0 || Number.isNaN(c.reset[i] as number)) continue;
-    const [lo, hi] = endOf(i);
-    const cur = winEnd.get(w);
-    if (cur === undefined) winEnd.set(w, [lo, hi]);
-    else {
-      const both: [number, number] = [Math.max(cur[0], lo), Math.min(cur[1], hi)];
-      // Members whose intervals do not meet were placed by a coarser rule: keep the wider span.
-      winEnd.set(w, both[0] <= both[1] ? both : [Math.min(cur[0], lo), Math.max(cur[1], hi)]);
-    }
-  }
-  // A window that refused stays full: an admission sent after one of its refusals was answered is
-  // in a later window.
-  const firstRefusal = new Map<number, number>();
-  for (let i = 0; i < n; i++) {
-    const w = win[i] as number;
-    if (w >= 0 && (c.status[i] as number) === 429) firstRefusal.set(w, Math.min(firstRefusal.get(w) ?? Number.POSITIVE_INFINITY, c.answer[i] as number));
-  }
-  const ends = [...winEnd.entries()].sort((x, y) => x[1][1] - y[1][1]);
-  const endHi = Float64Array.from(ends.map(([, e]) => e[1]));
-  const winLenS = (wHi ?? 0) / S;
-  const EPS = 1e-3;
-  const mayWins = (i: number): number[] => {
-    const own = win[i] as number;
-    if (own < 0) return [];
-    const out = [own];
-    if (Number.isNaN(c.reset[i] as number)) return out;
-    const epoch = (c.reset[i] as number) > EPOCH_SECONDS_MIN;
-    const [lo, hi] = endOf(i);
-    const s0 = (c.send[i] as number) / S;
-    const a0 = (c.answer[i] as number) / S;
-    const ownEnd = winEnd.get(own)?.[1] ?? hi;
-    // Windows that end after it was sent (less a second) and began before it was answered.
-    for (let k = below(endHi, Math.min(lo, s0) - EPS); k < ends.length; k++) {
-      const [w, [elo, ehi]] = ends[k] as [number, [number, number]];
-      if (elo - winLenS > Math.max(hi, a0) + EPS) break;
-      if (w === own) continue;
-      const named = !epoch && elo < hi + EPS && lo < ehi + EPS;
-      const earlier = ehi < ownEnd - EPS && s0 < ehi + EPS && !(accepted(i) && (firstRefusal.get(w) ?? Number.POSITIVE_INFINITY) < (c.send[i] as number));
-      if (named || earlier) out.push(w);
-    }
-    return out;
-  };
+  const mayWins = membership(c, win, { startWallMs: o.startWallMs, windowUs: wHi ?? 0, accepted });
   const sure = new Uint8Array(n);
   const members: number[][] = [];
   const mayMembers: number[][] = [];
@@ -265,21 +141,21 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
     }
     for (const w of may) (mayMembers[w] ??= []).push(i);
   }
-  const answers = sorted(answersAll);
-  const accSends = sorted(accSendsL);
-  const accAnswers = sorted(accAnswersL);
-  const noAnswer = sorted(noAnswerL);
+  const answers = sortedOf(answersAll);
+  const accSends = sortedOf(accSendsL);
+  const accAnswers = sortedOf(accAnswersL);
+  const noAnswer = sortedOf(noAnswerL);
   // Per window: sends of what may be in it; answers of what surely is.
   const EMPTY = new Float64Array(0);
   const winSends: Float64Array[] = [];
   const winAnswers: Float64Array[] = [];
   const winAccAnswers: Float64Array[] = [];
   mayMembers.forEach((list, w) => {
-    winSends[w] = sorted(list.map((i) => c.send[i] as number));
+    winSends[w] = sortedOf(list.map((i) => c.send[i] as number));
   });
   members.forEach((list, w) => {
-    winAnswers[w] = sorted(list.map((i) => c.answer[i] as number));
-    winAccAnswers[w] = sorted(list.filter(accepted).map((i) => c.answer[i] as number));
+    winAnswers[w] = sortedOf(list.map((i) => c.answer[i] as number));
+    winAccAnswers[w] = sortedOf(list.filter(accepted).map((i) => c.answer[i] as number));
   });
 
   /** 1 when entry `i` is among those sent before `until` and answered after `from` (so a count of them holds it). */
@@ -452,30 +328,4 @@ export function judgeEvidence(c: EvidenceColumns, judged: number, o: JudgeOption
     verdicts[jx] = premature ? 2 : expected ? 1 : 3;
   }
   return { verdicts, findings, rolling };
-}
-
-/** How far ahead of the answer (µs) a Reset points. */
-function aheadUs(reset: number, answerUs: number, startWallMs: number): number {
-  if (reset >= EPOCH_MS_MIN) return (reset - startWallMs) * 1000 - answerUs;
-  if (reset > EPOCH_SECONDS_MIN) return (reset * 1000 - startWallMs) * 1000 - answerUs;
-  return reset * S;
-}
-
-/**
- * When the capacity a Reset promises is free, in µs, under either rounding of its whole seconds:
- * counted from (the earliest the reset can have been: rounded up, the value less a second) and
- * past after (the latest the promise allows: rounded down, the value plus a second, so a service
- * that rounds down is not accused for it). A delta counts from when the service answered; an epoch
- * value is wall-clock seconds; a value in milliseconds since the epoch is read as such.
- */
-function promiseOf(reset: number, sendUs: number, answerUs: number, startWallMs: number): [number, number] {
-  if (reset >= EPOCH_MS_MIN) {
-    const at = (reset - startWallMs) * 1000;
-    return [at - 1000, at + 1000];
-  }
-  if (reset > EPOCH_SECONDS_MIN) {
-    const at = (reset * 1000 - startWallMs) * 1000;
-    return [at - S, at + S];
-  }
-  return [sendUs + (reset - 1) * S, answerUs + (reset + 1) * S];
 }

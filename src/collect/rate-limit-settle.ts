@@ -6,7 +6,8 @@
  * (premature is bad; expected and uncertain are excluded). Pure.
  */
 import type { ThrottleClass } from '../core/types.js';
-import { decodeEvidence, EVIDENCE_FLAG, evidenceProblem, verdictOf, type RateLimitEvidence } from './rate-limit-evidence.js';
+import { EVIDENCE_FLAG, verdictOf, type RateLimitEvidence } from './rate-limit-evidence.js';
+import { decodeEvidence, evidenceProblem } from './rate-limit-evidence-codec.js';
 import { judgeEvidence } from './rate-limit-judge.js';
 
 /** A 429 whose verdict settling changed. */

@@ -3,7 +3,8 @@
  * evidence), by send time, and its snapshot with the settled counts and findings.
  */
 import type { RateLimitSnapshot } from '../../src/collect/rate-limit-analyser.js';
-import { decodeEvidence, verdictOf } from '../../src/collect/rate-limit-evidence.js';
+import { verdictOf } from '../../src/collect/rate-limit-evidence.js';
+import { decodeEvidence } from '../../src/collect/rate-limit-evidence-codec.js';
 import { applySettled, settleEvidence } from '../../src/collect/rate-limit-settle.js';
 import type { ThrottleClass } from '../../src/core/types.js';
 

@@ -5,7 +5,8 @@
  * slowest shard's, the advertised limit the highest.
  */
 import type { RateLimitWindow } from '../../collect/rate-limit-analyser.js';
-import { mergeEvidence, type RateLimitEvidence } from '../../collect/rate-limit-evidence.js';
+import type { RateLimitEvidence } from '../../collect/rate-limit-evidence.js';
+import { mergeEvidence } from '../../collect/rate-limit-evidence-codec.js';
 import type { ThrottleCounts } from '../../collect/rate-limit-settle.js';
 import { anyOf, bySection, custom, each, fields, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
 import { histogram } from './merge-histograms.js';
