@@ -185,6 +185,8 @@ export async function startRunExporters(w: ExporterWishes): Promise<RunExporters
     dashboard,
     end(report, html) {
       relay?.end(report);
+      // The merged report settled the workers' 429s on their merged evidence: the combined series follow it.
+      aggregate?.settle(report);
       if (html !== undefined) dashboard?.setReport(html);
     },
     close,

@@ -158,6 +158,11 @@ export interface RunObserver {
   start?(ctx: ObserverContext): void | Promise<void>;
   request?(r: RequestStart): RequestHook | undefined;
   sample?(s: RunSample): void;
+  /**
+   * A request the end of the grace period cut within its own deadline: never judged, in no count
+   * of requests; what was measured of a stream (its first token, …) still counts.
+   */
+  cut?(s: Readonly<RequestSample> & { readonly scenario: string }): void;
   asyncEnd?(e: AsyncEnd): void;
   iteration?(i: IterationSample): void;
   check?(c: CheckSample): void;
