@@ -233,7 +233,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
-    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env }), overrides, file));
+    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env, preflight: true }), overrides, file));
     const scenario = plan.scenarios[0] as ResolvedScenario;
     const thresholds = parsePlanThresholds(plan);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
