@@ -25,6 +25,12 @@ export interface CliIo {
    * reader that went away (`| head`: `EPIPE`) is not a failure. Absent: stdout cannot fail.
    */
   stdoutFailure?(): string | undefined;
+  /**
+   * `performance.now()` when the command's time began, for deadlines that bound the whole
+   * command (`conformance --deadline`): 0, the process's start, for the real process; absent
+   * (the handler's start) in tests.
+   */
+  readonly startedMs?: number;
 }
 
 /** A sink on a stream of the process, and the error that closed it, if one did. */
@@ -64,6 +70,7 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stdin: process.stdin,
+    startedMs: 0,
     stdoutFailure() {
       const err = sinks?.stdout.failure();
       return err === undefined || err.code === 'EPIPE' ? undefined : `${err.code ?? err.message}`;

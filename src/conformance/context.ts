@@ -24,8 +24,10 @@ export interface ProbeContext {
   readonly rec: Recorder;
   readonly clock: Clock;
   readonly state: BatteryState;
-  /** Sends, unless the request budget is spent (then resolves undefined). */
+  /** Sends, unless the request budget is spent or the battery halted (then resolves undefined). */
   send(req: ExchangeRequest): Promise<ExchangeAnswer | undefined>;
+  /** True once the deadline passed or the battery was stopped: waits end early. */
+  halted(): boolean;
 }
 
 

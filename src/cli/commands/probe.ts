@@ -41,6 +41,8 @@ import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { readCaFile, resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 import { makeDirectory } from '../report-files.js';
+import { listenForStop } from '../signals.js';
+import { osReason } from '../safe-write.js';
 
 interface ProbeArgs extends TargetArgs {
   interval?: string | undefined;
@@ -191,16 +193,16 @@ export const probeCommand: MakeCommand = (ctx) => ({
     const clock = createSystemClock();
     let metricsServer: MetricsServer | undefined;
     const closing: (() => Promise<unknown>)[] = [];
-    let stopDaemon: (() => void) | undefined;
-    let signals = 0;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      signals++;
-      if (signals > 1) process.exit(130);
-      io.stderr.write(`\nflowgauge: ${sig}: finishing the current round and flushing the history (again to quit at once)\n`);
-      stopDaemon?.();
+    // A record the history could not store is a gap nobody would see: the probe fails (exit 2, as every write that fails).
+    const unstored = (lost: number, of: number): void => {
+      if (lost === 0) return;
+      io.stderr.write(`flowgauge: ${lost} of ${of} records could not be stored in ${historyDir} (said above): the history has a gap there\n`);
+      ctx.setExit(EXIT.BAD_INPUT);
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    let stopDaemon: (() => void) | undefined;
+    // SIGHUP as SIGINT and SIGTERM: a daemon started from a terminal that closed still flushes its history.
+    const stop = listenForStop(io.stderr, 'finishing the current round and flushing the history');
+    stop.signal.addEventListener('abort', () => stopDaemon?.(), { once: true });
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; probing the embedded reference service at ${target.baseUrl}\n`);
       let metrics: ProbeMetrics | undefined;
@@ -247,7 +249,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
           else if (args.quiet !== true) out.write(formatRecord(r));
         },
         onIncident: (e) => log.write(formatIncident(e)),
-        onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${error}\n`),
+        onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${osReason({ code: error })}\n`),
       });
 
       if (args['metrics-port'] !== undefined && metrics !== undefined) {
@@ -267,12 +269,14 @@ export const probeCommand: MakeCommand = (ctx) => ({
         log.write(failed.length === 0 ? `flowgauge: all ${round.records.length} checks succeeded\n` : `flowgauge: failed: ${failed.join(', ')}\n`);
         for (const r of expiring) log.write(`flowgauge: ${r.check}: the certificate has ${r.tls?.certDaysLeft?.toFixed(1) ?? '?'} days left, under --cert-min-days ${r.tls?.certMinDays ?? ''}: renew it\n`);
         ctx.setExit(failed.length === 0 && expiring.length === 0 ? EXIT.OK : EXIT.FAILED);
+        unstored(runner.stats().historyErrors, round.records.length);
         return;
       }
 
       log.write(`flowgauge: probing ${checks.join(', ')} every ${args.interval ?? '30s'}; history in ${historyDir}\n`);
       const stopped = new Promise<void>((done) => {
         stopDaemon = done;
+        if (stop.signal.aborted) done();
       });
       const timer = durationMs === undefined ? undefined : setTimeout(() => stopDaemon?.(), durationMs);
       runner.start();
@@ -284,9 +288,9 @@ export const probeCommand: MakeCommand = (ctx) => ({
       const s = runner.stats();
       log.write(`flowgauge: stopped after ${s.rounds} rounds (${s.records} records, ${s.failures} failed, ${s.skipped} skipped ticks, ${s.historyErrors} write errors)\n`);
       ctx.setExit(EXIT.OK);
+      unstored(s.historyErrors, s.records);
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stop.dispose();
       for (const close of closing.reverse()) await close();
       if (metricsServer !== undefined) {
         await metricsServer.close();
