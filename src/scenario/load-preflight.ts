@@ -19,17 +19,21 @@ export interface PreflightInput {
   readonly abs: string;
 }
 
-/** What it answers once the import and its export came back: loaded, or failed (a throw, a rejection). */
-export interface PreflightAnswer {
-  readonly ok: boolean;
-}
+/**
+ * What it answers once the import and its export came back: loaded, or failed (a throw, a
+ * rejection); or, asked at the deadline, that it is still waiting (its thread is free: an await).
+ */
+export type PreflightAnswer = { readonly ok: boolean } | { readonly waiting: true };
 
 /** How the pre-flight ended. */
 export type PreflightOutcome =
   /** The import came back, loaded or failed: the load here names a failure with its file and line. */
   | { readonly kind: 'came-back'; readonly ok: boolean }
-  /** Its code did not come back within the deadline: the thread was terminated. */
-  | { readonly kind: 'timed-out' }
+  /**
+   * Its code did not come back within the deadline: the thread was terminated. `busy`: its code
+   * held the thread (a loop); else it awaited something that never settled.
+   */
+  | { readonly kind: 'timed-out'; readonly busy: boolean }
   /** Its code ended the thread (`process.exit(code)`) while loading. */
   | { readonly kind: 'exited'; readonly code: number }
   /** The thread itself failed (not the module): the load here goes on without a pre-flight. */
@@ -37,6 +41,9 @@ export type PreflightOutcome =
 
 /** The thread's entry: bin/ lies two levels above this file in a checkout (src/) and in the package (dist/). */
 const ENTRY = new URL('../../bin/flowgauge-preflight.mjs', import.meta.url);
+
+/** How long a thread at its deadline has to say it is only waiting. */
+const ASK_MS = 2000;
 
 /** The package's own ready scenarios. */
 const OWN_SCENARIOS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scenarios') + sep;
@@ -70,9 +77,12 @@ export function preflightModule(abs: string, timeoutMs: number): Promise<Preflig
     worker.stderr.resume();
     // From the thread's start: how long the thread itself takes to start is not the module's.
     worker.once('online', () => {
-      timer = setTimeout(() => end({ kind: 'timed-out' }), timeoutMs);
+      timer = setTimeout(() => {
+        worker.postMessage('waiting?');
+        timer = setTimeout(() => end({ kind: 'timed-out', busy: true }), ASK_MS);
+      }, timeoutMs);
     });
-    worker.on('message', (a: PreflightAnswer) => end({ kind: 'came-back', ok: a.ok }));
+    worker.on('message', (a: PreflightAnswer) => end('waiting' in a ? { kind: 'timed-out', busy: false } : { kind: 'came-back', ok: a.ok }));
     worker.on('error', () => end({ kind: 'unavailable' }));
     // An end before any answer is the module's own process.exit.
     worker.on('exit', (code) => end({ kind: 'exited', code }));
@@ -90,7 +100,9 @@ export async function preflight(abs: string, timeoutMs: number, fail: (message: 
   const o = await preflightModule(abs, timeoutMs);
   if (o.kind === 'timed-out') {
     throw fail(
-      `did not finish loading within ${timeoutMs / 1000} s: its code never came back (a loop that never ends at its top level, a top-level await or an exported promise that never settles?)`,
+      o.busy
+        ? `did not finish loading within ${timeoutMs / 1000} s: its code never came back (a loop that never ends, at its top level or in a module it imports?)`
+        : `did not finish loading within ${timeoutMs / 1000} s: it waits on something that never settles (a top-level await, or an exported promise?); export the scenario itself, or a promise that resolves to it`,
     );
   }
   if (o.kind === 'exited') throw fail(`called process.exit(${o.code}) while loading: a scenario module may not end the process; export the scenario, or throw to refuse to load`);

@@ -11,14 +11,19 @@ import type { PreflightAnswer, PreflightInput } from './load-preflight.js';
 
 const input = workerData as PreflightInput;
 const answer = (a: PreflightAnswer): void => parentPort?.postMessage(a);
+// Asked at the deadline: a thread that can answer is waiting on an await, not stuck in a loop.
+parentPort?.on('message', () => parentPort?.postMessage({ waiting: true } satisfies PreflightAnswer));
 
 async function load(): Promise<void> {
   const mod = await importModule(pathToFileURL(input.abs).href);
   await pickExport(mod, (message) => new Error(message));
 }
 
+// An await on nothing would let this thread end as if the module had called process.exit: held
+// open until it answers, such a module meets the deadline instead, as in the main thread.
+const hold = setInterval(() => undefined, 60_000);
 // A throw or a rejection is named by the load in the main thread, which knows the file's lines.
 load().then(
   () => answer({ ok: true }),
   () => answer({ ok: false }),
-);
+).finally(() => clearInterval(hold));
