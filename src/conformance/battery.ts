@@ -116,7 +116,8 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     rec,
     clock,
     state,
-    send: (req) => (x.sent >= maxRequests || halted() ? Promise.resolve(undefined) : x.send(req)),
+    // An answer the stop cut short is no answer: no probe judges it.
+    send: (req) => (x.sent >= maxRequests || halted() ? Promise.resolve(undefined) : x.send(req).then((a) => (stopped() ? undefined : a))),
     halted,
   };
   const startedAt = new Date(clock.wallMs()).toISOString();
