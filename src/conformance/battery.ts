@@ -146,6 +146,12 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   let protocol: string | undefined;
   const cut: string[] = [];
   try {
+    // Nothing tried is not "unreachable": a deadline spent before the first request (the
+    // command's start-up took it) or a stop that came first cuts everything, and says so.
+    if (halted()) {
+      cut.push('reachability', ...groups.map(([g]) => g));
+      return finish();
+    }
     progress('reachability', 1);
     const first = await probeReachable(ctx);
     reachable = first.reach !== 'unreachable';
@@ -166,25 +172,29 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   } finally {
     await x.close();
   }
-  // A target may echo a token anywhere (an error code, a header, an event): nothing of it is kept.
-  const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
-  const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
-  const violations = redactDeep(rec.violations(), redact);
-  const interrupted = stopped();
-  const expired = !interrupted && late();
-  return {
-    schema: CONFORMANCE_SCHEMA,
-    target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
-    startedAt,
-    endedAt: new Date(clock.wallMs()).toISOString(),
-    reachable,
-    tokenAccepted,
-    requests: x.sent,
-    observations: redactDeep(rec.observations(), redact),
-    violations,
-    ...(protocol !== undefined ? { protocol } : {}),
-    ...(expired ? { deadline: { ms: deadlineMs, cut } } : {}),
-    ...(interrupted ? { interrupted: { cut } } : {}),
-    passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !expired && !interrupted,
-  };
+  return finish();
+
+  function finish(): ConformanceReport {
+    // A target may echo a token anywhere (an error code, a header, an event): nothing of it is kept.
+    const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
+    const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
+    const violations = redactDeep(rec.violations(), redact);
+    const interrupted = stopped();
+    const expired = !interrupted && late();
+    return {
+      schema: CONFORMANCE_SCHEMA,
+      target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
+      startedAt,
+      endedAt: new Date(clock.wallMs()).toISOString(),
+      reachable,
+      tokenAccepted,
+      requests: x.sent,
+      observations: redactDeep(rec.observations(), redact),
+      violations,
+      ...(protocol !== undefined ? { protocol } : {}),
+      ...(expired ? { deadline: { ms: deadlineMs, cut } } : {}),
+      ...(interrupted ? { interrupted: { cut } } : {}),
+      passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !expired && !interrupted,
+    };
+  }
 }

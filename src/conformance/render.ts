@@ -32,7 +32,7 @@ export function renderConformanceMarkdown(r: ConformanceReport): string {
       'Violations break what the interface states; observations record what it leaves unsaid.',
   );
   if (r.deadline !== undefined) {
-    out.push('', `**Incomplete:** the battery's deadline of ${r.deadline.ms / 1000} s passed${r.deadline.cut.length > 0 ? `; not tried: ${r.deadline.cut.map(cell).join(', ')}` : ' during the last probe group'}.`);
+    out.push('', `**Incomplete:** the deadline of ${r.deadline.ms / 1000} s passed${r.deadline.cut.length > 0 ? `; not tried: ${r.deadline.cut.map(cell).join(', ')}` : ' during the last probe group'}.`);
   }
   if (r.violations.length > 0) {
     out.push(

@@ -138,7 +138,7 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
           `${report.violations.length === 0 ? 'no violations' : `${report.violations.length} violations of the interface`}\n`,
       );
       if (report.deadline !== undefined) {
-        log.write(`flowgauge: the battery's deadline of ${report.deadline.ms / 1000} s passed${report.deadline.cut.length > 0 ? `; not tried: ${report.deadline.cut.join(', ')}` : ''}\n`);
+        log.write(`flowgauge: the deadline of ${report.deadline.ms / 1000} s (the whole command's, start-up included) passed${report.deadline.cut.length > 0 ? `; not tried: ${report.deadline.cut.join(', ')}` : ''}\n`);
       }
       for (const v of report.violations.slice(0, 20)) log.write(`  ✗ ${v.rule} ${v.path}: expected ${v.expected}, got ${v.got} (${v.request}, ×${v.count})\n`);
       log.write(`report: ${dir}/conformance.md (and conformance.json)\n`);
