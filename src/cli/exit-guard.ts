@@ -89,10 +89,13 @@ export function guardProcessExit(): ExitGuard {
   // Thrown in a callback nobody awaits, it would crash the process: that is what the guard is against.
   const onUncaught = (err: unknown): void => {
     if (err instanceof ScenarioExitError) return;
-    // Another listener (a test runner's) deals with the rest; alone here, crash as Node would have.
+    // Another listener (a test runner's) deals with the rest. Alone here, it is thrown again
+    // without this listener, so it ends the process (or the worker thread) as it would have.
     if (process.listenerCount('uncaughtException') > 1) return;
-    process.stderr.write(`flowgauge: internal error (please report it): uncaught ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    realExit(70);
+    process.off('uncaughtException', onUncaught);
+    process.nextTick(() => {
+      throw err;
+    });
   };
   process.on('uncaughtException', onUncaught);
   return {
