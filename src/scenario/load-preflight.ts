@@ -34,7 +34,7 @@ export type PreflightOutcome =
    * held the thread (a loop); else it awaited something that never settled.
    */
   | { readonly kind: 'timed-out'; readonly busy: boolean }
-  /** Its code ended the thread (`process.exit(code)`) while loading. */
+  /** Its code ended the thread (`process.exit`) while loading. */
   | { readonly kind: 'exited'; readonly code: number }
   /** The thread itself failed (not the module): the load here goes on without a pre-flight. */
   | { readonly kind: 'unavailable' };
@@ -105,5 +105,5 @@ export async function preflight(abs: string, timeoutMs: number, fail: (message: 
         : `did not finish loading within ${timeoutMs / 1000} s: it waits on something that never settles (a top-level await, or an exported promise?); export the scenario itself, or a promise that resolves to it`,
     );
   }
-  if (o.kind === 'exited') throw fail(`called process.exit(${o.code}) while loading: a scenario module may not end the process; export the scenario, or throw to refuse to load`);
+  if (o.kind === 'exited') throw fail(`called process.exit while loading (code ${o.code}): a scenario module may not end the process; export the scenario, or throw to refuse to load`);
 }

@@ -88,7 +88,7 @@ describe('process.exit in scenario code during a run', () => {
     const c = cli(['run', file, '--quiet']);
     const { code } = await waitBounded(c, 120_000, performance.now());
     expect(code, c.stderr()).toBe(2);
-    expect(c.stderr()).toMatch(/exits-at-load\.mjs: called process\.exit\(0\) while loading: a scenario module may not end the process/);
+    expect(c.stderr()).toMatch(/exits-at-load\.mjs: called process\.exit while loading \(code 0\): a scenario module may not end the process/);
     expect(service.stats().requests).toBe(before);
   }, 150_000);
 });
