@@ -11,6 +11,7 @@ import { createSystemClock } from '../core/clock.js';
 import {
   createMetricsAggregate,
   createPushgatewayPusher,
+  DEFAULT_FINAL_PUSH_TIMEOUT_MS,
   createRequestTracer,
   createRunMetrics,
   detectOtlpResource,
@@ -38,6 +39,8 @@ import type { WorkerExports, WorkerSnapshot } from './workers/worker-protocol.js
 /** What the command line asked to export. */
 export interface ExporterWishes {
   readonly plan: ResolvedRunPlan;
+  /** The target's name (`--target-name`): the `target` label of every series, and of the Pushgateway group. */
+  readonly targetName: string;
   /** Worker threads (1: the run is in this thread). */
   readonly workers: number;
   readonly latencyBucketsS: readonly number[];
@@ -79,6 +82,7 @@ function metricsOptions(w: ExporterWishes): Omit<RunMetricsOptions, 'registry'> 
   const first = plan.scenarios[0];
   return {
     scenario: plan.name,
+    target: w.targetName,
     tier: plan.scenarios.length > 1 || first === undefined ? 'mixed' : tierLabel(first.tier),
     latencyBucketsS: w.latencyBucketsS,
     // Several scenarios: each sample under its own scenario and tier.
@@ -114,9 +118,12 @@ export async function startRunExporters(w: ExporterWishes): Promise<RunExporters
   let relay: DashboardRelay | undefined;
   let otelOptions: OtlpExportOptions | undefined;
   const close = async (): Promise<void> => {
-    const pushed = await pusher?.stop();
-    if (pushed !== undefined && !pushed.ok) w.stderr.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
-    await otlp?.shutdown();
+    // Both bounded (one attempt of at most 1 s each, at once): a down exporter never holds the run's end.
+    const [pushed] = await Promise.all([pusher?.stop(), otlp?.shutdown()]);
+    if (pushed !== undefined && !pushed.ok && pusher !== undefined) {
+      const why = pushed.error === 'TIMEOUT' ? `no answer within ${DEFAULT_FINAL_PUSH_TIMEOUT_MS / 1000} s` : (pushed.error ?? `HTTP ${pushed.status}`);
+      w.stderr.write(`flowgauge: warning: the run's final metrics were not delivered to ${pusher.shownUrl} (${why}); the report has every figure\n`);
+    }
     if (server !== undefined) {
       await server.close();
       w.log.write(`flowgauge: Prometheus metrics at ${server.url} closed (the run ended)\n`);
@@ -132,7 +139,7 @@ export async function startRunExporters(w: ExporterWishes): Promise<RunExporters
       pusher = createPushgatewayPusher({
         url: w.pushgateway,
         job: 'flowgauge',
-        grouping: { instance: hostname(), ...(w.shard !== undefined ? { shard: String(w.shard.index + 1) } : {}) },
+        grouping: { instance: hostname(), target: w.targetName, ...(w.shard !== undefined ? { shard: String(w.shard.index + 1) } : {}) },
         registry: source,
         intervalMs: 10_000,
         clock: createSystemClock(),

@@ -12,6 +12,7 @@
 import { Registry } from 'prom-client';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_S } from '../core/clock.js';
+import { isTargetName, TARGET_NAME_HELP } from '../core/target-name.js';
 import type { OpKey } from '../core/ops.js';
 import { deliveredAtOnce, tokensPerSecond, tpotNs } from '../core/stream-timings.js';
 import type { RequestSample, SliClass, Verdict } from '../core/types.js';
@@ -38,6 +39,11 @@ export interface RunMetricsOptions {
   readonly scenario: string;
   /** Tier label (`free`, `pro`, `custom`). */
   readonly tier: string;
+  /**
+   * The target's name (`--target-name`): a `target` label on every series (the registry's
+   * default label), so runs against staging and production stay apart in one Prometheus.
+   */
+  readonly target?: string;
   /** Extra bucket bounds in seconds (e.g. threshold values), merged into every latency histogram's defaults. */
   readonly latencyBucketsS?: readonly number[];
   /** Distinct `flow` label values kept before others are folded into `other` (default 100). */
@@ -162,6 +168,11 @@ export function resolveRunMetricsOptions(options: RunMetricsOptions): ResolvedRu
 export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const o = resolveRunMetricsOptions(options);
   const registry = options.registry ?? new Registry();
+  if (options.target !== undefined) {
+    if (!isTargetName(options.target)) throw new InvalidArgumentError(`createRunMetrics: target must be ${TARGET_NAME_HELP}`);
+    // A default label, on every series the registry serialises (and in the snapshots workers send).
+    registry.setDefaultLabels({ target: options.target });
+  }
   const m = RUN_METRICS;
   const { scenario, tier } = o;
 

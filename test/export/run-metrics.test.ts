@@ -188,6 +188,22 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, RUN_METRICS.inFlight.name)).toBe(7);
   });
 
+  it('labels every series with the target when given one (a name, never a URL), and none without', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro', target: 'staging.example.com' });
+    m.observe(makeSample(), GOOD);
+    m.observe(makeSample({ op: 'stream', intendedNs: 0, stream: makeStream(0) }), GOOD);
+    const s = parseExposition(await m.registry.metrics());
+    expect(s.length).toBeGreaterThan(20);
+    expect(s.filter((x) => x.labels.target !== 'staging.example.com')).toEqual([]);
+    // Workers send their registries as JSON: the label goes with it.
+    const json = await m.registry.getMetricsAsJSON();
+    expect(json.flatMap((x) => x.values).every((v) => v.labels.target === 'staging.example.com')).toBe(true);
+    const plain = createRunMetrics({ scenario: 's', tier: 'pro' });
+    plain.observe(makeSample(), GOOD);
+    expect(parseExposition(await plain.registry.metrics()).some((x) => 'target' in x.labels)).toBe(false);
+    for (const bad of ['https://api.example.com/v1?token=x', 'a b', '']) expect(() => createRunMetrics({ scenario: 's', tier: 'pro', target: bad })).toThrow(InvalidArgumentError);
+  });
+
   it('exposes zero series from the start so ratios and rates read 0, not "no data"', async () => {
     const m = createRunMetrics({ scenario: 's', tier: 'pro' });
     let s = parseExposition(await m.registry.metrics());

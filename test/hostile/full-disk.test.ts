@@ -7,7 +7,7 @@
  * with an empty file (`report > full/x.md`), exit 0 "all checks succeeded" over a gap in the
  * probe history.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -187,7 +187,7 @@ describe.skipIf(cannotMount !== undefined)('a read-only disk', () => {
     const io = memoryIo({ cwd: dir });
     const running = main(['run', 'disk.json', '--out', out, '--quiet', '--no-audit'], io);
     // The lock is taken at start, before any request: the run is under way once it is there.
-    await until(() => existsSync(join(out, LOCK_FILE)), 'the run to take its --out', 60_000);
+    await until(() => existsSync(join(out, LOCK_FILE)) && readFileSync(join(out, LOCK_FILE), 'utf8').endsWith('\n'), 'the run to take its --out', 60_000);
     ro.readOnly(true);
     try {
       const code = await running;

@@ -56,7 +56,16 @@ export function mountSmallDisk(sizeKib = 256): SmallDisk {
       closeSync(fd);
     },
     readOnly(on) {
-      execFileSync('mount', ['-o', `remount,${on ? 'ro' : 'rw'}`, dir], { stdio: 'pipe' });
+      // A file open for writing makes the kernel refuse ("busy"): the command closes its files soon.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          execFileSync('mount', ['-o', `remount,${on ? 'ro' : 'rw'}`, dir], { stdio: 'pipe' });
+          return;
+        } catch (err) {
+          if (attempt >= 50 || !/busy/.test(String((err as { stderr?: unknown }).stderr))) throw err;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        }
+      }
     },
     unmount() {
       try {

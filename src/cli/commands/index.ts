@@ -32,8 +32,8 @@ export const commandEntries: readonly CommandEntry[] = [
     load: async () => (await import('./run.js')).runCommand,
   },
   {
-    command: 'new <name>',
-    describe: 'write a commented scenario file that runs as it is (a mix by default)',
+    command: 'new [name]',
+    describe: 'write a commented scenario file that runs as it is (a mix by default), or convert a k6 script (--from-k6)',
     load: async () => (await import('./new.js')).newCommand,
   },
   {

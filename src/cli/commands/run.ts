@@ -23,7 +23,7 @@ import { checkTenantTokens, connectionsFor, ownTokenOf, tenantClients, tenantTok
 import { runInWorkers } from '../workers/run-in-workers.js';
 import { startRunExporters, type RunExporters } from '../run-exporters.js';
 import { autoWorkersNote, checkWorkerFlags, parseWorkers } from '../workers/workers-option.js';
-import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
+import { checkTargetName, resolveTarget, TARGET_NAME_OPTION, TARGET_OPTIONS, targetNameFor, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import { scenarioNotFound } from '../usage-messages.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { withProcessEnv } from '../process-env.js';
@@ -63,6 +63,7 @@ interface RunArgs extends TargetArgs {
   workers?: string | undefined;
   'start-at'?: string | undefined;
   'run-id'?: string | undefined;
+  'target-name'?: string | undefined;
 }
 
 /** How much of each body the scenario checks, when not every body (`validate: sample | off`). */
@@ -165,6 +166,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     y
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (.ts/.js/.json/.yaml) or ready scenario name' })
       .options(TARGET_OPTIONS)
+      .options(TARGET_NAME_OPTION)
       .options({
         duration: { alias: 'd', type: 'string', requiresArg: true, describe: `override the scenario's duration (${DURATION_HELP})` },
         env: { alias: 'e', type: 'string', array: true, requiresArg: true, describe: 'set NAME=VALUE for the run: ${NAME} in JSON/YAML scenarios, process.env.NAME in .ts ones, and tokenEnv (repeatable)' },
@@ -221,6 +223,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     }
     checkWholeNumberFlags(argv);
     checkOutFlag(args.out);
+    checkTargetName(args['target-name']);
     const env = { ...io.env, ...parseEnvFlags(args.env) };
     let durationMs: number | undefined;
     if (args.duration !== undefined) {
@@ -284,6 +287,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       if (target.client.tls?.insecure === true) io.stderr.write(`flowgauge: --insecure: the certificate of ${target.baseUrl} is not verified\n`);
       exporters = await startRunExporters({
         plan,
+        targetName: targetNameFor(args['target-name'], target),
         workers,
         latencyBucketsS,
         metricsPort: args['metrics-port'],
