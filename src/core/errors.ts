@@ -15,6 +15,7 @@ export type FlowgaugeErrorCode =
   | 'FG_REPORT_INVALID'
   | 'FG_HISTORY_UNREADABLE'
   | 'FG_INTERRUPTED'
+  | 'FG_OUTPUT_FAILED'
   | 'FG_INTERNAL';
 
 /** Base class: `code` is stable, `message` is for people. */

@@ -16,6 +16,7 @@ import { formatProgress } from '../progress-line.js';
 import { createReportWriter } from '../report-writer.js';
 import { checkOutFlag } from '../report-files.js';
 import { listenForStop } from '../signals.js';
+import { withExitGuard } from '../exit-guard.js';
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { checkTenantTokens, connectionsFor, ownTokenOf, tenantClients, tenantTokens, tierKeyOf, withOwnToken, workerConnections } from '../tenants.js';
@@ -212,7 +213,8 @@ export const runCommand: MakeCommand = (ctx) => ({
         audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
       }),
   // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
-  handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), async () => {
+  // The scenario's code may not end the process behind the run's back: process.exit is guarded from its load to the run's end.
+  handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), () => withExitGuard(async (guard) => {
     const { io } = ctx;
     const args = withEnvBaseUrl(argv as unknown as RunArgs, io.env);
     const file = findScenarioFile(io.cwd, args.scenario);
@@ -234,7 +236,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       ...(args.tier !== undefined ? { tier: parseTier(args.tier) } : {}),
       ...(args['max-in-flight'] !== undefined ? { maxInFlight: args['max-in-flight'] } : {}),
     };
-    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env }), overrides, file));
+    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env, preflight: true }), overrides, file));
     const scenario = plan.scenarios[0] as ResolvedScenario;
     const thresholds = parsePlanThresholds(plan);
     // Latency thresholds become histogram bucket bounds, so Prometheus can judge them exactly.
@@ -271,6 +273,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     });
     let exporters: RunExporters | undefined;
     const stop = listenForStop(io.stderr, 'stopping; draining in-flight requests');
+    guard.signal.addEventListener('abort', () => stop.abort(), { once: true });
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
       if (target.embedded && shard !== undefined && shard.count > 1) {
@@ -327,7 +330,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         follow: split ? false : extra.follow,
         audit: !split && args.audit !== false,
         ...(split ? { generator: false } : {}),
-        extra: [writer, ...local.observers, ...(split ? [{ name: 'worker-exports', tick: (p: RunProgress) => exporters?.workers.tick(p) }] : [])],
+        extra: [writer, guard.observer, ...local.observers, ...(split ? [{ name: 'worker-exports', tick: (p: RunProgress) => exporters?.workers.tick(p) }] : [])],
       });
       const runTarget = { baseUrl: target.baseUrl, embedded: target.embedded };
       // Every shard, and every worker of each, holds its clock until --start-at (after preparing).
@@ -388,7 +391,12 @@ export const runCommand: MakeCommand = (ctx) => ({
       exporters.end(report, writer.html);
       log.write(renderSummary(report, { color: io.isTTY && args.json !== true, ...(shard !== undefined ? { shard: { index: shard.index + 1, count: shard.count } } : {}) }));
       const latest = writer.latest === undefined ? '' : `; ${relative(io.cwd, writer.latest)}/ points at the newest`;
-      log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md${latest})\n`);
+      if (writer.failure === undefined) log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md${latest})\n`);
+      else {
+        io.stderr.write(`flowgauge: ${writer.failure.message}; the report is not on disk (no temp file left)\n`);
+        ctx.setExit(EXIT.BAD_INPUT);
+      }
+      if (guard.called !== undefined) io.stderr.write(`flowgauge: ${guard.called.message}\n`);
       if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
       if (outcome.dataExhausted.length > 0) {
@@ -402,5 +410,5 @@ export const runCommand: MakeCommand = (ctx) => ({
       await target.close();
       await tracking?.close();
     }
-  }),
+  })),
 });

@@ -11,6 +11,7 @@ import { createClient, type Client } from '../../api/index.js';
 import { createRequestTracer, createRunMetrics, enableOtlpExport, type MetricsSnapshot, type OtlpExport, type RunMetrics } from '../../export/index.js';
 import { createDashboardWindowObserver, createRunObservers, executeRun, type DashboardWindow, type RunObserver } from '../../run/index.js';
 import { loadScenarioFile, planOf } from '../../scenario/index.js';
+import { guardProcessExit } from '../exit-guard.js';
 import { resolveWithFlags } from '../run-input.js';
 import type { FromWorker, ToWorker, WorkerInput, WorkerSnapshot } from './worker-protocol.js';
 
@@ -19,6 +20,9 @@ const input = workerData as WorkerInput;
 const send = (m: FromWorker): void => port?.postMessage(m);
 
 const stop = new AbortController();
+// process.exit in the scenario's code would end this thread, its share lost: it stops the shard, reported, instead.
+const guard = guardProcessExit();
+guard.signal.addEventListener('abort', () => stop.abort(), { once: true });
 /** Aborted, with the threshold's key, when another worker's abort-on-fail threshold failed. */
 const peerAbort = new AbortController();
 let go!: () => void;
@@ -96,7 +100,7 @@ async function runShard(): Promise<void> {
         tracer: otlp === undefined ? undefined : createRequestTracer(otlp.tracer),
         follow: input.follow,
         audit: false,
-        extra: exported.observers,
+        extra: [guard.observer, ...exported.observers],
       }),
       ready: async () => {
         send({ type: 'ready' });
