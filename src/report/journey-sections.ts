@@ -5,6 +5,7 @@
  */
 import { fmtAvailability, fmtDuration, fmtNumber } from './format.js';
 import { esc, section, table } from './html-parts.js';
+import { mdPlain as plain, mdTable } from './markdown-kit.js';
 import type { Report } from './model.js';
 import { promptLengthLines, promptLengthTables } from './prompt-length-view.js';
 
@@ -74,39 +75,52 @@ export function journeySummaryLines(r: Report): string[] {
   return lines.length === 0 ? [] : [...lines, ''];
 }
 
-/** Markdown table cell text: no pipes, no markup. */
-const md = (s: string): string => s.replace(/[|\\<>&*_`[\]]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
-
-/** report.md sections (Markdown lines; empty when the run had none of these). */
-export function journeyMarkdown(r: Report): string[] {
-  const out: string[] = [];
+/** report.md sections (Markdown blocks; none when the run had none of these). */
+export function journeyMarkdown(r: Report): string[][] {
+  const out: string[][] = [];
   if (r.warnings !== undefined && r.warnings.length > 0) {
-    out.push('## Warnings', '', ...r.warnings.map((w) => `- **${md(w.code)}**: ${md(w.message)}`), '');
+    out.push(['## Warnings', '', ...r.warnings.map((w) => `- **${plain(w.code)}**: ${plain(w.message)}`)]);
   }
   const rows = scenarioRows(r);
   if (rows.length > 0) {
-    out.push('## Scenarios', '', '| scenario | started | rate/s | availability | 429s | premature 429s | iterations |', '|---|---:|---:|---:|---:|---:|---|');
-    for (const s of rows) out.push(`| ${md(s.name)} | ${s.started} | ${fmtNumber(s.ratePerS)} | ${s.availability} | ${s.responses429} | ${s.premature429} | ${s.iterations} |`);
-    out.push('');
+    out.push([
+      '## Scenarios',
+      '',
+      mdTable(
+        ['scenario', 'started', 'rate/s', 'availability', '429s', 'premature 429s', 'iterations'],
+        rows.map((s) => [plain(s.name), String(s.started), fmtNumber(s.ratePerS), s.availability, String(s.responses429), String(s.premature429), s.iterations]),
+        [1, 2, 3, 4, 5],
+      ),
+    ]);
   }
   const it = r.iterations;
   if (it !== undefined) {
-    out.push('## Iterations', '', `${it.started} started, ${it.completed} completed, ${it.failed} failed, ${it.interrupted} interrupted, ${it.dropped} dropped.`, '');
-    out.push('| duration | p50 | p95 | p99 | max |', '|---|---:|---:|---:|---:|', `| iteration | ${fmtDuration(it.durationMs.p50)} | ${fmtDuration(it.durationMs.p95)} | ${fmtDuration(it.durationMs.p99)} | ${fmtDuration(it.durationMs.max)} |`);
-    for (const [name, p] of Object.entries(r.steps ?? {})) out.push(`| step ${md(name)} | ${fmtDuration(p.p50)} | ${fmtDuration(p.p95)} | ${fmtDuration(p.p99)} | ${fmtDuration(p.max)} |`);
-    out.push('');
-    if (it.errors.length > 0) out.push('| failure | count |', '|---|---:|', ...it.errors.map((e) => `| ${md(e.message)} | ${e.count} |`), '');
+    const durations = [['iteration', it.durationMs] as const, ...Object.entries(r.steps ?? {}).map(([n, p]) => [`step ${plain(n)}`, p] as const)];
+    out.push([
+      '## Iterations',
+      '',
+      `${it.started} started, ${it.completed} completed, ${it.failed} failed, ${it.interrupted} interrupted, ${it.dropped} dropped.`,
+      '',
+      mdTable(['duration', 'p50', 'p95', 'p99', 'max'], durations.map(([n, p]) => [n, fmtDuration(p.p50), fmtDuration(p.p95), fmtDuration(p.p99), fmtDuration(p.max)]), [1, 2, 3, 4]),
+      ...(it.errors.length > 0 ? ['', mdTable(['failure', 'count'], it.errors.map((e) => [plain(e.message), String(e.count)]), [1])] : []),
+    ]);
   }
   const prompts = promptLengthTables(r);
-  if (prompts.length > 0) out.push('## Stream timing by prompt length', '');
-  for (const t of prompts) {
-    out.push(`${t.line}.`, '', `| ${t.head.join(' | ')} |`, `|---|${t.head.slice(1).map(() => '---:').join('|')}|`, ...t.rows.map((row) => `| ${row.join(' | ')} |`), '');
+  if (prompts.length > 0) {
+    out.push([
+      '## Stream timing by prompt length',
+      ...prompts.flatMap((t) => ['', `${plain(t.line)}.`, '', mdTable(t.head.map(plain), t.rows.map((row) => row.map(plain)), t.head.slice(1).map((_, i) => i + 1))]),
+    ]);
   }
   const checks = Object.entries(r.checks ?? {});
   if (checks.length > 0) {
-    out.push('## Checks', '', '| check | passed | failed | pass rate |', '|---|---:|---:|---:|', ...checks.map(([n, c]) => `| ${md(n)} | ${c.passes} | ${c.fails} | ${checkShare(c)} |`), '');
     const examples = exampleRows(r);
-    if (examples.length > 0) out.push('Failed checks, what was expected and what was seen:', '', '| check | expected | actual |', '|---|---|---|', ...examples.map((row) => `| ${row.map(md).join(' | ')} |`), '');
+    out.push([
+      '## Checks',
+      '',
+      mdTable(['check', 'passed', 'failed', 'pass rate'], checks.map(([n, c]) => [plain(n), String(c.passes), String(c.fails), checkShare(c)]), [1, 2, 3]),
+      ...(examples.length > 0 ? ['', 'Failed checks, what was expected and what was seen:', '', mdTable(['check', 'expected', 'actual'], examples.map((row) => row.map(plain)))] : []),
+    ]);
   }
   return out;
 }

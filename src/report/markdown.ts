@@ -313,7 +313,7 @@ export function renderMarkdown(report: Report): string {
     [`# flowgauge report: ${plain(report.scenario)}`],
     verdict(report),
     runSection(report),
-    journeyMarkdown(report),
+    ...journeyMarkdown(report),
     opsSection(report),
     streamSection(report),
     rateLimitSection(report),
