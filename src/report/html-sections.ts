@@ -7,6 +7,7 @@ import { STREAM_TIMINGS, plainStreamLabel } from '../core/stream-timings.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtAvailability, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
+import { clientLagNote } from './client-lag.js';
 import { headlineOf } from './headline.js';
 import type { HtmlChartData } from './html-data.js';
 import { badge, bar, chart, code, facts, p, section, table } from './html-parts.js';
@@ -54,7 +55,7 @@ export function thresholdsSection(r: Report): string {
       r.thresholds.map((t) => [
         code(t.metric),
         `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
-        fmtThresholdValue(t.metric, t.observed),
+        fmtThresholdValue(t.metric, t.observed) + clientLagNote(t),
         badge(t.passed),
       ]),
       [1, 2],

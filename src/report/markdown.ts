@@ -8,6 +8,7 @@ import { burstSentence } from './stream-lines.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
 import { fmtAvailability, fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtShards, fmtThresholdValue, streamTimingFormat } from './format.js';
+import { clientLagNote } from './client-lag.js';
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report } from './model.js';
@@ -35,7 +36,7 @@ function verdict(r: Report): string[] {
         r.thresholds.map((t) => [
           `\`${cell(t.metric)}\``,
           `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
-          fmtThresholdValue(t.metric, t.observed),
+          fmtThresholdValue(t.metric, t.observed) + clientLagNote(t),
           t.passed ? '✅ pass' : '❌ fail',
         ]),
       ),

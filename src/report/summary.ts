@@ -5,6 +5,7 @@
 import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
 import { fmtAvailability, fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { clientLagNote } from './client-lag.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
@@ -103,7 +104,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     const trows = report.thresholds.map((t) => [
       `${t.passed ? paint('green', '✓') : paint('red', '✗')} ${t.metric}`,
       `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
-      fmtThresholdValue(t.metric, t.observed),
+      fmtThresholdValue(t.metric, t.observed) + clientLagNote(t),
     ]);
     lines.push(...grid(trows).map((l) => `  ${l}`));
   }
