@@ -104,9 +104,10 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
     const trows = report.thresholds.map((t) => [
       `${t.passed ? paint('green', '✓') : paint('red', '✗')} ${t.metric}`,
       `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
-      fmtThresholdValue(t.metric, t.observed) + clientLagNote(t),
+      fmtThresholdValue(t.metric, t.observed),
     ]);
-    lines.push(...grid(trows).map((l) => `  ${l}`));
+    // The note after the grid, so the observed figures stay aligned.
+    lines.push(...grid(trows).map((l, i) => `  ${l}${clientLagNote(report.thresholds[i] ?? {})}`));
   }
   return `${lines.join('\n')}\n`;
 }
