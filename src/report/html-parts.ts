@@ -3,7 +3,10 @@
  * carries strings the service chose (error codes, contract-violation values, Reset headers),
  * and the page must show them, never run them.
  */
+import type { Pct } from '../collect/histogram.js';
 import { escapeHtml } from '../core/html-escape.js';
+import { fmtDuration, fmtNumber } from './format.js';
+import type { HtmlChartData } from './html-data.js';
 
 /**
  * Escapes text for HTML content and attribute values. `://` is written `&#58;//` as well, so
@@ -99,4 +102,21 @@ export function pageHead(o: { readonly csp: string; readonly title: string; read
     '<body>',
     '<main>',
   ];
+}
+
+/** A row of a percentiles table: label, count, p50, p90, p95, p99, p99.9, max, mean. */
+export function pctRow(label: string, x: Pct): Cell[] {
+  return [label, String(x.count), ...[x.p50, x.p90, x.p95, x.p99, x.p999, x.max, x.mean].map((v) => fmtDuration(v))];
+}
+
+/** The head of a `pctRow` table, and its numeric columns. */
+export const PCT_HEAD = ['measure', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'];
+export const PCT_NUMERIC = [1, 2, 3, 4, 5, 6, 7, 8];
+
+/** What the shaded end of a time chart is, when the schedule ended inside its last step. */
+export function partialCaption(data: HtmlChartData, what: 'rate' | 'latency'): string {
+  const x = data.partial;
+  if (x === null) return '';
+  const held = `The last point holds the schedule's final ${fmtNumber(Math.round((x.toS - x.fromS) * 1000) / 1000)} s (shaded)`;
+  return what === 'rate' ? ` ${held}: its rates are per second of that part.` : ` ${held}: fewer requests than the others.`;
 }

@@ -1,8 +1,10 @@
 /**
  * The Markdown building blocks every `.md` flowgauge writes shares (report.md, conformance.md):
  * one escape for text inside a table cell's code span, one for text a target or a file chose,
- * and one table writer.
+ * one table writer, and the row of a table of percentiles.
  */
+import type { Pct } from '../collect/histogram.js';
+import { fmtDuration } from './format.js';
 
 /** Escapes text for a Markdown table cell inside a code span (user data: paths, names). */
 export function mdCell(s: string): string {
@@ -26,4 +28,9 @@ export function mdPlain(s: string): string {
 export function mdTable(head: readonly string[], rows: readonly (readonly string[])[], right: readonly number[] = []): string {
   const align = head.map((_, i) => (right.includes(i) ? '---:' : '---'));
   return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+/** A row of a percentiles table: name, count, p50, p90, p95, p99, p99.9, max, mean. */
+export function mdPctRow(name: string, p: Pct, fmt: (n: number) => string = fmtDuration): string[] {
+  return [name, String(p.count), fmt(p.p50), fmt(p.p90), fmt(p.p95), fmt(p.p99), fmt(p.p999), fmt(p.max), fmt(p.mean)];
 }

@@ -11,12 +11,10 @@
  */
 import { applySettled, settleEvidence, type SettleChange, type Settled } from '../collect/rate-limit-settle.js';
 import type { SliClass } from '../core/types.js';
-import { thresholdOfResult, type ParsedThreshold, type ThresholdResult } from '../slo/thresholds.js';
-import { evaluateThresholdsOn } from './metrics.js';
+import { judgedAgain } from './judge-again.js';
 import type { Report, RunWarning, ScenarioReport } from './model.js';
 import type { OpReport } from './sections/ops-schema.js';
 import { sloOf } from './sections/slo.js';
-import { reportVerdict } from './verdict.js';
 
 type Section = Pick<ScenarioReport, 'ops' | 'rateLimit' | 'slo'>;
 
@@ -59,22 +57,6 @@ function patchSlices(slices: Report['slices'], sliceMs: number, changes: readonl
     out[i] = { ...s, [from]: Math.max(0, s[from] - 1), [to]: s[to] + 1 };
   }
   return out;
-}
-
-/** Judges `r`'s thresholds again (those this version reads; the others stay as they were). */
-function judgedAgain(r: Report): Report {
-  if (r.thresholds.length === 0) return r;
-  const parsed: ParsedThreshold[] = [];
-  const kept: ThresholdResult[] = [];
-  for (const t of r.thresholds) {
-    const p = thresholdOfResult(t);
-    if (p === undefined) kept.push(t);
-    else parsed.push(p);
-  }
-  const again = evaluateThresholdsOn(r, parsed);
-  const thresholds = r.thresholds.map((t) => (thresholdOfResult(t) === undefined ? t : (again.shift() as ThresholdResult)));
-  const passed = thresholds.every((t) => t.passed);
-  return { ...r, thresholds, passed, verdict: reportVerdict({ interrupted: r.interrupted, abortedBy: r.abortedBy, passed }) };
 }
 
 /** What settling a report did: the report, and warnings about evidence it could not read. */

@@ -11,6 +11,7 @@ import { createCollectors } from '../../src/collect/collectors.js';
 import { emptyPct } from '../../src/collect/histogram.js';
 import { createFakeClock } from '../../src/core/clock.js';
 import { buildReport, type BuildReportInput } from '../../src/report/build-report.js';
+import { judgedAgain } from '../../src/report/judge-again.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { mergeReports } from '../../src/report/merge.js';
 import { evaluateReportThresholds } from '../../src/report/metrics.js';
@@ -122,6 +123,17 @@ describe('a merge that lacks a shard', () => {
     expect(summary).toContain("PARTIAL: missing shard 2/3 (2 of 3 merged): these figures are of part of the run's load; its thresholds passed on what is there, which is no pass for the run");
     expect(renderMarkdown(m)).toContain('shards 1, 3 of 3 (missing 2) of run');
     expect(readReport(JSON.parse(JSON.stringify(m))).verdict).toBe('PARTIAL');
+  });
+
+  it('stays PARTIAL when its thresholds are judged again after settled 429s moved a figure', () => {
+    // settleMerged judges the merged thresholds again when the union of the evidence moves a
+    // count; that judgement once forgot the missing shard and wrote PASS (the e2e rehearsal).
+    const m = merge([shard({ index: 1, count: 3 }), shard({ index: 3, count: 3 })], ['a.json', 'c.json']);
+    const again = judgedAgain(m);
+    expect(again.thresholds.every((t) => t.passed)).toBe(true);
+    expect(again).toMatchObject({ verdict: 'PARTIAL', passed: false });
+    // The same report with every shard present passes: the rule is the missing shard, not the judgement.
+    expect(judgedAgain({ ...m, shards: { ...(m.shards as NonNullable<Report['shards']>), present: [1, 2, 3], missing: [] } })).toMatchObject({ verdict: 'PASS', passed: true });
   });
 
   it('completed later by merging the partial merge with the missing shard', () => {

@@ -9,6 +9,7 @@ import { bySection, fields, max, min, recompute, setting, sum, sumCounts, weight
 import { worst } from './merge-histograms.js';
 import { notProjected } from './project-kit.js';
 import type { AsyncRunsReport } from './async-runs-schema.js';
+import { asyncRunsViews } from './async-runs-views.js';
 
 type Progress = AsyncRunsReport['progress'];
 
@@ -48,4 +49,4 @@ export const asyncRunsMerge: Rule<AsyncRunsReport> = fields<AsyncRunsReport>({
 });
 
 /** `asyncRuns`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const asyncRunsSection = notProjected(bySection(asyncRunsMerge));
+export const asyncRunsSection = { ...notProjected(bySection(asyncRunsMerge)), views: asyncRunsViews };

@@ -13,6 +13,7 @@
 import { allFlag, anyOf, bySection, custom, fields, first, recompute, setting, sum, union, type Part, type Rule } from './merge-kit.js';
 import { notProjected } from './project-kit.js';
 import type { AuditReport, SessionAuditReport, TenantAuditReport, UsageAuditReport, UsageCounts, UsageFlowAudit } from './audit-schema.js';
+import { auditViews } from './audit-views.js';
 
 /** Problems the sessions audit keeps. */
 const MAX_PROBLEMS = 50;
@@ -99,4 +100,4 @@ export const auditMerge: Rule<AuditReport> = fields<AuditReport>({
 });
 
 /** `audit`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const auditSection = notProjected(bySection(auditMerge));
+export const auditSection = { ...notProjected(bySection(auditMerge)), views: auditViews };

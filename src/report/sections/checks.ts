@@ -6,6 +6,7 @@ import { mergeCheckExamples, type CheckCounts, type CheckExample } from '../../c
 import { bySection, custom, each, fields, sum, type Rule } from './merge-kit.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { ChecksReport } from './checks-schema.js';
+import { checksViews } from './checks-views.js';
 
 const checkMerge = fields<CheckCounts>({
   passes: sum,
@@ -27,4 +28,5 @@ export function mergeChecks(parts: readonly (ChecksReport | undefined)[]): Check
 export const checksSection: FullSection<ChecksReport, object, ScopeState> = {
   ...bySection(checksMerge),
   project: (s) => (s.iterations !== undefined && Object.keys(s.iterations.checks).length > 0 ? s.iterations.checks : undefined),
+  views: checksViews,
 };

@@ -8,6 +8,7 @@ import type { ContractViolationEntry, ContractViolationTotals } from '../../coll
 import type { Report } from '../model.js';
 import { fields, sum, type Part } from './merge-kit.js';
 import type { FullSection, ScopeState } from './project-kit.js';
+import { violationsViews } from './contract-violations-views.js';
 
 /** Distinct violations the collector keeps by default. */
 const DEFAULT_MAX_DISTINCT = 200;
@@ -31,6 +32,7 @@ function table(parts: readonly Part<WithViolations>[]): { rows: ContractViolatio
 /** `contractViolations` (top level only), kind `union`: the tables joined, counts added, bounded. */
 export const violationsSection: FullSection<readonly ContractViolationEntry[], WithViolations, ScopeState> = {
   project: (s) => s.snapshot.contractViolations,
+  views: violationsViews,
   merge(parts) {
     if (parts.every((p) => p.value.contractViolations === undefined)) return undefined;
     if (parts.length === 1) return parts[0]?.value.contractViolations;

@@ -8,6 +8,7 @@ import { bySection, custom, fields, recompute, sum, type Part, type Rule } from 
 import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { IterationsReport } from './iterations-schema.js';
+import { iterationsViews } from './iterations-views.js';
 
 type ErrorRow = IterationsReport['errors'][number];
 
@@ -37,4 +38,4 @@ export const iterationsMerge: Rule<IterationsReport> = fields<IterationsReport>(
 });
 
 /** `iterations`: the journeys' accounting, present only when journeys ran. */
-export const iterationsSection: FullSection<IterationsReport, object, ScopeState> = { ...bySection(iterationsMerge), project: (s) => s.iterations?.iterations };
+export const iterationsSection: FullSection<IterationsReport, object, ScopeState> = { ...bySection(iterationsMerge), project: (s) => s.iterations?.iterations, views: iterationsViews };

@@ -9,6 +9,7 @@ import { bySection, custom, fields, setting, sum, sumCounts, type Rule } from '.
 import { worst } from './merge-histograms.js';
 import { notProjected } from './project-kit.js';
 import type { NotificationsReport } from './notifications-schema.js';
+import { notificationsViews } from './notifications-views.js';
 
 /** Event names the matcher keeps; the rest are counted under `(other)`. */
 const MAX_EVENT_NAMES = 20;
@@ -56,4 +57,4 @@ export const notificationsMerge: Rule<NotificationsReport> = fields<Notification
 });
 
 /** `notifications`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const notificationsSection = notProjected(bySection(notificationsMerge));
+export const notificationsSection = { ...notProjected(bySection(notificationsMerge)), views: notificationsViews };

@@ -8,6 +8,7 @@ import { bySection, each, fields, sum, sumCounts, type Rule } from './merge-kit.
 import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { OpReport } from './ops-schema.js';
+import { opsViews } from './ops-views.js';
 
 function phasesMerge(op: string): Rule<PhasesSnapshot> {
   const phase = (p: PhaseName) => histogram(`${op}.phase.${p}`, { noun: 'requests' });
@@ -31,4 +32,4 @@ function opMerge(op: string): Rule<OpReport> {
 export const opsMerge = each(opMerge, { order: OPS }) as Rule<ByOp<OpReport>>;
 
 /** `ops`: the collectors' operations as they are, merged by the rules above. */
-export const opsSection: FullSection<ByOp<OpReport>, object, ScopeState> = { ...bySection(opsMerge), project: (s) => s.snapshot.ops };
+export const opsSection: FullSection<ByOp<OpReport>, object, ScopeState> = { ...bySection(opsMerge), project: (s) => s.snapshot.ops, views: opsViews };

@@ -10,6 +10,7 @@ import type { RunWarning } from './warnings-schema.js';
 import type { ShardReport } from './shards-schema.js';
 import type { ScenarioReport } from './scenarios-schema.js';
 import type { Section } from './merge-kit.js';
+import type { SectionViews } from './view-kit.js';
 
 /** What `buildReport` needs. */
 export interface BuildReportInput {
@@ -72,8 +73,8 @@ export interface Projected<V, P> {
   project(state: P): V | undefined;
 }
 
-/** A section's merge and its projection. */
-export type FullSection<V, S, P> = Section<V, S> & Projected<V, P>;
+/** A section's merge and its projection, and how it shows itself (`view-kit.ts`), if it does. */
+export type FullSection<V, S, P> = Section<V, S> & Projected<V, P> & { readonly views?: SectionViews };
 
 /**
  * Every field of `S` with its merge and its projection from `P`: a section added to the model

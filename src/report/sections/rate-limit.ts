@@ -12,6 +12,7 @@ import { anyOf, bySection, custom, each, fields, max, recompute, round3, setting
 import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { RateLimitReport } from './rate-limit-schema.js';
+import { rateLimitViews } from './rate-limit-views.js';
 
 /** Windows kept in the merged report, newest last (as the analyser keeps them). */
 const MAX_WINDOWS = 1000;
@@ -98,4 +99,5 @@ export const rateLimitMerge: Rule<RateLimitReport> = fields<RateLimitReport>({
 export const rateLimitSection: FullSection<RateLimitReport, object, ScopeState> = {
   ...bySection(rateLimitMerge),
   project: (s) => ({ ...s.snapshot.rateLimit, latencyMs: s.snapshot.rateLimitLatencyMs }),
+  views: rateLimitViews,
 };

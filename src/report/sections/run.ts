@@ -8,6 +8,7 @@ import type { Report } from '../model.js';
 import { allOf, anyOf, bySection, custom, fields, first, round3, setting, type Section } from './merge-kit.js';
 import type { FullSection, RunState } from './project-kit.js';
 import { REPORT_SCHEMA } from './run-schema.js';
+import { runViews } from './run-views.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -49,5 +50,5 @@ const merge: { readonly [K in RunField]-?: Section<Exclude<Report[K], undefined>
 
 /** The run's own fields: how each is projected and how it merges. */
 export const runSections = Object.fromEntries(
-  (Object.keys(merge) as RunField[]).map((k) => [k, { ...merge[k], project: project[k] }]),
+  (Object.keys(merge) as RunField[]).map((k) => [k, { ...merge[k], project: project[k], ...(k === 'scenario' ? { views: runViews } : {}) }]),
 ) as { readonly [K in RunField]-?: FullSection<Exclude<Report[K], undefined>, Report, RunState> };

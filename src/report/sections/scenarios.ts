@@ -19,6 +19,7 @@ import { sloSection } from './slo.js';
 import { stepsSection } from './steps.js';
 import { streamSection } from './stream.js';
 import type { ScenarioReport } from './scenarios-schema.js';
+import { scenariosViews } from './scenarios-views.js';
 
 /** Every section of a scenario's report, how it is projected and how it merges. */
 export const SCENARIO_SECTIONS: FullSections<ScenarioReport, ScopeState> = {
@@ -38,6 +39,7 @@ export const SCENARIO_SECTIONS: FullSections<ScenarioReport, ScopeState> = {
 export const scenariosSection: FullSection<Readonly<Record<string, ScenarioReport>>, Pick<Report, 'scenarios'>, RunState> = {
   // Each scenario's sections are projected by `buildScenarioSection` (with SCENARIO_SECTIONS).
   project: (s) => s.input.scenarios,
+  views: scenariosViews,
   merge(parts, scope) {
     const names = [...new Set(parts.flatMap((p) => Object.keys(p.value.scenarios ?? {})))];
     if (names.length === 0) return undefined;

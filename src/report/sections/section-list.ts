@@ -1,11 +1,12 @@
 /**
- * Every section of report@1 and the module that says how it is projected from the run's state
- * and how it merges: `buildReport` and `mergeReports` loop over this list. Adding a section to
- * the report is its schema (`sections/<name>-schema.ts`: the zod piece and the type taken from
- * it) with one line in `report-schema.ts`, and its logic (`sections/<name>.ts`: projection and
- * merge) with one line here. The two are apart because the logic is typed by the whole report,
- * which is typed by every schema; the type of this list makes its line required, so a section
- * the list does not know cannot compile.
+ * Every section of report@1 and the module that says how it is projected from the run's state,
+ * how it merges and how it shows itself: `buildReport`, `mergeReports` and the three writers
+ * (console summary, report.md, report.html) loop over this list. Adding a section to the report
+ * is its schema (`sections/<name>-schema.ts`: the zod piece and the type taken from it) with one
+ * line in `report-schema.ts`, and its logic (`sections/<name>.ts`: projection, merge, and its
+ * views from `sections/<name>-views.ts`) with one line here. The two are apart because the logic
+ * is typed by the whole report, which is typed by every schema; the type of this list makes its
+ * line required, so a section the list does not know cannot compile.
  */
 import type { Report } from '../model.js';
 import { asyncRunsSection } from './async-runs.js';
@@ -28,6 +29,7 @@ import { stepsSection } from './steps.js';
 import { streamSection } from './stream.js';
 import { passedSection, thresholdsSection, verdictSection } from './thresholds.js';
 import { warningsSection } from './warnings.js';
+import type { SectionViews } from './view-kit.js';
 
 /** Every section of report@1, how it is projected and how it merges (in the order of the report's fields). */
 export const REPORT_SECTIONS: FullSections<Report, RunState> = {
@@ -64,3 +66,14 @@ export const REPORT_SECTIONS: FullSections<Report, RunState> = {
   scenarios: scenariosSection,
   warnings: warningsSection,
 };
+
+/** Every section's views, in the list's order. */
+const VIEWS: readonly SectionViews[] = Object.values(REPORT_SECTIONS).flatMap((s) => (s.views === undefined ? [] : [s.views]));
+
+/** The views of every section at one place of a document (`view-kit.ts`), in the list's order. */
+export function viewsAt<D extends keyof SectionViews, P extends keyof NonNullable<SectionViews[D]>>(doc: D, place: P): NonNullable<NonNullable<SectionViews[D]>[P]>[] {
+  return VIEWS.flatMap((v) => {
+    const view = (v[doc] as NonNullable<SectionViews[D]> | undefined)?.[place];
+    return view === undefined ? [] : [view as NonNullable<NonNullable<SectionViews[D]>[P]>];
+  });
+}

@@ -6,6 +6,7 @@ import { errorBudget } from '../../slo/budget.js';
 import { bySection, fields, recompute, setting, sum, type Rule } from './merge-kit.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { SloReport } from './slo-schema.js';
+import { sloViews } from './slo-views.js';
 
 /** `slo` from SLI counts (and the requests cut unjudged, when there were any). */
 export function sloOf(totals: { readonly good: number; readonly bad: number; readonly excluded: number; readonly cut?: number }, objective: number): SloReport {
@@ -46,4 +47,4 @@ export const sloMerge: Rule<SloReport> = fields<SloReport>({
 });
 
 /** `slo`: the SLI counts against the objective, merged by the rules above. */
-export const sloSection: FullSection<SloReport, object, ScopeState> = { ...bySection(sloMerge), project: (s) => sloOf(s.snapshot.totals, s.objective) };
+export const sloSection: FullSection<SloReport, object, ScopeState> = { ...bySection(sloMerge), project: (s) => sloOf(s.snapshot.totals, s.objective), views: sloViews };

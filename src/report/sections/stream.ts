@@ -8,6 +8,7 @@ import { bySection, custom, fail, fields, sum, type Rule } from './merge-kit.js'
 import { fromHistograms, histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { StreamReport } from './stream-schema.js';
+import { streamViews } from './stream-views.js';
 
 const timing = (name: StreamTimingName) => histogram(streamTimingKey(name), { noun: 'values' });
 
@@ -44,6 +45,7 @@ export const streamSection: FullSection<StreamReport, object, ScopeState> = {
     const { histograms: _histograms, ...stream } = s.snapshot.stream;
     return stream;
   },
+  views: streamViews,
 };
 
 /**

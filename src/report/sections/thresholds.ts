@@ -10,6 +10,7 @@ import { thresholdOfResult, type ParsedThreshold, type ThresholdResult } from '.
 import type { Report } from '../model.js';
 import { reportVerdict, type RunVerdict } from '../verdict.js';
 import type { FullSection, RunState } from './project-kit.js';
+import { thresholdsViews, verdictViews } from './thresholds-views.js';
 
 /** The thresholds the shards were judged by, each once, to be judged again on the whole. */
 function shardThresholds(reports: readonly Pick<Report, 'thresholds'>[]): { parsed: ParsedThreshold[]; unknown: ThresholdResult[] } {
@@ -32,6 +33,7 @@ function shardThresholds(reports: readonly Pick<Report, 'thresholds'>[]): { pars
 /** `thresholds`, kind `recompute`: judged again on the merged report. */
 export const thresholdsSection: FullSection<readonly ThresholdResult[], Report, RunState> = {
   project: (s) => s.input.thresholds,
+  views: thresholdsViews,
   after: true,
   merge(parts, _scope, _key, merged) {
     const { parsed, unknown } = shardThresholds(parts.map((p) => p.value));
@@ -52,6 +54,7 @@ export const passedSection: FullSection<boolean, Report, RunState> = {
 /** `verdict`, kind `recompute`: from the merged run's end, its shards and its thresholds. */
 export const verdictSection: FullSection<RunVerdict, Report, RunState> = {
   project: (s) => reportVerdict({ interrupted: s.input.interrupted, abortedBy: s.input.abortedBy, passed: s.input.thresholds.every((t) => t.passed) }),
+  views: verdictViews,
   after: true,
   merge: (_parts, _scope, _key, merged) => reportVerdict({ interrupted: merged.interrupted === true, abortedBy: merged.abortedBy, passed: merged.passed === true, partial: partial(merged) }),
 };

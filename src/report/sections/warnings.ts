@@ -11,6 +11,7 @@ import { union, type Part, type Source } from './merge-kit.js';
 import type { FullSection, RunState } from './project-kit.js';
 import { shardLabel } from './shards.js';
 import type { RunWarning } from './warnings-schema.js';
+import { warningsViews } from './warnings-views.js';
 
 /** Shards whose starts lie further apart than this did not run side by side (`flowgauge run --start-at` allows as much). */
 const SHARDS_TOGETHER_MS = 1000;
@@ -90,6 +91,7 @@ function byShard(parts: readonly Part<WarningParts>[]): RunWarning[] {
 /** `warnings`, kind `union` (plus the merge's own). */
 export const warningsSection: FullSection<readonly RunWarning[], WarningParts, RunState> = {
   project: (s) => (s.input.warnings !== undefined && s.input.warnings.length > 0 ? s.input.warnings : undefined),
+  views: warningsViews,
   merge(parts, scope) {
     const own = notTogether(scope.sources, parts);
     if (parts.some((p) => shardLabel(p.value) !== undefined)) {
