@@ -7,7 +7,7 @@ import type { Options } from 'yargs';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
 import { EMBEDDED_TARGET_NAME, isTargetName, TARGET_NAME_HELP, targetNameOf } from '../core/target-name.js';
 import { readInputFile } from '../scenario/index.js';
-import { startReferenceService, type ReferenceService } from '../target/index.js';
+import { startReferenceServiceThread, type ReferenceServiceOptions, type ReferenceServiceThread } from '../target/index.js';
 import { caBundleProblem } from './ca-bundle.js';
 import { UsageError } from './context.js';
 import type { CliIo } from './io.js';
@@ -219,20 +219,22 @@ export interface ResolvedTarget {
   readonly embedded: boolean;
   /** TLS trust and extra headers from the flags, for every client of the target. */
   readonly client: TargetClientOptions;
-  /** The embedded service, when one was started. */
-  readonly service: ReferenceService | undefined;
+  /** The embedded service, when one was started (in its own thread). */
+  readonly service: ReferenceServiceThread | undefined;
   close(): Promise<void>;
 }
 
 /**
  * Resolves the target flags. Without `--base-url` starts the embedded service and uses its
- * token for `tier`; with it, requires a token.
+ * token for `tier`; with it, requires a token. The embedded service runs in a thread of its
+ * own: the generator's lag under load (EVENT_LOOP_LAG) is then not the service's too, and its
+ * timings are its own.
  */
 export async function resolveTarget(
   args: TargetArgs,
   io: CliIo,
   tier: 'free' | 'pro' | 'enterprise',
-  serviceOptions: Parameters<typeof startReferenceService>[0] = {},
+  serviceOptions: ReferenceServiceOptions = {},
 ): Promise<ResolvedTarget> {
   args = withEnvBaseUrl(args, io.env);
   const token = args['base-url'] === undefined ? undefined : await tokenOf(args, io);
@@ -270,7 +272,7 @@ export async function resolveTarget(
   if (args.token !== undefined || args['token-file'] !== undefined) {
     io.stderr.write(`flowgauge: ${args.token !== undefined ? '--token' : '--token-file'} is ignored without --base-url or FLOWGAUGE_BASE_URL (the embedded service has its own)\n`);
   }
-  const service = await startReferenceService(serviceOptions);
+  const service = await startReferenceServiceThread(serviceOptions);
   return {
     baseUrl: service.baseUrl,
     webhookHost: service.webhookHost,

@@ -8,6 +8,7 @@ import type { MetricKey, OpCounter, PctStat } from '../slo/threshold-grammar.js'
 import { parseThresholdKey } from '../slo/threshold-grammar.js';
 import { compare, evaluateThresholds } from '../slo/thresholds.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
+import { withClientLag } from './client-lag.js';
 import type { Report, StreamReport } from './model.js';
 import { reportVerdict } from './verdict.js';
 
@@ -23,6 +24,8 @@ export type MetricView = Pick<Report, 'ops' | 'slo' | 'rateLimit'> & {
   readonly checks?: Readonly<Record<string, { readonly passes: number; readonly fails: number }>> | undefined;
   /** Views of each scenario, for keys scoped `<scenario>:<metric>`. */
   readonly scenarios?: Readonly<Record<string, MetricView>> | undefined;
+  /** The generator's warnings: when it lagged, a duration's result says so (`clientLagMs`). */
+  readonly warnings?: Report['warnings'];
 };
 
 /** Pass ratio of the named check, or of all checks; undefined when none ran. */
@@ -131,7 +134,8 @@ function availabilityFor(view: MetricView, t: ParsedThreshold): number | undefin
 
 /** Evaluates `thresholds` against a view (a report, a live state, a scenario's section). */
 export function evaluateThresholdsOn(view: MetricView, thresholds: readonly ParsedThreshold[]): ThresholdResult[] {
-  return evaluateThresholds(thresholds, (_key, t) => (t.metric.kind === 'availability' ? availabilityFor(view, t) : metricValue(view, t.metric, t.scope)));
+  const results = evaluateThresholds(thresholds, (_key, t) => (t.metric.kind === 'availability' ? availabilityFor(view, t) : metricValue(view, t.metric, t.scope)));
+  return withClientLag(results, thresholds, view.warnings);
 }
 
 /** Evaluates `thresholds` against `report` and returns the report with them (and `passed`) set. */

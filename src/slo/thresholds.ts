@@ -39,6 +39,8 @@ export interface ThresholdResult {
   readonly passed: boolean;
   /** True for a default the run was judged on because it set no thresholds. */
   readonly implicit?: boolean;
+  /** The generator's event-loop delay p99 (ms) when it lagged, on a duration the client measured: the figure includes it. */
+  readonly clientLagMs?: number;
 }
 
 /**

@@ -3,6 +3,7 @@
  * of every command and the ground truth of the tests. Imports nothing of the toolkit but `core/`.
  */
 export { startReferenceService, type ReferenceService } from './service.js';
+export { startReferenceServiceThread, type ReferenceServiceThread } from './service-thread.js';
 export { DEFAULT_TOKENS, resolveReferenceOptions, type ReferenceServiceOptions } from './options.js';
 export { parseReferenceConfig } from './config.js';
 export { verifySignature } from '../core/webhook-signature.js';

@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inspect } from 'node:util';
 import { NS_PER_MS } from '../core/clock.js';
 import { TIER_LIMITS_PER_MINUTE } from '../core/tiers.js';
 import { createUsageLedger } from './analytics.js';
 import { createCatalogue, flowsFromSpecs, seedFlows } from './catalogue.js';
 import { createFaultEngine, type FaultController } from './faults.js';
+import { hideSecrets } from './hide-secrets.js';
 import { createTokenState } from './limiters.js';
 import { createNotifier } from './notifier.js';
 import { resolveReferenceOptions, type ReferenceServiceOptions, type ResolvedReferenceOptions } from './options.js';
@@ -53,17 +53,6 @@ function tierTokens(opts: ResolvedReferenceOptions): { free: string; pro: string
     if (out[key] === '') out[key] = token;
   }
   return out;
-}
-
-/**
- * Adds `secrets` as non-enumerable properties, and makes `util.inspect` and `JSON.stringify`
- * show `shown` instead of the object, so a logged handle never prints a token.
- */
-function hideSecrets<T extends object>(target: T, secrets: Record<string, unknown>, shown: unknown): T {
-  for (const [k, v] of Object.entries(secrets)) Object.defineProperty(target, k, { value: v, enumerable: false });
-  Object.defineProperty(target, inspect.custom, { value: () => shown, enumerable: false });
-  Object.defineProperty(target, 'toJSON', { value: () => shown, enumerable: false });
-  return target;
 }
 
 /** `data` of a run notification, from the run's state at the moment of the event. */

@@ -245,7 +245,7 @@ const scenarioOf = (w: RunWarning): string => /^scenario "[^"]*": /.exec(w.messa
  * others said the same. Warnings of the merge itself (in no worker's report) are kept as they are.
  */
 function onceEach(parts: readonly { readonly worker: number; readonly report: Report }[], count: number, merged: readonly RunWarning[] | undefined): RunWarning[] {
-  const groups = new Map<string, { code: string; said: { worker: number; message: string }[] }>();
+  const groups = new Map<string, { code: string; said: { worker: number; message: string; warning: RunWarning }[] }>();
   const fromWorkers = new Set<string>();
   for (const p of parts) {
     for (const w of p.report.warnings ?? []) {
@@ -253,15 +253,17 @@ function onceEach(parts: readonly { readonly worker: number; readonly report: Re
       const key = `${w.code}\u0000${scenarioOf(w)}`;
       let g = groups.get(key);
       if (g === undefined) groups.set(key, (g = { code: w.code, said: [] }));
-      g.said.push({ worker: p.worker, message: w.message });
+      g.said.push({ worker: p.worker, message: w.message, warning: w });
     }
   }
   const out: RunWarning[] = [];
   for (const g of groups.values()) {
-    const first = g.said[0] as { worker: number; message: string };
+    const first = g.said[0] as { worker: number; message: string; warning: RunWarning };
     const others = [...new Set(g.said.map((x) => x.worker))].filter((w) => w !== first.worker).map((w) => w + 1);
     const same = g.said.every((x) => x.message === first.message);
+    // The first worker's figures, as its words (`eventLoopDelayMs`).
     out.push({
+      ...first.warning,
       code: g.code,
       message: same || others.length === 0 ? first.message : `${first.message} (figures of worker ${first.worker + 1} of ${count}; worker${others.length > 1 ? 's' : ''} ${others.join(', ')} said the same of ${others.length > 1 ? 'their shares' : 'its share'})`,
     });

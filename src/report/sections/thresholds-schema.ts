@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { COMPARATORS } from '../../slo/threshold-grammar.js';
-import { bool, num, nullable, obj, str } from './schema-kit.js';
+import { bool, nonNegative, num, nullable, obj, str } from './schema-kit.js';
 
 /** report@1 `thresholds[]`. */
 export const thresholdSchema = obj(
@@ -21,6 +21,11 @@ export const thresholdSchema = obj(
   {
     /** True for a default the run was judged on because it set no thresholds. */
     implicit: bool,
+    /**
+     * The generator's event-loop delay p99 (ms) when it lagged (`EVENT_LOOP_LAG`), on a threshold
+     * whose observed figure is a duration the client measured: that figure includes the delay.
+     */
+    clientLagMs: nonNegative,
   },
 );
 

@@ -2,6 +2,7 @@
  * The views of `thresholds` (each threshold, its limit and what was observed) and of `verdict`
  * (the headline every document opens with: PASS, FAIL, INTERRUPTED, ABORTED or PARTIAL).
  */
+import { clientLagNote } from '../client-lag.js';
 import { fmtAvailability, fmtRatio, fmtShare, fmtThresholdValue } from '../format.js';
 import { headlineOf } from '../headline.js';
 import { badge, code, p, section, table } from '../html-parts.js';
@@ -18,7 +19,7 @@ function summaryThresholds(r: Report, { paint }: SummaryContext): string[] {
     `${t.op} ${fmtThresholdValue(t.metric, t.value)}`,
     fmtThresholdValue(t.metric, t.observed),
   ]);
-  return [paint('dim', defaults ? 'thresholds (the defaults: the scenario sets none; thresholds: {} turns them off)' : 'thresholds'), ...grid(rows).map((l) => `  ${l}`)];
+  return [paint('dim', defaults ? 'thresholds (the defaults: the scenario sets none; thresholds: {} turns them off)' : 'thresholds'), ...grid(rows).map((l, i) => `  ${l}${clientLagNote(r.thresholds[i] ?? {})}`)];
 }
 
 function markdownThresholds(r: Report): string[] {
@@ -28,7 +29,7 @@ function markdownThresholds(r: Report): string[] {
     '',
     mdTable(
       ['threshold', 'limit', 'observed', 'result'],
-      r.thresholds.map((t) => [`\`${cell(t.metric)}\``, `${t.op} ${fmtThresholdValue(t.metric, t.value)}`, fmtThresholdValue(t.metric, t.observed), t.passed ? '✅ pass' : '❌ fail']),
+      r.thresholds.map((t) => [`\`${cell(t.metric)}\``, `${t.op} ${fmtThresholdValue(t.metric, t.value)}`, fmtThresholdValue(t.metric, t.observed) + clientLagNote(t), t.passed ? '✅ pass' : '❌ fail']),
     ),
   ];
 }
@@ -38,7 +39,7 @@ function htmlThresholds(r: Report): string {
   return section('thresholds', 'Thresholds', [
     table(
       ['threshold', 'limit', 'observed', 'result'],
-      r.thresholds.map((t) => [code(t.metric), `${t.op} ${fmtThresholdValue(t.metric, t.value)}`, fmtThresholdValue(t.metric, t.observed), badge(t.passed)]),
+      r.thresholds.map((t) => [code(t.metric), `${t.op} ${fmtThresholdValue(t.metric, t.value)}`, fmtThresholdValue(t.metric, t.observed) + clientLagNote(t), badge(t.passed)]),
       [1, 2],
     ),
   ]);

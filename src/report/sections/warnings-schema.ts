@@ -4,7 +4,7 @@
  * is put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
-import { obj, str, type DeepReadonly } from './schema-kit.js';
+import { nonNegative, obj, str, type DeepReadonly } from './schema-kit.js';
 
 /** report@1 `warnings`. */
 export const warningsSchema = z.array(
@@ -13,7 +13,12 @@ export const warningsSchema = z.array(
     code: str,
     /** What happened and what to change. */
     message: str,
-  }),
+  },
+  {
+    /** `EVENT_LOOP_LAG`'s figures: the generator's event-loop delay over the run, in ms. */
+    eventLoopDelayMs: obj({ p99: nonNegative, max: nonNegative }),
+  },
+  ),
 );
 
 /** `warnings[]` (added in @1): the generator itself limited or distorted the load. */

@@ -68,22 +68,23 @@ const scenarioOf = (w: RunWarning): string => /^scenario "[^"]*": /.exec(w.messa
  * says which others said the same.
  */
 function byShard(parts: readonly Part<WarningParts>[]): RunWarning[] {
-  const groups = new Map<string, { code: string; said: { shard: string; message: string }[] }>();
+  const groups = new Map<string, { code: string; said: { shard: string; message: string; warning: RunWarning }[] }>();
   for (const p of parts) {
     const shard = shardLabel(p.value) ?? p.source.name;
     for (const w of p.value.warnings ?? []) {
       const key = `${w.code}\u0000${scenarioOf(w)}`;
       let g = groups.get(key);
       if (g === undefined) groups.set(key, (g = { code: w.code, said: [] }));
-      g.said.push({ shard, message: w.message });
+      g.said.push({ shard, message: w.message, warning: w });
     }
   }
   return [...groups.values()].map((g) => {
-    const first = g.said[0] as { shard: string; message: string };
+    const first = g.said[0] as { shard: string; message: string; warning: RunWarning };
     const shards = [...new Set(g.said.map((x) => x.shard))];
-    if (g.said.every((x) => x.message === first.message)) return { code: g.code, message: `${first.message} (${shards.join(', ')})` };
+    // The first shard's figures, as its words (`eventLoopDelayMs`).
+    if (g.said.every((x) => x.message === first.message)) return { ...first.warning, code: g.code, message: `${first.message} (${shards.join(', ')})` };
     const others = shards.filter((s) => s !== first.shard);
-    return { code: g.code, message: `${first.message} (figures of ${first.shard}; ${others.join(', ')} said the same of ${others.length > 1 ? 'their shares' : 'its share'})` };
+    return { ...first.warning, code: g.code, message: `${first.message} (figures of ${first.shard}; ${others.join(', ')} said the same of ${others.length > 1 ? 'their shares' : 'its share'})` };
   });
 }
 

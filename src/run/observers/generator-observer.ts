@@ -52,8 +52,10 @@ export function createGeneratorObserver(limits: Partial<GeneratorLimits> = {}): 
       delay.disable();
       const p99 = delay.percentile(99) / 1e6;
       if (delay.count > 0 && p99 > l.eventLoopP99Ms) {
+        const tenth = (ms: number): number => Math.round(ms * 10) / 10;
         warnings.push({
           code: 'EVENT_LOOP_LAG',
+          eventLoopDelayMs: { p99: tenth(p99), max: tenth(delay.max / 1e6) },
           message: `flowgauge's event loop was blocked (delay p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms): arrivals and timings include client-side delay; lower the rate or the work per request (fewer observers, no --otel), or run shards on more machines`,
         });
       }
