@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { createSystemClock, type Clock } from '../core/clock.js';
-import { ConfigError, FlowgaugeError, type ConfigIssue } from '../core/errors.js';
+import { ConfigError, ListenError, type ConfigIssue } from '../core/errors.js';
 import { ByteBudget } from '../transport/bounded-body.js';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_S,
@@ -316,7 +316,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   );
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      rejectListen(new FlowgaugeError('FG_CONFIG_INVALID', `cannot receive webhooks on ${o.host}:${o.port}: ${err.code ?? err.message}`, { cause: err })),
+      rejectListen(new ListenError(`cannot receive webhooks on ${o.host}:${o.port}: ${err.code ?? err.message}`, { host: o.host, port: o.port }, err)),
     );
     server.listen(o.port, o.host, () => resolveListen());
   });
