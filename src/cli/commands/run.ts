@@ -9,6 +9,7 @@ import type { Tier } from '../../core/tiers.js';
 import { randomBytes } from 'node:crypto';
 import { renderSummary, type Report } from '../../report/index.js';
 import { createRunObservers, executeRun, parseListenAddress, parsePlanThresholds, startNotificationTracking, type NotificationTracking, type RunProgress } from '../../run/index.js';
+import { shownLength } from '../../load/index.js';
 import { loadScenarioFile, planOf, type ResolvedScenario, type ScenarioOverrides } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -288,7 +289,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       }
       for (const s of plan.scenarios) {
         const when = s.startAfterMs === undefined ? '' : ` from ${s.startAfterMs / 1000}s`;
-        log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} for ${s.load.executor === 'ramping-arrival-rate' ? 'its stages' : `${s.load.durationMs / 1000}s`}${when}${validateNote(s.validate)}\n`);
+        log.write(`flowgauge: ${s.name}: ${s.journey === undefined ? 'mix' : 'journey'}, ${s.load.executor} ${shownLength(s.load)}${when}${validateNote(s.validate)}\n`);
       }
 
       const name = shard === undefined ? plan.name : `${plan.name}-shard${shard.index + 1}of${shard.count}`;
