@@ -1,16 +1,16 @@
 /**
- * Writing a run's report as an observer: the schedule's report is written as soon as the
+ * Writing a run's report as an output: the schedule's report is written as soon as the
  * schedule has drained, before anything that can wait on the target (following, notification
  * grace, the audit); the final report then replaces it. A run whose finishing hangs or is
  * killed still leaves its figures behind.
  */
 import type { Report } from '../report/index.js';
-import type { RunObserver } from '../run/index.js';
+import type { RunOutput } from '../run/index.js';
 import { renderReportFiles } from './report-formats.js';
 import { reportDir, updateLatest, writeReportFiles } from './report-files.js';
 
 /** Where a run's report goes. */
-export interface ReportWriter extends RunObserver {
+export interface ReportWriter extends RunOutput {
   /** The directory, once the first report was written. */
   readonly dir: string | undefined;
   /** The last report.html written (the live dashboard serves it at the end). */

@@ -1,8 +1,13 @@
-export { executeRun, type RunOptions, type RunOutcome } from './engine.js';
+export { createRunSession, executeRun, type RunOptions, type RunSession } from './session.js';
+export type { RunOutcome } from './engine.js';
 export { parsePlanThresholds } from './plan-thresholds.js';
 export { mergeProgress, type RunProgress } from './progress.js';
-export type { RunObserver, RunSample } from './observer.js';
-export * from './observers/index.js';
+export type { RunSample } from './events.js';
+export type { RunOutput } from './output.js';
+export type { RunPhase } from './phase.js';
+export type { ExporterWishes } from './exporters/exporter-registry.js';
+export { createMetricsOutput } from './outputs/metrics-output.js';
+export { createTracingOutput } from './outputs/tracing-output.js';
 export { runIdOfAck } from './run-ids.js';
 export { createAsyncFollower, resolveFollowOptions, type FollowEndInfo, type FollowOptions } from './async-follow.js';
 export { parseListenAddress, startNotificationTracking, type NotificationTracking } from './notifications.js';

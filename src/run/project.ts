@@ -1,7 +1,8 @@
 /**
  * The report of a run as a projection of its state: the collectors' and journey accounting's
- * snapshots, the executors' counts, and the sections observers add, judged by the thresholds.
- * Called for the schedule's report (before anything can wait on the target) and the final one.
+ * snapshots, the executors' counts, and the sections its phases projected, judged by the
+ * thresholds. Called for the schedule's report (before anything can wait on the target) and the
+ * final one.
  */
 import { VALIDATE_SAMPLE_EVERY } from '../api/index.js';
 import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
@@ -10,7 +11,7 @@ import type { Executor } from '../load/index.js';
 import { buildReport, buildScenarioSection, evaluateReportThresholds, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
 import type { ParsedThreshold } from '../slo/index.js';
-import type { ObserverSections } from './observer.js';
+import type { PhaseSections } from './phase.js';
 import type { RunState, ScenarioState } from './run-state.js';
 
 /** One scheduled scenario. */
@@ -33,7 +34,10 @@ export interface ProjectInput {
   readonly interrupted: boolean;
   readonly abortedBy: string | undefined;
   readonly dataExhausted: readonly string[];
-  readonly sections: ObserverSections;
+  /** The sections the phases projected (none yet in the schedule's report). */
+  readonly phases: Partial<PhaseSections>;
+  /** What the phases warn of. */
+  readonly phaseWarnings: readonly RunWarning[];
   readonly thresholds: readonly ParsedThreshold[];
 }
 
@@ -166,9 +170,9 @@ export function projectRunReport(p: ProjectInput): Report {
     thresholds: [],
     objective: p.plan.objective,
     ...(scenarios !== undefined ? { scenarios } : {}),
-    warnings: [...warningsOf(p), ...(p.sections.warnings ?? [])],
+    warnings: [...warningsOf(p), ...p.phaseWarnings],
     ...(p.abortedBy !== undefined ? { abortedBy: p.abortedBy } : {}),
+    phases: p.phases,
   });
-  const { warnings: _merged, ...sections } = p.sections;
-  return evaluateReportThresholds({ ...report, ...sections }, p.thresholds);
+  return evaluateReportThresholds(report, p.thresholds);
 }

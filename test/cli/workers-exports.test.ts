@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/report/index.js';
-import type { DashboardMessage } from '../../src/run/index.js';
+import type { DashboardMessage } from '../../src/run/outputs/dashboard-output.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { parseExposition, sumOf } from '../export/helpers/exposition.js';
 import { until } from '../reliability/cli-process.js';
