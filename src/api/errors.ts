@@ -60,19 +60,12 @@ export class TransportError extends FlowgaugeError<TransportErrorCode> {
   }
 }
 
-/** Builds an `ApiError` without a stack trace. */
-export function createApiError(
-  code: ApiErrorCode | 'UNKNOWN',
-  status: number,
-  message: string,
-  details: Readonly<Record<string, unknown>> | undefined,
-  requestId: string | undefined,
-  foreignBody?: string,
-): ApiError {
-  return withoutStack(() => new ApiError(code, status, message, details, requestId, foreignBody));
+/** Builds an `ApiError` without a stack trace (the constructor's arguments). */
+export function createApiError(...args: ConstructorParameters<typeof ApiError>): ApiError {
+  return withoutStack(() => new ApiError(...args));
 }
 
-/** Builds a `TransportError` without a stack trace. */
-export function createTransportError(code: TransportErrorCode, message: string, causeCode?: string): TransportError {
-  return withoutStack(() => new TransportError(code, message, causeCode));
+/** Builds a `TransportError` without a stack trace (the constructor's arguments). */
+export function createTransportError(...args: ConstructorParameters<typeof TransportError>): TransportError {
+  return withoutStack(() => new TransportError(...args));
 }

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { createSystemClock, type Clock } from '../core/clock.js';
 import { ConfigError, ListenError, type ConfigIssue } from '../core/errors.js';
+import { isRecord } from '../core/is-record.js';
 import { ByteBudget } from '../transport/bounded-body.js';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_S,
@@ -144,10 +145,6 @@ function resolve(o: WebhookReceiverOptions): Resolved {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

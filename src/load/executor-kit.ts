@@ -33,6 +33,18 @@ export const maxInFlightField = count(MAX_IN_FLIGHT).optional();
 /** `gracefulStop` of every executor. */
 export const gracefulStopField = duration('non-negative').optional();
 
+/** Fields every executor's input takes. */
+export interface LoadCommonInput {
+  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
+  readonly gracefulStop?: number | string;
+}
+
+/** Fields of the open-model executors' input. */
+export interface OpenLoadInput extends LoadCommonInput {
+  /** Arrivals that find this many requests in flight are dropped and counted (default 1000). */
+  readonly maxInFlight?: number;
+}
+
 /** What every resolved load has. */
 export interface LoadBase {
   readonly executor: string;

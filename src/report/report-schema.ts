@@ -3,8 +3,8 @@
  * JSON Schema is generated from (report-json-schema.ts). Every field report@1 always had (docs/report-json.md) is required;
  * fields this implementation added are optional, so other producers (merge, older writers)
  * stay valid. Every object is loose: @1 may grow fields and readers must ignore what they do
- * not know. Each section's piece lives with its merge in `sections/<section>.ts`; this file
- * puts them together.
+ * not know. Each section's zod piece lives in `sections/<name>-schema.ts` (its projection and
+ * merge apart, in `sections/<name>.ts`); this file puts the pieces together.
  */
 import { z } from 'zod';
 import { asyncRunsSchema } from './sections/async-runs-schema.js';

@@ -2,7 +2,7 @@
  * The failures a transport raises, as codes, and their classification into the stable
  * `TransportErrorCode` of a sample. As in undici, every failure the transport raises itself
  * carries a code from one table (`WIRE_CODES`), and `createCodedError` takes only those, so a
- * code that nothing classifies cannot be raised (`test/api/wire-codes.test.ts` walks the raise sites).
+ * code that nothing classifies cannot be raised (`test/transport/wire-codes.test.ts` walks the raise sites).
  */
 import type { TransportErrorCode } from '../core/codes.js';
 import { FlowgaugeError } from '../core/errors.js';

@@ -1,7 +1,7 @@
 /** `constant-arrival-rate` (the default executor): the open model, arrivals evenly spaced at one rate. */
 import { z } from 'zod';
 import { duration, rate, strict } from '../../core/unit-schemas.js';
-import { checkCount, checkPositive, defineExecutor, forSeconds, gracefulStopField, maxInFlightField } from '../executor-kit.js';
+import { checkCount, checkPositive, defineExecutor, forSeconds, gracefulStopField, maxInFlightField, type OpenLoadInput } from '../executor-kit.js';
 import { OpenExecutor } from '../open-executor.js';
 import { createConstantSchedule } from '../schedules.js';
 
@@ -15,16 +15,12 @@ export interface ConstantArrivalRateLoad {
 }
 
 /** Evenly spaced arrivals at one rate (the default executor). */
-export interface ConstantArrivalRateInput {
+export interface ConstantArrivalRateInput extends OpenLoadInput {
   readonly executor?: 'constant-arrival-rate';
   /** `"100/min"`, `"16.7/s"`, a number per second, or a share of the tier's limit (`"120%"`). */
   readonly rate: number | string;
   /** `"30s"`, `"2m"`, or a number of milliseconds. */
   readonly duration: number | string;
-  /** Arrivals that find this many requests in flight are dropped and counted (default 1000). */
-  readonly maxInFlight?: number;
-  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
-  readonly gracefulStop?: number | string;
 }
 
 /** The module. */

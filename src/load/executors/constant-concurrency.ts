@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { duration, strict } from '../../core/unit-schemas.js';
 import { ClosedExecutor } from '../closed-executor.js';
-import { checkCount, checkPositive, count, defineExecutor, forSeconds, gracefulStopField, MAX_CONCURRENCY } from '../executor-kit.js';
+import { checkCount, checkPositive, count, defineExecutor, forSeconds, gracefulStopField, MAX_CONCURRENCY, type LoadCommonInput } from '../executor-kit.js';
 
 /** Closed model: `concurrency` workers, each starting its next job when the last one settles. */
 export interface ConstantConcurrencyLoad {
@@ -17,12 +17,10 @@ export interface ConstantConcurrencyLoad {
 }
 
 /** Closed model: a fixed number of workers, each sending its next request when one returns. */
-export interface ConstantConcurrencyInput {
+export interface ConstantConcurrencyInput extends LoadCommonInput {
   readonly executor: 'constant-concurrency';
   readonly concurrency: number;
   readonly duration: number | string;
-  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
-  readonly gracefulStop?: number | string;
 }
 
 /** The module. */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { duration, rate, strict } from '../../core/unit-schemas.js';
-import { checkCount, checkPositive, defineExecutor, forSeconds, gracefulStopField, maxInFlightField } from '../executor-kit.js';
+import { checkCount, checkPositive, defineExecutor, forSeconds, gracefulStopField, maxInFlightField, type OpenLoadInput } from '../executor-kit.js';
 import { OpenExecutor } from '../open-executor.js';
 import { createGammaSchedule } from '../schedules.js';
 
@@ -27,17 +27,13 @@ export interface PoissonLoad {
 }
 
 /** Random (gamma) gaps with a mean rate; `burstiness` 1 is Poisson, below 1 burstier. */
-export interface PoissonInput {
+export interface PoissonInput extends OpenLoadInput {
   readonly executor: 'poisson';
   /** Mean rate: `"100/min"`, `"16.7/s"`, a number per second, or a share of the tier's limit. */
   readonly rate: number | string;
   readonly duration: number | string;
   /** Gamma shape k ≥ 0.1 (default 1); the gaps' coefficient of variation is 1/√k. */
   readonly burstiness?: number;
-  /** Arrivals that find this many requests in flight are dropped and counted (default 1000). */
-  readonly maxInFlight?: number;
-  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
-  readonly gracefulStop?: number | string;
 }
 
 /** The module. */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { duration, MAX_DURATION_MS, rate, strict } from '../../core/unit-schemas.js';
-import { checkCount, checkNonNegative, checkPositive, defineExecutor, gracefulStopField, maxInFlightField } from '../executor-kit.js';
+import { checkCount, checkNonNegative, checkPositive, defineExecutor, gracefulStopField, maxInFlightField, type OpenLoadInput } from '../executor-kit.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { OpenExecutor } from '../open-executor.js';
 import { createRampingSchedule } from '../schedules.js';
@@ -20,15 +20,11 @@ export interface RampingArrivalRateLoad {
 }
 
 /** Linear ramps between rates; the run lasts the sum of the stages. */
-export interface RampingArrivalRateInput {
+export interface RampingArrivalRateInput extends OpenLoadInput {
   readonly executor: 'ramping-arrival-rate';
   /** Rate at the start of the first stage (default 0). */
   readonly startRate?: number | string;
   readonly stages: readonly { readonly duration: number | string; readonly target: number | string }[];
-  /** Arrivals that find this many requests in flight are dropped and counted (default 1000). */
-  readonly maxInFlight?: number;
-  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
-  readonly gracefulStop?: number | string;
 }
 
 const totalMs = (stages: readonly { duration: number }[]): number => stages.reduce((sum, s) => sum + s.duration, 0);
