@@ -128,7 +128,8 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<RunOutcome> {
   };
   const outer = o.shard ?? { index: 0, count: 1 };
   for (let index = 0; index < o.count; index++) {
-    const shard = { index: outer.index + outer.count * index, count: outer.count * o.count };
+    // Whatever else the shard carries goes to every worker as it is; only its place in the split changes.
+    const shard = { ...outer, index: outer.index + outer.count * index, count: outer.count * o.count };
     const worker = new Worker(o.entry ?? WORKER_ENTRY, { workerData: { ...o.input, shard } satisfies WorkerInput });
     let slot!: WorkerSlot;
     const ended = new Promise<void>((resolve) => {
