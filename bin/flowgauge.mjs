@@ -6,12 +6,19 @@ import { existsSync } from 'node:fs';
 // CLI loads (cli() then sets a title with secret values masked).
 process.title = 'flowgauge';
 
-const source = new URL('../src/cli/main.ts', import.meta.url);
-if (existsSync(source)) {
-  const { tsImport } = await import('tsx/esm/api');
-  const { cli } = await tsImport(source.href, import.meta.url);
-  await cli();
-} else {
-  const { cli } = await import(new URL('../dist/cli/main.js', import.meta.url).href);
-  await cli();
+try {
+  const source = new URL('../src/cli/main.ts', import.meta.url);
+  if (existsSync(source)) {
+    const { tsImport } = await import('tsx/esm/api');
+    const { cli } = await tsImport(source.href, import.meta.url);
+    await cli();
+  } else {
+    const { cli } = await import(new URL('../dist/cli/main.js', import.meta.url).href);
+    await cli();
+  }
+} catch (err) {
+  // flowgauge could not even load (a module it cannot read, a cache it cannot write): 70, never
+  // node's 1, which schedulers read as "a check failed, recorded" (docs/probes.md).
+  process.stderr.write(`flowgauge: could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 70;
 }

@@ -10,9 +10,13 @@
  * it was sent (a 50 MB event line ended it with `RangeError: Invalid string length`); the
  * client costs about what autocannon does per request in a closed loop (docs/performance.md)
  * and already carries the caps, the deadlines and the verdict.
+ *
+ * A stream step also keeps the run's stream figures (the run's own stream collector): TTFT, ITL,
+ * TPOT and tokens per second per stream, bursts apart, and the good streams' tokens per second.
  */
 import { errorCodeOf, type Client } from '../api/index.js';
 import { createLatencyHistogram, recordNs } from '../collect/histogram.js';
+import { createStreamCollector } from '../collect/stream-collector.js';
 import { createSystemClock, NS_PER_MS, NS_PER_S, type Clock } from '../core/clock.js';
 import { callOperation, type OperationTargets } from '../run/operations.js';
 import { requestSample, type SampleContext } from '../run/sample.js';
@@ -58,6 +62,8 @@ export function createClientMeasure(o: ClientMeasureOptions): MeasureStep {
   });
   return async (concurrency) => {
     const latency = createLatencyHistogram();
+    const streams = o.entry.op === 'stream' ? createStreamCollector() : undefined;
+    let goodTokens = 0;
     const bad: Record<string, number> = {};
     let requests = 0;
     let responses = 0;
@@ -81,8 +87,11 @@ export function createClientMeasure(o: ClientMeasureOptions): MeasureStep {
         if (sample.status !== 0) responses++;
         recordNs(latency, sample.endNs - sample.startNs);
         if (sample.status === 429) r429++;
-        if (verdict === 'good') good++;
-        else {
+        streams?.observe(sample);
+        if (verdict === 'good') {
+          good++;
+          goodTokens += sample.stream?.tokens ?? 0;
+        } else {
           const why = code ?? (sample.violations.length > 0 ? 'CONTRACT_VIOLATION' : sample.runStatus === 'failed' ? 'RUN_FAILED' : `HTTP ${sample.status}`);
           bad[why] = (bad[why] ?? 0) + 1;
         }
@@ -90,6 +99,7 @@ export function createClientMeasure(o: ClientMeasureOptions): MeasureStep {
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const durationS = Math.max((clock.nowNs() - startNs) / NS_PER_S, NS_PER_MS / NS_PER_S);
+    const st = streams?.snapshot(false);
     const m: StepMeasurement = {
       concurrency,
       requests,
@@ -100,6 +110,19 @@ export function createClientMeasure(o: ClientMeasureOptions): MeasureStep {
       errorRatio: requests > 0 ? (requests - good) / requests : 1,
       ratio429: requests > 0 ? r429 / requests : 0,
       bad,
+      ...(st === undefined
+        ? {}
+        : {
+            stream: {
+              count: st.count,
+              deliveredAtOnce: st.deliveredAtOnce ?? 0,
+              ttftMs: st.ttftMs,
+              itlMs: st.itlMs,
+              tpotMs: st.tpotMs,
+              tokensPerS: st.tokensPerS,
+              outputTokensPerS: goodTokens / durationS,
+            },
+          }),
     };
     return m;
   };

@@ -1,14 +1,35 @@
 /**
- * The capacity sweep: the highest throughput a target sustains while meeting a latency
- * objective (p99) and an error objective. Closed-model steps at doubling concurrency (1, 2,
- * 4, …) until one breaks an objective, then bisection between the last good and the first
- * bad concurrency. It says why it stopped: rate limiting (429s make up most of the failures,
- * the service pushing back by policy) or service capacity (latency or other errors).
+ * The capacity sweep: the highest throughput a target sustains while meeting its latency
+ * objectives (request p99, and for streams the LLM ones: TTFT p95, TPOT p95) and an error
+ * objective. Closed-model steps at doubling concurrency (1, 2, 4, …) until one breaks an
+ * objective, then bisection between the last good and the first bad concurrency. It says why it
+ * stopped: rate limiting (429s make up most of the failures, the service pushing back by policy)
+ * or service capacity (latency, TTFT, TPOT or other errors).
  *
  * Pure: the measurement of one step is injected (`MeasureStep`), so the search is tested with
  * a fake and driven for real by flowgauge's own client (`measure.ts`).
  */
+import type { Pct } from '../collect/histogram.js';
 import { InvalidArgumentError } from '../core/errors.js';
+
+/**
+ * What the streams of one step measured, as a GuideLLM or vLLM benchmark reports it, by the
+ * run's definitions (`stream` in report.json): streams delivered in one read are counted and left
+ * out of ITL, TPOT and tokens per second.
+ */
+export interface StepStreamFigures {
+  /** Streams opened (answered 2xx). */
+  readonly count: number;
+  /** Streams whose tokens all arrived in one read. */
+  readonly deliveredAtOnce: number;
+  readonly ttftMs: Pct;
+  readonly itlMs: Pct;
+  readonly tpotMs: Pct;
+  /** Per stream, in tokens per second. */
+  readonly tokensPerS: Pct;
+  /** Token events of the good streams per second of the step: the output throughput that counts. */
+  readonly outputTokensPerS: number;
+}
 
 /** What one step at a fixed concurrency measured. */
 export interface StepMeasurement {
@@ -30,13 +51,27 @@ export interface StepMeasurement {
   readonly ratio429: number;
   /** Bad requests by what was wrong (`MALFORMED_BODY`, `CONTRACT_VIOLATION`, `TIMEOUT`, …), when measured. */
   readonly bad?: Readonly<Record<string, number>>;
+  /** For a stream operation: TTFT, ITL, TPOT and output tokens per second of the step. */
+  readonly stream?: StepStreamFigures;
 }
 
 /** Measures one step; never rejects for target failures (they are in the measurement). */
 export type MeasureStep = (concurrency: number) => Promise<StepMeasurement>;
 
-/** Why a step failed its objectives, or why the sweep stopped. */
-export type CapacityLimit = 'rate-limit' | 'latency' | 'errors';
+/** Why a step failed its objectives, or why the sweep stopped (`latency` is the request p99). */
+export type CapacityLimit = 'rate-limit' | 'latency' | 'ttft' | 'tpot' | 'errors';
+
+/** The objectives a step is judged against: at least one latency objective, and the error one. */
+export interface CapacityTargets {
+  /** Request latency: p99 at most this many ms. */
+  readonly p99Ms?: number | undefined;
+  /** Streams: time to first token p95 at most this many ms. */
+  readonly ttftP95Ms?: number | undefined;
+  /** Streams: time per output token p95 at most this many ms. */
+  readonly tpotP95Ms?: number | undefined;
+  /** At most this ratio (0–1) of failed requests, 429s included. */
+  readonly maxErrorRatio: number;
+}
 
 /** A measured step with its verdict. */
 export interface CapacityStep extends StepMeasurement {
@@ -47,11 +82,7 @@ export interface CapacityStep extends StepMeasurement {
 }
 
 /** Options of `sweepCapacity`. */
-export interface CapacitySweepOptions {
-  /** Latency objective: p99 at most this many ms. */
-  readonly p99Ms: number;
-  /** Error objective: at most this ratio (0–1) of failed requests, 429s included. */
-  readonly maxErrorRatio: number;
+export interface CapacitySweepOptions extends CapacityTargets {
   /** First concurrency (default 1). */
   readonly startConcurrency?: number;
   /** Highest concurrency tried (default 1024). */
@@ -79,27 +110,46 @@ export interface CapacityResult {
 
 /**
  * Judges a measurement: errors first (with 429s making up most of them meaning rate
- * limiting), then latency. A step throttled by 429s is `rate-limit` even when its p99 also
- * broke, because the throttling is what the client hit first.
+ * limiting), then request latency, TTFT and TPOT. A step throttled by 429s is `rate-limit` even
+ * when its latency also broke, because the throttling is what the client hit first. A stream
+ * objective with nothing measured (no stream reached a first token, or a second one) is not met.
  */
-export function judgeStep(m: StepMeasurement, p99Ms: number, maxErrorRatio: number): CapacityLimit | undefined {
-  if (m.errorRatio > maxErrorRatio) return m.ratio429 * 2 > m.errorRatio ? 'rate-limit' : 'errors';
-  if (m.p99Ms > p99Ms) return 'latency';
+export function judgeStep(m: StepMeasurement, o: CapacityTargets): CapacityLimit | undefined {
+  if (m.errorRatio > o.maxErrorRatio) return m.ratio429 * 2 > m.errorRatio ? 'rate-limit' : 'errors';
+  if (o.p99Ms !== undefined && m.p99Ms > o.p99Ms) return 'latency';
+  const over = (x: Pct | undefined, limit: number): boolean => x === undefined || x.count === 0 || x.p95 > limit;
+  if (o.ttftP95Ms !== undefined && over(m.stream?.ttftMs, o.ttftP95Ms)) return 'ttft';
+  if (o.tpotP95Ms !== undefined && over(m.stream?.tpotMs, o.tpotP95Ms)) return 'tpot';
   return undefined;
 }
 
-function resolve(options: CapacitySweepOptions): Required<Omit<CapacitySweepOptions, 'onStep'>> {
+type ResolvedSweep = Required<Omit<CapacitySweepOptions, 'onStep' | keyof CapacityTargets>> & CapacityTargets;
+
+function resolve(options: CapacitySweepOptions): ResolvedSweep {
   const start = options.startConcurrency ?? 1;
   const max = options.maxConcurrency ?? 1024;
   const resolution = options.resolution ?? 0.1;
-  if (!(options.p99Ms > 0)) throw new InvalidArgumentError(`p99 objective must be > 0 ms, got ${options.p99Ms}`);
+  const latency = { p99: options.p99Ms, 'TTFT p95': options.ttftP95Ms, 'TPOT p95': options.tpotP95Ms };
+  if (Object.values(latency).every((v) => v === undefined)) throw new InvalidArgumentError('a latency objective is needed: p99, TTFT p95 or TPOT p95');
+  for (const [name, v] of Object.entries(latency)) {
+    if (v !== undefined && !(v > 0)) throw new InvalidArgumentError(`${name} objective must be > 0 ms, got ${v}`);
+  }
   if (!(options.maxErrorRatio >= 0 && options.maxErrorRatio < 1)) {
     throw new InvalidArgumentError(`error objective must be a ratio in [0, 1), got ${options.maxErrorRatio}`);
   }
   if (!Number.isInteger(start) || start < 1) throw new InvalidArgumentError(`start concurrency must be an integer >= 1, got ${start}`);
   if (!Number.isInteger(max) || max < start) throw new InvalidArgumentError(`max concurrency must be an integer >= ${start}, got ${max}`);
   if (!(resolution > 0 && resolution < 1)) throw new InvalidArgumentError(`resolution must be in (0, 1), got ${resolution}`);
-  return { p99Ms: options.p99Ms, maxErrorRatio: options.maxErrorRatio, startConcurrency: start, maxConcurrency: max, resolution, measure: options.measure };
+  return {
+    p99Ms: options.p99Ms,
+    ttftP95Ms: options.ttftP95Ms,
+    tpotP95Ms: options.tpotP95Ms,
+    maxErrorRatio: options.maxErrorRatio,
+    startConcurrency: start,
+    maxConcurrency: max,
+    resolution,
+    measure: options.measure,
+  };
 }
 
 /** Runs the sweep. Throws `InvalidArgumentError` for bad options, before measuring anything. */
@@ -108,7 +158,7 @@ export async function sweepCapacity(options: CapacitySweepOptions): Promise<Capa
   const steps: CapacityStep[] = [];
   const step = async (concurrency: number, phase: CapacityStep['phase']): Promise<CapacityStep> => {
     const m = await o.measure(concurrency);
-    const limit = judgeStep(m, o.p99Ms, o.maxErrorRatio);
+    const limit = judgeStep(m, o);
     const s: CapacityStep = { ...m, concurrency, phase, meets: limit === undefined, limit };
     steps.push(s);
     options.onStep?.(s);

@@ -45,6 +45,8 @@ export interface RunArgs extends TargetArgs {
   audit?: boolean | undefined;
   workers?: string | undefined;
   'start-at'?: string | undefined;
+  'run-id'?: string | undefined;
+  'target-name'?: string | undefined;
 }
 
 /** yargs definitions of `run`'s own flags (the target's are `TARGET_OPTIONS`). */
@@ -66,7 +68,7 @@ export const RUN_OPTIONS = {
     describe: "HTTP implementation: flowgauge's own HTTP/1.1 connections (h1) or undici; auto: h1 for http:, undici for https:",
   },
   shard: { type: 'string', describe: 'run shard i of N (e.g. 2/4): this process sends its share of the schedule' },
-  pushgateway: { type: 'string', describe: 'push metrics to this Pushgateway every 10 s and at the end (job flowgauge, instance, shard)' },
+  pushgateway: { type: 'string', describe: 'push metrics to this Pushgateway every 10 s and at the end (job flowgauge, instance, target, shard)' },
   otel: {
     type: 'string',
     describe: 'export a span per request over OTLP/HTTP (optional dependencies); value: the collector\'s base URL (http://host:4318 → /v1/traces) or a full traces URL, or empty for OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT / localhost:4318; a failed export is a warning',
@@ -84,7 +86,12 @@ export const RUN_OPTIONS = {
   'start-at': {
     type: 'string',
     requiresArg: true,
-    describe: 'hold the clock until this ISO 8601 time with its zone (e.g. 2026-05-01T12:00:00Z; or FLOWGAUGE_START_AT), so shards started apart run together; up to 1 s past starts at once, up to 24 h ahead',
+    describe: 'hold the clock until this ISO 8601 time with its zone (e.g. 2026-05-01T12:00:00Z; or FLOWGAUGE_START_AT), so shards started apart run together; up to 24 h ahead; a shard that comes up after it joins the schedule in phase (up to 1 s late it starts at once)',
+  },
+  'run-id': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'the run this shard belongs to, the same for every shard (or FLOWGAUGE_RUN_ID; default: the scenario and --start-at), so merge refuses reports of other runs',
   },
   audit: { type: 'boolean', default: true, describe: 'after the run, compare /analytics/usage and session histories with what the client saw (--no-audit to skip)' },
 } as const satisfies Record<string, Options>;

@@ -3,15 +3,17 @@
  * run, and every worker of each, holds its clock until one wall-clock instant, so the shards run
  * side by side and their merge is the load the scenario describes. The time is checked before
  * anything starts; the wait itself is the engine's `ready` hook (after the targets are prepared,
- * so preparing does not delay one shard's schedule behind another's), on a `Clock`.
+ * so preparing does not delay one shard's schedule behind another's), on a `Clock`. A shard that
+ * comes up after the instant joins the schedule in phase (the engine, `startAtMs`): only a time
+ * past the scenario's whole duration, when nothing would be left to send, is refused.
  */
 import type { Clock } from '../core/clock.js';
 import { FlowgaugeError } from '../core/errors.js';
+import { loadDurationMs } from '../load/index.js';
+import { JOIN_LATE_AFTER_MS } from '../run/index.js';
+import type { ResolvedRunPlan } from '../scenario/index.js';
 import { UsageError } from './context.js';
 import type { TextSink } from './io.js';
-
-/** A time this far in the past still starts (at once, with a warning); the merge calls shards together within as much. */
-export const START_AT_LATE_MS = 1000;
 /** The furthest ahead a start may be. */
 export const START_AT_AHEAD_MS = 24 * 3600 * 1000;
 
@@ -41,26 +43,32 @@ export function spanText(ms: number): string {
 /**
  * The start of `--start-at` (the flag wins over `FLOWGAUGE_START_AT`; an empty variable is
  * unset), checked against `nowMs`: a `UsageError` (exit 2) for a value that is not an ISO 8601
- * time with a zone, that lies more than `START_AT_LATE_MS` in the past, or more than
- * `START_AT_AHEAD_MS` ahead.
+ * time with a zone, that lies `durationMs` (the scenario's whole schedule) or more in the past,
+ * or more than `START_AT_AHEAD_MS` ahead. A time less in the past is allowed: the run joins its
+ * schedule in phase.
  */
-export function parseStartAt(flag: string | undefined, env: string | undefined, nowMs: number): StartAt | undefined {
+export function parseStartAt(flag: string | undefined, env: string | undefined, nowMs: number, durationMs: number): StartAt | undefined {
   const value = flag ?? (env === undefined || env.trim() === '' ? undefined : env);
   if (value === undefined) return undefined;
   const given = flag !== undefined ? `--start-at "${flag}"` : `FLOWGAUGE_START_AT="${value}"`;
   const example = isoSeconds(nowMs + 120_000);
-  const allowed = `give an ISO 8601 time with its zone, from ${START_AT_LATE_MS / 1000} s ago (starts at once) to ${START_AT_AHEAD_MS / 3_600_000} h ahead, e.g. ${example} for 2 minutes from now`;
+  const allowed = `give an ISO 8601 time with its zone, up to ${START_AT_AHEAD_MS / 3_600_000} h ahead (one already past, by less than the scenario's ${spanText(durationMs)}, joins the run in phase), e.g. ${example} for 2 minutes from now`;
   const m = ISO_WITH_ZONE.exec(value.trim());
   const atMs = m === null ? Number.NaN : Date.parse(value.trim());
   // Date.parse rolls 31 February over into March: the fields must survive the round trip.
   const fieldsHold = m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 12 && Number(m[3]) >= 1 && Number(m[3]) <= new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).getUTCDate() && Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6] ?? 0) <= 59;
   if (!Number.isFinite(atMs) || !fieldsHold) throw new UsageError(`${given} is not a time; ${allowed}`);
   const aheadMs = atMs - nowMs;
-  if (aheadMs < -START_AT_LATE_MS) {
-    throw new UsageError(`${given} is ${spanText(aheadMs)} in the past (now is ${new Date(nowMs).toISOString()}); ${allowed}`);
+  if (-aheadMs >= durationMs && -aheadMs > JOIN_LATE_AFTER_MS) {
+    throw new UsageError(`${given} is ${spanText(aheadMs)} in the past (now is ${new Date(nowMs).toISOString()}), past the scenario's whole ${spanText(durationMs)}: nothing would be left to send; ${allowed}`);
   }
   if (aheadMs > START_AT_AHEAD_MS) throw new UsageError(`${given} is ${spanText(aheadMs)} ahead, more than ${START_AT_AHEAD_MS / 3_600_000} h; ${allowed}`);
   return { atMs, given };
+}
+
+/** The whole schedule of a plan in ms: its latest scenario's start and length. */
+export function planScheduleMs(plan: ResolvedRunPlan): number {
+  return Math.max(0, ...plan.scenarios.map((s) => (s.startAfterMs ?? 0) + loadDurationMs(s.load)));
 }
 
 /** What a wait says while it goes on. */
@@ -149,7 +157,11 @@ export function createStartGate(o: StartGateOptions): () => Promise<void> {
         },
       });
       if (lateMs >= 1) {
-        const why = lateMs > START_AT_LATE_MS ? ': it was ready only then (preparing took longer than the time left), so the merge will warn that the shards did not start together' : '';
+        // The engine joins the schedule in phase beyond JOIN_LATE_AFTER_MS; within it the schedule starts now, shifted.
+        const why =
+          lateMs > JOIN_LATE_AFTER_MS
+            ? `: it joins the schedule ${spanText(lateMs)} in, in phase with the shards that started on time; the arrivals already due are not sent (load.missed, said in the report and by the merge)`
+            : '';
         o.stderr.write(`flowgauge: ${o.tag}started ${spanText(lateMs)} after ${o.startAt.given}${why}\n`);
       }
     } finally {

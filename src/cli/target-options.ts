@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { Options } from 'yargs';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
+import { EMBEDDED_TARGET_NAME, isTargetName, TARGET_NAME_HELP, targetNameOf } from '../core/target-name.js';
 import { readInputFile } from '../scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../target/index.js';
 import { UsageError } from './context.js';
@@ -28,6 +29,31 @@ export const TARGET_OPTIONS = {
   insecure: { type: 'boolean', describe: 'do not verify the https target\'s certificate (said in the output; never for a release gate)' },
   header: { type: 'string', array: true, requiresArg: true, describe: "'Name: value' sent with every request, e.g. a gateway key (repeatable; values never printed)" },
 } as const satisfies Record<string, Options>;
+
+/** yargs definition of `--target-name` (the commands that label what they export with it). */
+export const TARGET_NAME_OPTION = {
+  'target-name': {
+    type: 'string',
+    requiresArg: true,
+    describe: `the target's name on every metric it exports (and in probe records and Pushgateway groups): default the --base-url host, ${EMBEDDED_TARGET_NAME} for the embedded service`,
+  },
+} as const satisfies Record<string, Options>;
+
+/** Checks a `--target-name` before anything starts; a bad one is a usage error saying what is allowed. */
+export function checkTargetName(given: string | undefined): void {
+  if (given !== undefined && !isTargetName(given)) throw new UsageError(`--target-name "${given}" is not ${TARGET_NAME_HELP}`);
+}
+
+/**
+ * The target's name: `--target-name`, else the base URL's host, else (the embedded service)
+ * `reference-service`. A host that is no name (rare: an odd IPv6 form) asks for the flag.
+ */
+export function targetNameFor(given: string | undefined, target: { readonly baseUrl: string; readonly embedded: boolean }): string {
+  checkTargetName(given);
+  const name = given ?? (target.embedded ? EMBEDDED_TARGET_NAME : targetNameOf(target.baseUrl));
+  if (name === undefined) throw new UsageError(`the host of ${target.baseUrl} is not ${TARGET_NAME_HELP}: name the target with --target-name`);
+  return name;
+}
 
 /** Parsed target flags. */
 export interface TargetArgs {

@@ -8,6 +8,7 @@
  * and scenarios merge exactly.
  */
 import type { RequestSample } from '../core/types.js';
+import { deliveredAtOnce, tokensPerSecond, tpotNs } from '../core/stream-timings.js';
 import { createLatencyHistogram, decodeHistogram, encodeHistogram, recordNs, recordScaled, toPct } from './histogram.js';
 import type { LatencyHistogram, Pct } from './histogram.js';
 
@@ -119,7 +120,8 @@ export function createPromptLengthStats(bandsOf: (unit: string) => readonly numb
       if (b === undefined) u.byBand.set(label, (b = Object.fromEntries(BAND_METRICS.map((m) => [m, createLatencyHistogram()])) as Record<BandMetric, LatencyHistogram>));
       recordScaled(b.input, n);
       if (s.firstTokenNs !== undefined) recordNs(b.ttft, s.firstTokenNs - sample.intendedNs);
-      for (const gap of s.itlNs) recordNs(b.itl, gap);
+      // A stream delivered at once has no gaps, rate or TPOT to tell (as in `stream`).
+      if (!deliveredAtOnce(s)) for (const gap of s.itlNs) recordNs(b.itl, gap);
       const out = sample.outputTokens;
       if (out !== undefined) {
         recordScaled(u.output, out);
@@ -127,11 +129,10 @@ export function createPromptLengthStats(bandsOf: (unit: string) => readonly numb
       }
       // Per token of the unit when the text was counted; per token event when it was not.
       const k = out ?? s.tokens;
-      const endNs = s.endEventNs ?? s.lastTokenNs;
-      if (k >= 2 && s.firstTokenNs !== undefined && endNs !== undefined) recordNs(b.tpot, (endNs - s.firstTokenNs) / (k - 1));
-      if (s.complete && k > 0 && s.firstTokenNs !== undefined && s.endEventNs !== undefined && s.endEventNs > s.firstTokenNs) {
-        recordScaled(b.tokensPerS, (k / ((s.endEventNs - s.firstTokenNs) / 1e9)) * 1000);
-      }
+      const tpot = tpotNs(s, k);
+      if (tpot !== undefined) recordNs(b.tpot, tpot);
+      const perS = tokensPerSecond(s, k);
+      if (perS !== undefined) recordScaled(b.tokensPerS, perS * 1000);
     },
     section() {
       if (units.size === 0) return {};

@@ -3,7 +3,7 @@
  * gap (ITL), time per output token (TPOT), time to `end`, tokens per second, and token counts
  * against `usage.completion_tokens`. All latencies are measured from the intended start.
  */
-import { STREAM_TIMINGS, STREAM_TIMING_NAMES, streamTimingKey, type StreamTimingField, type StreamTimingName } from '../core/stream-timings.js';
+import { STREAM_TIMINGS, STREAM_TIMING_NAMES, deliveredAtOnce, streamTimingKey, tokensPerSecond, tpotNs, type StreamTimingField, type StreamTimingName } from '../core/stream-timings.js';
 import type { RequestSample } from '../core/types.js';
 import { createLatencyHistogram, encodeHistogram, recordNs, recordScaled, toPct } from './histogram.js';
 import type { LatencyHistogram, Pct } from './histogram.js';
@@ -19,21 +19,21 @@ export interface StreamSnapshot {
   readonly ttfbMs: Pct;
   readonly timeToStartMs: Pct;
   readonly ttftMs: Pct;
-  /** Every gap between consecutive token arrivals. */
+  /** Every gap between consecutive token arrivals, of the streams not delivered at once. */
   readonly itlMs: Pct;
-  /** (last token − first token) / (tokens − 1), per stream with at least two tokens. */
+  /** (end − first token) / (tokens − 1), per stream with at least two tokens not delivered at once. */
   readonly tpotMs: Pct;
   readonly timeToEndMs: Pct;
-  /** tokens / (end − first token), per completed stream; in tokens per second, not ms. */
+  /** tokens / (end − first token), per completed stream not delivered at once; in tokens per second, not ms. */
   readonly tokensPerS: Pct;
   /** Token events received in all streams. */
   readonly tokens: number;
   /** Streams whose token events differ from `usage.completion_tokens` (when the end event had it). */
   readonly tokenCountMismatches: number;
   /**
-   * Streams of two or more tokens whose tokens all arrived at one instant (one read): the answer
-   * was not streamed to the client, so their ITL and TPOT say nothing of generation. Optional for
-   * reports written before it was counted.
+   * Streams of two or more tokens whose tokens all arrived at one instant (one read, a burst): the
+   * answer was not streamed to the client, so they are left out of ITL, TPOT and tokens per second
+   * (`deliveredAtOnce` in core/stream-timings.ts). Optional for reports written before it was counted.
    */
   readonly deliveredAtOnce?: number;
   readonly unknownEvents: number;
@@ -59,7 +59,9 @@ export interface StreamCollector {
  *
  * TPOT is docs/measuring.md's (end − first token)/(tokens − 1), the definition LLM benchmarks share
  * (request latency less TTFT, over the tokens after the first), so figures compare across
- * tools; the mean ITL is reported beside it. A stream that never ended uses its last token.
+ * tools; the mean ITL is reported beside it. A stream that never ended uses its last token. A
+ * stream delivered at once is counted and kept out of ITL, TPOT and tokens per second
+ * (`tpotNs`, `tokensPerSecond`: the same figures the Prometheus histograms get).
  */
 export function createStreamCollector(): StreamCollector {
   const h = Object.fromEntries(STREAM_TIMING_NAMES.map((n) => [n, createLatencyHistogram()])) as Record<
@@ -85,21 +87,17 @@ export function createStreamCollector(): StreamCollector {
       unknownEvents += s.unknownEvents;
       malformedEvents += s.malformedEvents;
       if (s.usageCompletionTokens !== undefined && s.usageCompletionTokens !== s.tokens) mismatches++;
-      // Reads of one event-loop pass share a stamp, so equal stamps mean the tokens came together.
-      if (s.tokens >= 2 && s.firstTokenNs !== undefined && s.lastTokenNs === s.firstTokenNs) atOnce++;
+      const burst = deliveredAtOnce(s);
+      if (burst) atOnce++;
       if (s.firstByteNs !== undefined) recordNs(h.ttfb, s.firstByteNs - t0);
       if (s.startEventNs !== undefined) recordNs(h.timeToStart, s.startEventNs - t0);
       if (s.firstTokenNs !== undefined) recordNs(h.ttft, s.firstTokenNs - t0);
       if (s.endEventNs !== undefined) recordNs(h.timeToEnd, s.endEventNs - t0);
-      for (const gap of s.itlNs) recordNs(h.itl, gap);
-      const tpotEndNs = s.endEventNs ?? s.lastTokenNs;
-      if (s.tokens >= 2 && s.firstTokenNs !== undefined && tpotEndNs !== undefined) {
-        recordNs(h.tpot, (tpotEndNs - s.firstTokenNs) / (s.tokens - 1));
-      }
-      if (s.complete && s.tokens > 0 && s.firstTokenNs !== undefined && s.endEventNs !== undefined && s.endEventNs > s.firstTokenNs) {
-        const perS = s.tokens / ((s.endEventNs - s.firstTokenNs) / 1e9);
-        recordScaled(h.tokensPerS, perS * 1000);
-      }
+      if (!burst) for (const gap of s.itlNs) recordNs(h.itl, gap);
+      const tpot = tpotNs(s);
+      if (tpot !== undefined) recordNs(h.tpot, tpot);
+      const perS = tokensPerSecond(s);
+      if (perS !== undefined) recordScaled(h.tokensPerS, perS * 1000);
     },
 
     snapshot(encode = true) {

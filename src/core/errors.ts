@@ -46,7 +46,15 @@ export class FlowgaugeError<C extends string = FlowgaugeErrorCode> extends Error
 export interface ConfigIssue {
   readonly path: string;
   readonly message: string;
+  /**
+   * What is allowed there, when it is a long list shared by many problems (every threshold
+   * metric): printed once, under the first problem that has it, not with each of them.
+   */
+  readonly allowed?: string;
 }
+
+/** Most problems a `ConfigError`'s message lists; the rest are counted ("… and 40 more"), all kept in `issues`. */
+export const MAX_SHOWN_ISSUES = 20;
 
 /**
  * A configuration (scenario, flags, options object) is invalid. Carries every problem found,
@@ -89,8 +97,22 @@ export class ListenError extends FlowgaugeError {
   }
 }
 
+/**
+ * The message of a `ConfigError`: every problem up to `MAX_SHOWN_ISSUES`, then how many more;
+ * an `allowed` list once, under the first problem that has it. Its size is bounded whatever
+ * the number of problems (100,000 bad threshold keys make a message of a few KiB).
+ */
 function formatIssues(subject: string, issues: readonly ConfigIssue[]): string {
-  const lines = issues.map((i) => `  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`);
+  const lines: string[] = [];
+  const said = new Set<string>();
+  for (const i of issues.slice(0, MAX_SHOWN_ISSUES)) {
+    lines.push(`  - ${i.path === '' ? '(root)' : i.path}: ${i.message}`);
+    if (i.allowed !== undefined && !said.has(i.allowed)) {
+      said.add(i.allowed);
+      lines.push(`    allowed: ${i.allowed}`);
+    }
+  }
   const n = issues.length;
+  if (n > MAX_SHOWN_ISSUES) lines.push(`  … and ${n - MAX_SHOWN_ISSUES} more`);
   return `invalid ${subject} (${n} problem${n === 1 ? '' : 's'}):\n${lines.join('\n')}`;
 }

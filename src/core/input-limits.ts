@@ -49,6 +49,18 @@ export function sizeProblem(what: string, size: number, maxBytes: number): strin
  * not count). Stops as soon as `max` is passed and returns `max + 1`.
  */
 export function jsonTextDepth(text: string, max: number): number {
+  return scanJsonDepth(text, max).deepest;
+}
+
+/**
+ * Where JSON text first goes deeper than `max`: the offset of the bracket that does, or -1 when
+ * it never does. Read without parsing, as `jsonTextDepth`; for messages that name a line.
+ */
+export function jsonTooDeepAt(text: string, max: number): number {
+  return scanJsonDepth(text, max).at;
+}
+
+function scanJsonDepth(text: string, max: number): { deepest: number; at: number } {
   let depth = 0;
   let deepest = 0;
   let inString = false;
@@ -64,11 +76,11 @@ export function jsonTextDepth(text: string, max: number): number {
       depth++;
       if (depth > deepest) {
         deepest = depth;
-        if (deepest > max) return max + 1;
+        if (deepest > max) return { deepest: max + 1, at: i };
       }
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
-  return deepest;
+  return { deepest, at: -1 };
 }
 
 /**

@@ -5,6 +5,8 @@
  * timing added elsewhere without a row here fails `test/core/stream-timings.test.ts`).
  */
 
+import type { StreamTiming as StreamTimingSample } from './types.js';
+
 /** One stream timing. */
 export interface StreamTimingRow {
   /**
@@ -62,3 +64,40 @@ export const isStreamTimingName = (s: string | undefined): s is StreamTimingName
 
 /** A label without its Markdown code spans, for plain text and HTML. */
 export const plainStreamLabel = (t: StreamTiming): string => t.label.replaceAll('`', '');
+
+/** The parts of a stream's timing that its per-stream rates are computed from. */
+type StreamRateInput = Pick<StreamTimingSample, 'tokens' | 'firstTokenNs' | 'lastTokenNs' | 'endEventNs' | 'complete'>;
+
+/**
+ * Whether a stream was delivered in one burst: two or more tokens, all read at one instant (one
+ * read, or reads of one event-loop pass, which share a stamp). Such an answer was not streamed to
+ * the client (a buffering proxy, a service that sends it whole), so its gaps, time per output token
+ * and tokens per second say nothing of generation: one of them read 16,662 tokens/s and moved the
+ * mean of a run's tokens per second from 130 to 214. It is counted apart
+ * (`stream.deliveredAtOnce`) and left out of those three figures, in report.json and the metrics
+ * alike; its TTFT and time to `end` still count.
+ */
+export const deliveredAtOnce = (s: StreamRateInput): boolean =>
+  s.tokens >= 2 && s.firstTokenNs !== undefined && s.lastTokenNs === s.firstTokenNs;
+
+/**
+ * Time per output token in ns: (end − first token) / (tokens − 1), the definition LLM benchmarks
+ * share (request latency less TTFT, over the tokens after the first); a stream that never ended
+ * uses its last token. `tokens` is the count to divide by (default the token events; the prompt
+ * bands pass the output's length in their unit). Undefined with fewer than two tokens, or for a
+ * stream delivered at once.
+ */
+export function tpotNs(s: StreamRateInput, tokens: number = s.tokens): number | undefined {
+  const endNs = s.endEventNs ?? s.lastTokenNs;
+  if (tokens < 2 || s.firstTokenNs === undefined || endNs === undefined || deliveredAtOnce(s)) return undefined;
+  return (endNs - s.firstTokenNs) / (tokens - 1);
+}
+
+/**
+ * Output tokens per second of one completed stream: tokens / (end − first token). Undefined for a
+ * stream that did not complete, got no token, ended at its first token, or was delivered at once.
+ */
+export function tokensPerSecond(s: StreamRateInput, tokens: number = s.tokens): number | undefined {
+  if (!s.complete || tokens <= 0 || s.firstTokenNs === undefined || s.endEventNs === undefined || !(s.endEventNs > s.firstTokenNs) || deliveredAtOnce(s)) return undefined;
+  return tokens / ((s.endEventNs - s.firstTokenNs) / 1e9);
+}

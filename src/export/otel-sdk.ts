@@ -7,6 +7,12 @@
  * `OTEL_RESOURCE_ATTRIBUTES`; `detectOtlpResource`), and an export that fails (endpoint down,
  * 404, 5xx, timeout) is said once through `onExportFailure`, never thrown: spans are a view of
  * the run, and losing them must not change its result.
+ *
+ * Nor may they tax it: each export is one bounded attempt (`exportTimeoutMs`, 0.9 s, the OTLP
+ * exporter's timeout, its retries included), and `shutdown` waits for the last one at most 1 s,
+ * then says how many spans were not delivered. A collector that is down or accepts
+ * and never answers costs the end of a run at most a second, not the exporter's default 10 s of
+ * retries.
  */
 import type { Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -26,9 +32,21 @@ export interface OtlpExportOptions {
   readonly resourceAttributes?: Readonly<Record<string, ResourceAttributeValue>>;
   /** Export each span at once instead of in batches (tests, tiny runs). Default false. */
   readonly immediate?: boolean;
-  /** How long `shutdown` may wait for the last export, in ms. Default 15 000. */
+  /**
+   * How long one export may take, in ms, retries included: after it the request is abandoned
+   * and its spans counted as not delivered. Default 900.
+   */
+  readonly exportTimeoutMs?: number;
+  /**
+   * How long `shutdown` (and `forceFlush`) may wait for the last export, in ms. Default
+   * `exportTimeoutMs` + 100 (1 s): the exporter abandons its attempt first, so nothing of it is
+   * left holding the process.
+   */
   readonly shutdownTimeoutMs?: number;
 }
+
+/** How long one export may take by default (retries included). */
+export const DEFAULT_OTLP_EXPORT_TIMEOUT_MS = 900;
 
 /** A tracer that exports, and how to flush and stop it. */
 export interface OtlpExport {
@@ -37,8 +55,10 @@ export interface OtlpExport {
   readonly endpoint: string;
   /** Exports what is buffered; never rejects (a failure goes to `onExportFailure`). */
   forceFlush(): Promise<void>;
-  /** Flushes and stops exporting, within `shutdownTimeoutMs`; never rejects. */
+  /** Flushes and stops exporting, within `shutdownTimeoutMs`, then says what was not delivered; never rejects. */
   shutdown(): Promise<void>;
+  /** Spans handed to the exporter and not delivered (failed, or abandoned at the shutdown's deadline). */
+  undelivered(): number;
 }
 
 /** The optional modules, typed as installed. */
@@ -151,18 +171,34 @@ function reasonOf(err: unknown): string {
   return cause instanceof Error && cause.message !== '' && !base.includes(cause.message) ? `${base}: ${cause.message}` : base;
 }
 
-/** Wraps an exporter so each failure is reported (the caller says it once) and none escapes as a rejection. */
-function reportingExporter(inner: SpanExporter, failed: (err: unknown) => void): SpanExporter {
+/** What a reporting exporter counted. */
+interface ExportTally {
+  /** Spans whose export failed. */
+  lost: number;
+  /** Spans handed to an export that has not finished. */
+  pending: number;
+}
+
+/** Wraps an exporter so each failure is reported (the caller says it once) and counted, and none escapes as a rejection. */
+function reportingExporter(inner: SpanExporter, failed: (err: unknown) => void, tally: ExportTally): SpanExporter {
   return {
     export(spans: ReadableSpan[], done) {
+      tally.pending += spans.length;
+      let settled = false;
+      const finish = (result: Parameters<typeof done>[0]): void => {
+        if (settled) return;
+        settled = true;
+        tally.pending -= spans.length;
+        if (result.code !== 0) {
+          tally.lost += spans.length;
+          failed(result.error);
+        }
+        done(result);
+      };
       try {
-        inner.export(spans, (result) => {
-          if (result.code !== 0) failed(result.error);
-          done(result);
-        });
+        inner.export(spans, finish);
       } catch (err) {
-        failed(err);
-        done({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
+        finish({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
       }
     },
     shutdown: () => inner.shutdown().catch(failed),
@@ -186,39 +222,69 @@ export async function enableOtlpExport(
   }
   const url = options.endpoint ?? DEFAULT_OTLP_TRACES_ENDPOINT;
   const shown = shownEndpoint(url);
+  const exportMs = options.exportTimeoutMs ?? DEFAULT_OTLP_EXPORT_TIMEOUT_MS;
+  const deadlineMs = options.shutdownTimeoutMs ?? exportMs + 100;
+  if (!(exportMs > 0 && Number.isFinite(exportMs)) || !(deadlineMs > 0 && Number.isFinite(deadlineMs))) {
+    throw new InvalidArgumentError('OTLP export and shutdown timeouts must be positive numbers of ms');
+  }
+  const tally: ExportTally = { lost: 0, pending: 0 };
   let said = false;
+  let reason: string | undefined;
+  let closing = false;
+  const warning = (why: string, count: string): string =>
+    `flowgauge: warning: spans could not be exported to ${shown} (${why})${count}; the run's result does not depend on them\n`;
   const failed = (err: unknown): void => {
-    if (said) return;
+    reason ??= reasonOf(err);
+    // At the end the count is known: said then, with it, in one line.
+    if (said || closing) return;
     said = true;
-    onExportFailure(`flowgauge: warning: spans could not be exported to ${shown} (${reasonOf(err)}); the run's result does not depend on them\n`);
+    onExportFailure(warning(reasonOf(err), ''));
   };
   const mods = await loadSdk(load);
-  const exporter = reportingExporter(new mods.otlp.OTLPTraceExporter({ url }), failed);
-  const processor = options.immediate === true ? new mods.sdk.SimpleSpanProcessor(exporter) : new mods.sdk.BatchSpanProcessor(exporter);
+  // One bounded attempt: the exporter's timeout covers its retries (none fit in 1 s after a refusal).
+  const exporter = reportingExporter(new mods.otlp.OTLPTraceExporter({ url, timeoutMillis: exportMs }), failed, tally);
+  const processor =
+    options.immediate === true
+      ? new mods.sdk.SimpleSpanProcessor(exporter)
+      : // Its own timer (not unref'd) must never outlive the exporter's bound.
+        new mods.sdk.BatchSpanProcessor(exporter, { exportTimeoutMillis: exportMs * 2 });
   const provider = new mods.sdk.BasicTracerProvider({
     resource: mods.resources.resourceFromAttributes({ 'service.name': options.serviceName, ...options.resourceAttributes }),
     spanProcessors: [processor],
   });
-  const deadlineMs = options.shutdownTimeoutMs ?? 15_000;
-  const bounded = async (p: Promise<void>, what: string): Promise<void> => {
+  /** Waits for `p` at most `deadlineMs`; true when it finished in time. */
+  const bounded = async (p: Promise<void>): Promise<boolean> => {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        failed(new Error(`${what} did not finish within ${deadlineMs} ms`));
-        resolve();
-      }, deadlineMs);
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), deadlineMs);
       timer.unref();
     });
     try {
-      await Promise.race([p.catch(failed), late]);
+      return await Promise.race([p.then(() => true, (err: unknown) => (failed(err), true)), late]);
     } finally {
       clearTimeout(timer);
     }
   };
+  let shutdownOnce: Promise<void> | undefined;
+  const shutdown = async (): Promise<void> => {
+    closing = true;
+    const inTime = await bounded(provider.shutdown());
+    // Spans still in an export at the deadline are abandoned with it.
+    const lost = tally.lost + (inTime ? 0 : tally.pending);
+    if (lost === 0) return;
+    const why = inTime ? (reason ?? 'export failed') : `no answer within ${deadlineMs} ms`;
+    const count = `: ${lost} span${lost === 1 ? '' : 's'} not delivered`;
+    if (!said) onExportFailure(warning(why, count));
+    else onExportFailure(`flowgauge: warning: ${lost} span${lost === 1 ? ' was' : 's were'} not delivered to ${shown} in all\n`);
+    said = true;
+  };
   return {
     tracer: provider.getTracer('flowgauge'),
     endpoint: shown,
-    forceFlush: () => bounded(provider.forceFlush(), 'the export'),
-    shutdown: () => bounded(provider.shutdown(), 'the last export'),
+    forceFlush: async () => {
+      if (!(await bounded(provider.forceFlush()))) failed(new Error(`the export did not finish within ${deadlineMs} ms`));
+    },
+    shutdown: () => (shutdownOnce ??= shutdown()),
+    undelivered: () => tally.lost,
   };
 }

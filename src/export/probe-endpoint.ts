@@ -17,22 +17,22 @@ export interface ProbeEndpointResult extends ProbeResult {
 
 const TEXT = 'text/plain; charset=utf-8';
 
-/** The exposition of one check's result. */
-export async function renderProbeAnswer(check: string, r: ProbeEndpointResult): Promise<RouteAnswer> {
+/** The exposition of one check's result, labelled with the probe's target and the check. */
+export async function renderProbeAnswer(target: string, check: string, r: ProbeEndpointResult): Promise<RouteAnswer> {
   const registry = new Registry();
   const m = PROBE_ENDPOINT_METRICS;
   const gauge = (s: { name: string; help: string; labelNames: readonly string[] }): Gauge =>
     new Gauge({ name: s.name, help: s.help, labelNames: [...s.labelNames], registers: [registry] });
-  gauge(m.success).labels(check).set(r.success ? 1 : 0);
-  if (r.durationS !== undefined) gauge(m.duration).labels(check).set(r.durationS);
-  gauge(m.httpStatus).labels(check).set(r.status);
+  gauge(m.success).labels(target, check).set(r.success ? 1 : 0);
+  if (r.durationS !== undefined) gauge(m.duration).labels(target, check).set(r.durationS);
+  gauge(m.httpStatus).labels(target, check).set(r.status);
   const phases = gauge(m.httpDuration);
   const p = r.phases;
   for (const [phase, s] of [['dns', p.dns], ['connect', p.connect], ['tls', p.tls], ['ttfb', p.ttfb], ['ttft', r.ttftS], ['total', p.total]] as const) {
-    if (s !== undefined && Number.isFinite(s)) phases.labels(check, phase).set(s);
+    if (s !== undefined && Number.isFinite(s)) phases.labels(target, check, phase).set(s);
   }
-  if (r.certExpiryS !== undefined) gauge(m.certExpiry).labels(check).set(r.certExpiryS);
-  if (r.tlsVersion !== undefined) gauge(m.tlsVersion).labels(check, r.tlsVersion).set(1);
+  if (r.certExpiryS !== undefined) gauge(m.certExpiry).labels(target, check).set(r.certExpiryS);
+  if (r.tlsVersion !== undefined) gauge(m.tlsVersion).labels(target, check, r.tlsVersion).set(1);
   return { status: 200, contentType: registry.contentType, body: await registry.metrics() };
 }
 

@@ -57,6 +57,10 @@ export interface CheckTotals {
   failure: number;
   /** By phase (`dns`, `connect`, `tls`, `ttfb`, `ttft`, `total`, `check`). */
   readonly phases: Record<string, PhaseTotals>;
+  /** When the latest probe finished, Unix seconds (absent in totals kept before it was). */
+  lastRunS?: number;
+  /** When the latest successful probe finished, Unix seconds; absent when none succeeded. */
+  lastSuccessS?: number;
 }
 
 /**
@@ -106,11 +110,18 @@ function checkTotals(totals: ProbeTotals, check: string): CheckTotals {
   return c;
 }
 
+const later = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+
 /** Adds one probe's result to `totals` (the fold of the history and the live metrics share this). */
 export function addToProbeTotals(totals: ProbeTotals, check: string, r: ProbeResult): void {
   const c = checkTotals(totals, check);
   if (r.success) c.success++;
   else c.failure++;
+  const at = r.finishedAtS !== undefined && Number.isFinite(r.finishedAtS) ? r.finishedAtS : undefined;
+  if (at !== undefined) {
+    c.lastRunS = later(c.lastRunS, at);
+    if (r.success) c.lastSuccessS = later(c.lastSuccessS, at);
+  }
   for (const [phase, s] of phaseValues(r)) observeInto(totals, check, phase, s);
 }
 
@@ -121,6 +132,10 @@ export function mergeProbeTotals(into: ProbeTotals, from: ProbeTotals): void {
     const t = checkTotals(into, check);
     t.success += c.success;
     t.failure += c.failure;
+    const run = later(t.lastRunS, finite(c.lastRunS));
+    const ok = later(t.lastSuccessS, finite(c.lastSuccessS));
+    if (run !== undefined) t.lastRunS = run;
+    if (ok !== undefined) t.lastSuccessS = ok;
     for (const [phase, p] of Object.entries(c.phases)) {
       let q = t.phases[phase];
       if (q === undefined) t.phases[phase] = q = { buckets: new Array<number>(into.bounds.length + 1).fill(0), sum: 0, count: 0 };
@@ -131,6 +146,8 @@ export function mergeProbeTotals(into: ProbeTotals, from: ProbeTotals): void {
   }
 }
 
+const finite = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+
 /** True when two bound lists are the same. */
 export function sameBounds(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -140,7 +157,7 @@ export function sameBounds(a: readonly number[], b: readonly number[]): boolean 
  * The duration histogram, kept as plain counts so the history's counts can be added to it
  * (prom-client's `Histogram` can only observe). The registry renders it like any histogram.
  */
-function createTotalsHistogram(totals: ProbeTotals, registry: Registry): void {
+function createTotalsHistogram(totals: ProbeTotals, registry: Registry, target: string): void {
   const spec = PROBE_METRICS.duration;
   const name = spec.name;
   const metric = {
@@ -159,11 +176,11 @@ function createTotalsHistogram(totals: ProbeTotals, registry: Registry): void {
           let acc = 0;
           totals.bounds.forEach((le, i) => {
             acc += p.buckets[i] as number;
-            values.push({ metricName: `${name}_bucket`, labels: { le, check, phase }, value: acc });
+            values.push({ metricName: `${name}_bucket`, labels: { le, target, check, phase }, value: acc });
           });
-          values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', check, phase }, value: p.count });
-          values.push({ metricName: `${name}_sum`, labels: { check, phase }, value: p.sum });
-          values.push({ metricName: `${name}_count`, labels: { check, phase }, value: p.count });
+          values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', target, check, phase }, value: p.count });
+          values.push({ metricName: `${name}_sum`, labels: { target, check, phase }, value: p.sum });
+          values.push({ metricName: `${name}_count`, labels: { target, check, phase }, value: p.count });
         }
       }
       return { name, help: spec.help, type: 'histogram', values, aggregator: 'sum' };
@@ -175,17 +192,30 @@ function createTotalsHistogram(totals: ProbeTotals, registry: Registry): void {
 /** Probe metrics in one registry. */
 export interface ProbeMetrics {
   readonly registry: Registry;
+  /** The `target` label of every series. */
+  readonly target: string;
   /** Records one probe of `check` (a short configured name, a bounded label). */
   record(check: string, result: ProbeResult): void;
   /**
    * Adds counts made before this process (the durable history), so the counters continue
-   * rather than start over. Call before the first `record`, at most once.
+   * rather than start over, and the last run and last success are known before the first
+   * probe. Call before the first `record`, at most once.
    */
   seed(totals: ProbeTotals): void;
 }
 
-/** Creates and registers the probe metrics. */
-export function createProbeMetrics(options: { registry?: Registry } = {}): ProbeMetrics {
+/** Options of `createProbeMetrics`. */
+export interface ProbeMetricsOptions {
+  /** Registry to register in; a new one when omitted. */
+  readonly registry?: Registry;
+  /** The probe's target name (`--target-name`): the `target` label of every series. */
+  readonly target: string;
+}
+
+/** Creates and registers the probe metrics of one target. */
+export function createProbeMetrics(options: ProbeMetricsOptions): ProbeMetrics {
+  const { target } = options;
+  if (typeof target !== 'string' || target === '') throw new InvalidArgumentError('probe metrics need a non-empty target name');
   const registry = options.registry ?? new Registry();
   const p = PROBE_METRICS;
   const gauge = (s: { name: string; help: string; labelNames: readonly string[] }): Gauge =>
@@ -193,9 +223,10 @@ export function createProbeMetrics(options: { registry?: Registry } = {}): Probe
   const success = gauge(p.success);
   const total = new Counter({ name: p.total.name, help: p.total.help, labelNames: [...p.total.labelNames], registers: [registry] });
   const totals = emptyProbeTotals();
-  createTotalsHistogram(totals, registry);
+  createTotalsHistogram(totals, registry, target);
   const tls = gauge(p.tlsVersion);
   const lastRun = gauge(p.lastRun);
+  const lastSuccess = gauge(p.lastSuccess);
   const certExpiry = gauge(p.tlsCertExpiry);
   const seen = new Set<string>();
   const lastTls = new Map<string, string>();
@@ -205,38 +236,47 @@ export function createProbeMetrics(options: { registry?: Registry } = {}): Probe
   const ensure = (check: string): void => {
     if (seen.has(check)) return;
     // Both results exist from the first probe on, so a failure ratio reads 0, not "no data".
-    total.labels(check, 'success').inc(0);
-    total.labels(check, 'failure').inc(0);
+    total.labels(target, check, 'success').inc(0);
+    total.labels(target, check, 'failure').inc(0);
     seen.add(check);
   };
 
   return {
     registry,
+    target,
     seed(from) {
       if (seeded || recorded) throw new InvalidArgumentError('probe metrics: seed once, before the first record');
       seeded = true;
       mergeProbeTotals(totals, from);
       for (const [check, c] of Object.entries(from.checks)) {
         ensure(check);
-        total.labels(check, 'success').inc(c.success);
-        total.labels(check, 'failure').inc(c.failure);
+        total.labels(target, check, 'success').inc(c.success);
+        total.labels(target, check, 'failure').inc(c.failure);
+        // A pushed round that fails must not drop when the check last succeeded from its group.
+        const run = finite(c.lastRunS);
+        const ok = finite(c.lastSuccessS);
+        if (run !== undefined) lastRun.labels(target, check).set(run);
+        if (ok !== undefined) lastSuccess.labels(target, check).set(ok);
       }
     },
     record(check, r) {
       if (typeof check !== 'string' || check === '') throw new InvalidArgumentError('probe check name must be a non-empty string');
       recorded = true;
       ensure(check);
-      success.labels(check).set(r.success ? 1 : 0);
-      total.labels(check, r.success ? 'success' : 'failure').inc();
+      success.labels(target, check).set(r.success ? 1 : 0);
+      total.labels(target, check, r.success ? 'success' : 'failure').inc();
       addToProbeTotals(totals, check, { ...r, success: r.success });
-      if (r.finishedAtS !== undefined && Number.isFinite(r.finishedAtS)) lastRun.labels(check).set(r.finishedAtS);
+      if (r.finishedAtS !== undefined && Number.isFinite(r.finishedAtS)) {
+        lastRun.labels(target, check).set(r.finishedAtS);
+        if (r.success) lastSuccess.labels(target, check).set(r.finishedAtS);
+      }
       // Only a check that saw a certificate says when it expires; one over http says nothing.
-      if (r.certExpiryS !== undefined && Number.isFinite(r.certExpiryS)) certExpiry.labels(check).set(r.certExpiryS);
+      if (r.certExpiryS !== undefined && Number.isFinite(r.certExpiryS)) certExpiry.labels(target, check).set(r.certExpiryS);
       if (r.tlsVersion !== undefined && r.tlsVersion !== '') {
         const prev = lastTls.get(check);
         // An info metric: only the current version's series exists, always 1.
-        if (prev !== undefined && prev !== r.tlsVersion) tls.remove(check, prev);
-        tls.labels(check, r.tlsVersion).set(1);
+        if (prev !== undefined && prev !== r.tlsVersion) tls.remove(target, check, prev);
+        tls.labels(target, check, r.tlsVersion).set(1);
         lastTls.set(check, r.tlsVersion);
       }
     },

@@ -3,8 +3,14 @@
  * far away to be scraped. Each push is an HTTP PUT of the whole exposition, which replaces
  * the group's previous metrics. A failed push is counted and returned, never thrown: losing
  * a push must not stop a load test.
+ *
+ * The final push (`stop`) never taxes the command it ends: a push still in flight is abandoned
+ * (the final one carries the same and newer values), and the final push gets one attempt of at
+ * most `finalTimeoutMs` (1 s), after which its connection is torn down, so a Pushgateway that
+ * is down or accepts and never answers costs at most that.
  */
 import { Agent, request } from 'undici';
+import { urlWithoutSecrets } from '../core/url-redact.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { MetricsSource } from './metrics-server.js';
@@ -21,16 +27,21 @@ export interface PushgatewayOptions {
   /** Interval between pushes; the first push happens one interval after `start()`. */
   readonly intervalMs: number;
   readonly clock: Clock;
-  /** Give up on one push after this long (default 10 s). */
+  /** Give up on one periodic push after this long (default 10 s). */
   readonly timeoutMs?: number;
+  /** Give up on the final push (`stop`) after this long (default 1 s): one attempt, no retry. */
+  readonly finalTimeoutMs?: number;
 }
+
+/** How long the final push may take by default. */
+export const DEFAULT_FINAL_PUSH_TIMEOUT_MS = 1000;
 
 /** The result of one push. */
 export interface PushOutcome {
   readonly ok: boolean;
   /** HTTP status; 0 when no response arrived. */
   readonly status: number;
-  /** Why it failed (an error code or `HTTP <status>`); absent on success. */
+  /** Why it failed (an error code, `HTTP <status>`, or `TIMEOUT` for no answer in time); absent on success. */
   readonly error?: string;
 }
 
@@ -45,11 +56,16 @@ export interface PushStats {
 export interface PushgatewayPusher {
   /** The group URL pushes go to. */
   readonly groupUrl: string;
+  /** The group URL as a message may show it: no credentials, no query. */
+  readonly shownUrl: string;
   /** Starts periodic pushes. */
   start(): void;
   /** Pushes now (also while stopped, until `stop()` finished). */
   pushNow(): Promise<PushOutcome>;
-  /** Stops the timer, waits for a push in flight, makes a final push and closes connections. */
+  /**
+   * Stops the timer, abandons a push in flight, makes one final push of at most
+   * `finalTimeoutMs` and tears the connections down. Never rejects.
+   */
   stop(): Promise<PushOutcome>;
   stats(): PushStats;
 }
@@ -97,6 +113,8 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
     throw new InvalidArgumentError('pushgateway intervalMs must be a positive number');
   }
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const finalTimeoutMs = options.finalTimeoutMs ?? DEFAULT_FINAL_PUSH_TIMEOUT_MS;
+  if (!(Number.isFinite(finalTimeoutMs) && finalTimeoutMs > 0)) throw new InvalidArgumentError('pushgateway finalTimeoutMs must be a positive number');
   const { clock, registry } = options;
   const agent = new Agent({ connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
 
@@ -106,7 +124,7 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
   let timer: TimerHandle | undefined;
   let running = false;
   let closed = false;
-  let inFlight: Promise<PushOutcome> | undefined;
+  let inFlight: { readonly done: Promise<PushOutcome>; readonly abort: AbortController } | undefined;
 
   const record = (o: PushOutcome): PushOutcome => {
     pushes++;
@@ -115,8 +133,9 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
     return o;
   };
 
-  const push = async (): Promise<PushOutcome> => {
+  const push = async (limitMs: number, abort: AbortController): Promise<PushOutcome> => {
     if (closed) return record({ ok: false, status: 0, error: 'STOPPED' });
+    const deadline = AbortSignal.timeout(limitMs);
     try {
       const body = await registry.metrics();
       const res = await request(groupUrl, {
@@ -124,12 +143,14 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
         body,
         headers: { 'content-type': registry.contentType },
         dispatcher: agent,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.any([deadline, abort.signal]),
       });
       await res.body.dump();
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       return record(ok ? { ok, status: res.statusCode } : { ok, status: res.statusCode, error: `HTTP ${res.statusCode}` });
     } catch (err) {
+      if (deadline.aborted) return record({ ok: false, status: 0, error: 'TIMEOUT' });
+      if (abort.signal.aborted) return record({ ok: false, status: 0, error: 'ABANDONED' });
       // Only the error's code or name: a message could quote the URL, credentials included.
       const e = err as { code?: unknown; name?: unknown };
       const error = typeof e.code === 'string' ? e.code : typeof e.name === 'string' ? e.name : 'PUSH_FAILED';
@@ -137,15 +158,18 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
     }
   };
 
-  const pushNow = (): Promise<PushOutcome> => {
+  const pushWithin = (limitMs: number): Promise<PushOutcome> => {
     // One push at a time: a second caller shares the push in flight.
-    if (inFlight !== undefined) return inFlight;
-    const p = push().finally(() => {
-      inFlight = undefined;
+    if (inFlight !== undefined) return inFlight.done;
+    const abort = new AbortController();
+    const done = push(limitMs, abort).finally(() => {
+      if (inFlight?.abort === abort) inFlight = undefined;
     });
-    inFlight = p;
-    return p;
+    inFlight = { done, abort };
+    return done;
   };
+
+  const pushNow = (): Promise<PushOutcome> => pushWithin(timeoutMs);
 
   const schedule = (): void => {
     timer = clock.setTimer(clock.nowNs() + options.intervalMs * NS_PER_MS, () => {
@@ -158,6 +182,7 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
 
   return {
     groupUrl,
+    shownUrl: urlWithoutSecrets(groupUrl)?.toString() ?? '(the Pushgateway)',
     start() {
       if (running || closed) return;
       running = true;
@@ -169,10 +194,17 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
       running = false;
       if (timer !== undefined) clock.clearTimer(timer);
       timer = undefined;
-      if (inFlight !== undefined) await inFlight;
-      const final = await pushNow();
+      // A periodic push still waiting (up to its 10 s) must not hold the command's end: the final
+      // push replaces the group with the same and newer values anyway.
+      const stale = inFlight;
+      if (stale !== undefined) {
+        stale.abort.abort();
+        await stale.done;
+      }
+      const final = await pushWithin(finalTimeoutMs);
       closed = true;
-      await agent.close();
+      // destroy, not close: close would wait for a request a hanging Pushgateway never answers.
+      await agent.destroy().catch(() => undefined);
       return final;
     },
     stats: () => ({ pushes, failures, last }),

@@ -6,12 +6,15 @@
  *
  * Every count here equals its report.json figure: request latency is of the served answers
  * (every request but a 429, as `ops.<op>.latencyMs`), 429 latency apart (`rateLimit.latencyMs`),
- * and stream figures of the streams answered 2xx (as `stream`).
+ * and stream figures of the streams answered 2xx (as `stream`), ITL, TPOT and tokens per second
+ * without the streams delivered in one read (the same `core/stream-timings.ts` functions).
  */
 import { Registry } from 'prom-client';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_S } from '../core/clock.js';
+import { isTargetName, TARGET_NAME_HELP } from '../core/target-name.js';
 import type { OpKey } from '../core/ops.js';
+import { deliveredAtOnce, tokensPerSecond, tpotNs } from '../core/stream-timings.js';
 import type { RequestSample, SliClass, Verdict } from '../core/types.js';
 import {
   NOTIFICATION_DELIVERY_BUCKETS_S,
@@ -20,6 +23,8 @@ import {
   RUN_METRICS,
   JOURNEY_METRICS,
   STREAM_ITL_BUCKETS_S,
+  STREAM_TOKENS_PER_S_BUCKETS,
+  STREAM_TPOT_BUCKETS_S,
   STREAM_TTFT_BUCKETS_S,
   mergeBuckets,
 } from '../slo/metric-names.js';
@@ -34,6 +39,11 @@ export interface RunMetricsOptions {
   readonly scenario: string;
   /** Tier label (`free`, `pro`, `custom`). */
   readonly tier: string;
+  /**
+   * The target's name (`--target-name`): a `target` label on every series (the registry's
+   * default label), so runs against staging and production stay apart in one Prometheus.
+   */
+  readonly target?: string;
   /** Extra bucket bounds in seconds (e.g. threshold values), merged into every latency histogram's defaults. */
   readonly latencyBucketsS?: readonly number[];
   /** Distinct `flow` label values kept before others are folded into `other` (default 100). */
@@ -52,6 +62,9 @@ export interface ResolvedRunMetricsOptions {
   readonly requestBucketsS: readonly number[];
   readonly ttftBucketsS: readonly number[];
   readonly itlBucketsS: readonly number[];
+  readonly tpotBucketsS: readonly number[];
+  /** Output tokens per second (not seconds): no latency bound is merged in. */
+  readonly tokensPerSBuckets: readonly number[];
   readonly maxFlows: number;
   readonly scenarios: Readonly<Record<string, string>>;
 }
@@ -82,6 +95,9 @@ export interface RunMetrics {
   observeCheck?(scenario: string, name: string, passed: boolean): void;
 }
 
+/** The gaps of a stream delivered in one read: none counted (allocated once, not per stream). */
+const NO_GAPS: readonly number[] = [];
+
 /** Distinct check names exported; a journey that makes names from data cannot grow the series. */
 export const MAX_CHECK_SERIES = 100;
 
@@ -89,6 +105,8 @@ export const MAX_CHECK_SERIES = 100;
 interface UnitCells {
   readonly ttft: HistogramCell;
   readonly itl: HistogramCell;
+  readonly tpot: HistogramCell;
+  readonly tokensPerS: HistogramCell;
   readonly timeToStart: HistogramCell;
   readonly tokens: CounterCell;
   readonly incomplete: CounterCell;
@@ -139,6 +157,8 @@ export function resolveRunMetricsOptions(options: RunMetricsOptions): ResolvedRu
     requestBucketsS: mergeBuckets(REQUEST_DURATION_BUCKETS_S, extra),
     ttftBucketsS: mergeBuckets(STREAM_TTFT_BUCKETS_S, extra),
     itlBucketsS: mergeBuckets(STREAM_ITL_BUCKETS_S, extra),
+    tpotBucketsS: mergeBuckets(STREAM_TPOT_BUCKETS_S, extra),
+    tokensPerSBuckets: STREAM_TOKENS_PER_S_BUCKETS,
     maxFlows,
     scenarios: { ...options.scenarios },
   };
@@ -148,6 +168,11 @@ export function resolveRunMetricsOptions(options: RunMetricsOptions): ResolvedRu
 export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const o = resolveRunMetricsOptions(options);
   const registry = options.registry ?? new Registry();
+  if (options.target !== undefined) {
+    if (!isTargetName(options.target)) throw new InvalidArgumentError(`createRunMetrics: target must be ${TARGET_NAME_HELP}`);
+    // A default label, on every series the registry serialises (and in the snapshots workers send).
+    registry.setDefaultLabels({ target: options.target });
+  }
   const m = RUN_METRICS;
   const { scenario, tier } = o;
 
@@ -157,6 +182,8 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const requestPhase = new FastHistogram(m.requestPhase, registry, o.requestBucketsS);
   const ttftMetric = new FastHistogram(m.streamTtft, registry, o.ttftBucketsS);
   const itlMetric = new FastHistogram(m.streamItl, registry, o.itlBucketsS);
+  const tpotMetric = new FastHistogram(m.streamTpot, registry, o.tpotBucketsS);
+  const tokensPerSMetric = new FastHistogram(m.streamTokensPerSecond, registry, o.tokensPerSBuckets);
   const timeToStartMetric = new FastHistogram(m.streamTimeToStart, registry, o.ttftBucketsS);
   const tokensMetric = new FastCounter(m.streamTokens, registry);
   const incompleteMetric = new FastCounter(m.streamIncomplete, registry);
@@ -200,6 +227,8 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
     return {
       ttft: ttftMetric.cell(name, tierLabel),
       itl: itlMetric.cell(name, tierLabel),
+      tpot: tpotMetric.cell(name, tierLabel),
+      tokensPerS: tokensPerSMetric.cell(name, tierLabel),
       timeToStart: timeToStartMetric.cell(name, tierLabel),
       tokens: tokensMetric.cell(name, tierLabel),
       incomplete: incompleteMetric.cell(name, tierLabel),
@@ -300,11 +329,16 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         if (first !== undefined) u.ttft.observe(first);
         const start = seconds(s.intendedNs, st.startEventNs);
         if (start !== undefined) u.timeToStart.observe(start);
-        const gaps = st.itlNs;
+        // As the report's: a stream delivered in one read has no gaps, TPOT or rate to tell.
+        const gaps = deliveredAtOnce(st) ? NO_GAPS : st.itlNs;
         for (let i = 0; i < gaps.length; i++) {
           const g = (gaps[i] as number) / NS_PER_S;
           if (Number.isFinite(g) && g >= 0) u.itl.observe(g);
         }
+        const tpot = tpotNs(st);
+        if (tpot !== undefined && Number.isFinite(tpot)) u.tpot.observe(Math.max(0, tpot / NS_PER_S));
+        const perS = tokensPerSecond(st);
+        if (perS !== undefined && Number.isFinite(perS)) u.tokensPerS.observe(perS);
         if (st.tokens > 0) u.tokens.inc(st.tokens);
         if (!st.complete || s.errorCode !== undefined) u.incomplete.inc();
       }

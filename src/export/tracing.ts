@@ -5,7 +5,8 @@
  * addresses it is given are stripped of credentials and queries before any attribute is set.
  *
  * Spans follow the stable HTTP client semantic conventions: kind CLIENT, named `{method}
- * {url.template}` (e.g. `POST /flows/{flow_id}/run`), with `http.request.method`, `url.full`,
+ * {url.template}` (e.g. `POST /v1/flows/{flow_id}/run`: the template is the path `url.full`
+ * has, the base URL's `/v1` included, ids left as placeholders), with `http.request.method`, `url.full`,
  * `server.address`, `server.port`, `http.response.status_code` and, on failures, `error.type`.
  * Start and end times are the samples' monotonic nanoseconds mapped to the epoch
  * (`epochClock`), so they keep their sub-millisecond precision.
@@ -140,6 +141,8 @@ function urlAttributes(op: OpName, flowId: string | undefined, start: SpanStart,
     bases.set(address, base);
   }
   if (base === undefined) return attrs;
+  // The same path url.full has: the base URL's own path (`/v1`) before the operation's.
+  attrs[SPAN_ATTRIBUTES.urlTemplate] = `${base.pathname}${route.template}`;
   const { address: host, port } = serverOf(base);
   attrs[SPAN_ATTRIBUTES.serverAddress] = host;
   attrs[SPAN_ATTRIBUTES.serverPort] = port;
@@ -208,7 +211,7 @@ export function createRequestTracer(tracer?: Tracer): RequestTracer {
       attributes[SPAN_ATTRIBUTES.operation] = op;
       if (flowId !== undefined) attributes[SPAN_ATTRIBUTES.flowId] = flowId;
       const route = OP_ROUTES[op];
-      const span = tracer.startSpan(`${route.method} ${route.template}`, {
+      const span = tracer.startSpan(`${route.method} ${String(attributes[SPAN_ATTRIBUTES.urlTemplate])}`, {
         kind: SpanKind.CLIENT,
         attributes,
         ...(start.startTime !== undefined ? { startTime: start.startTime } : {}),

@@ -10,6 +10,10 @@
  * first tokens, arriving together, held it for 70–130 ms, stamping every answer that arrived
  * meanwhile that late. Each worker's first start is its intended start (a closed model has no
  * schedule to lag behind), so the ramp adds no latency to any request.
+ *
+ * Started at an offset into the schedule (a shard that joined late), the workers start at once
+ * (on the same ramp) and stop at the schedule's end with everyone else's: they run that much
+ * less, so the shard makes fewer iterations; a closed model has no arrivals to miss.
  */
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { BaseExecutor } from './executor-base.js';
@@ -50,12 +54,16 @@ export class ClosedExecutor extends BaseExecutor {
     }
   };
 
-  constructor(clock: Clock, job: Job, concurrency: number, durationMs: number) {
-    super(clock, job, durationMs);
+  constructor(clock: Clock, job: Job, concurrency: number, durationMs: number, startOffsetMs = 0) {
+    super(clock, job, durationMs, startOffsetMs);
     this.concurrency = concurrency;
   }
 
   protected begin(): void {
+    if (this.startOffsetNs >= this.durationMs * 1e6) {
+      this.endSchedule();
+      return;
+    }
     this.endTimer = this.clock.setTimer(this.t0Ns + this.durationMs * 1e6, this.onEnd);
     this.unstarted = this.concurrency;
     this.startBatch();
@@ -72,7 +80,7 @@ export class ClosedExecutor extends BaseExecutor {
   /** Starts the workers due by now on the ramp (at most `STARTS_AT_ONCE` in one go, however late the tick). */
   private startBatch(): void {
     const now = this.clock.nowNs();
-    const due = STARTS_AT_ONCE + Math.floor(((now - this.t0Ns) * STARTS_PER_SECOND) / 1e9);
+    const due = STARTS_AT_ONCE + Math.floor(((now - this.startedAtNs) * STARTS_PER_SECOND) / 1e9);
     for (let i = 0; i < STARTS_AT_ONCE && this.concurrency - this.unstarted < due && this.unstarted > 0 && this.state === 'running'; i++) {
       this.unstarted--;
       this.launchNow();

@@ -14,7 +14,9 @@ export const DEFAULT_SEED = 1;
  * Creates an executor of `load` that calls `deps.job` on schedule. With `deps.shard` it
  * produces only its shard's arrivals (constant and ramping: every `count`-th, starting at
  * `index`; poisson: `rate / count` with a seed of its own; constant-concurrency: its share of
- * the workers). Throws `InvalidArgumentError` for a load or shard that cannot run.
+ * the workers). With `deps.startOffsetMs` it joins its schedule that far in, counting the
+ * arrivals before as missed. Throws `InvalidArgumentError` for a load, shard or offset that
+ * cannot run.
  */
 export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor {
   const shard = checkShard(deps.shard);
@@ -23,7 +25,9 @@ export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor
   const seed = deps.seed ?? DEFAULT_SEED;
   if (!Number.isInteger(seed)) throw new InvalidArgumentError(`seed must be an integer, got ${seed}`);
   checkNonNegative('gracefulStopMs', load.gracefulStopMs);
-  return executorOf(load).create(load, { clock, job, seed, shard });
+  const startOffsetMs = deps.startOffsetMs ?? 0;
+  checkNonNegative('startOffsetMs', startOffsetMs);
+  return executorOf(load).create(load, { clock, job, seed, shard, startOffsetMs });
 }
 
 function checkShard(shard: ShardSpec | undefined): ShardSpec {

@@ -20,7 +20,12 @@ export abstract class BaseExecutor implements Executor {
   readonly durationMs: number;
 
   protected state: State = 'idle';
+  /** The schedule's origin: `start()`'s instant less the start offset. */
   protected t0Ns = 0;
+  /** Where in the schedule `start()` joined it, in ns (0 unless `startOffsetMs` was given). */
+  protected readonly startOffsetNs: number;
+  /** Arrivals due before the start offset, skipped (the open model counts them). */
+  protected missed = 0;
   protected started = 0;
   protected dropped = 0;
   protected completed = 0;
@@ -42,10 +47,11 @@ export abstract class BaseExecutor implements Executor {
     this.afterDone();
   };
 
-  protected constructor(clock: Clock, job: Job, durationMs: number) {
+  protected constructor(clock: Clock, job: Job, durationMs: number, startOffsetMs = 0) {
     this.clock = clock;
     this.job = job;
     this.durationMs = durationMs;
+    this.startOffsetNs = startOffsetMs * NS_PER_MS;
     // Every in-flight request listens on the run's one signal; thousands is the normal case,
     // not a leak.
     setMaxListeners(0, this.controller.signal);
@@ -59,14 +65,14 @@ export abstract class BaseExecutor implements Executor {
 
   start(): void {
     if (this.state !== 'idle') throw new InvalidArgumentError('executor already started');
-    this.t0Ns = this.clock.nowNs();
+    this.t0Ns = this.clock.nowNs() - this.startOffsetNs;
     this.state = 'running';
     this.begin();
   }
 
   stop(): void {
     if (this.state === 'ended') return;
-    if (this.state === 'idle') this.t0Ns = this.clock.nowNs();
+    if (this.state === 'idle') this.t0Ns = this.clock.nowNs() - this.startOffsetNs;
     this.endSchedule();
   }
 
@@ -89,8 +95,9 @@ export abstract class BaseExecutor implements Executor {
   }
 
   stats(): ExecutorStats {
-    const now = this.state === 'ended' ? this.endedAtNs : this.state === 'running' ? this.clock.nowNs() : this.t0Ns;
-    const elapsedNs = now - this.t0Ns;
+    const startNs = this.startedAtNs;
+    const now = this.state === 'ended' ? this.endedAtNs : this.state === 'running' ? this.clock.nowNs() : startNs;
+    const elapsedNs = now - startNs;
     return {
       phase: this.phase(),
       started: this.started,
@@ -98,18 +105,24 @@ export abstract class BaseExecutor implements Executor {
       completed: this.completed,
       inFlight: this.inFlight,
       scheduled: this.started + this.dropped,
+      missed: this.missed,
       elapsedNs,
       scheduleLag: this.lag.summary(),
-      targetRatePerS: this.state === 'idle' ? 0 : this.targetRateAt(elapsedNs),
+      targetRatePerS: this.state === 'idle' ? 0 : this.targetRateAt(this.startOffsetNs + elapsedNs),
     };
+  }
+
+  /** The instant `start()` (or a `stop()` before it) was called: the schedule's origin plus the start offset. */
+  protected get startedAtNs(): number {
+    return this.t0Ns + this.startOffsetNs;
   }
 
   /** Starts the schedule; `t0Ns` is set. */
   protected abstract begin(): void;
   /** Cancels the subclass's timers when the schedule ends. */
   protected abstract cancelTimers(): void;
-  /** Target rate at `elapsedNs` into the schedule. */
-  protected abstract targetRateAt(elapsedNs: number): number;
+  /** Target rate at `offsetNs` into the schedule (from its origin, start offset included). */
+  protected abstract targetRateAt(offsetNs: number): number;
 
   /** Called after each completion; the closed model overrides it to start the next job. */
   protected afterDone(): void {

@@ -92,6 +92,11 @@ export interface ExecutorBuild {
   readonly seed: number;
   /** The share of the schedule this executor produces (checked). */
   readonly shard: ShardSpec;
+  /**
+   * Where in the schedule it starts, in ms (checked, >= 0; `ExecutorDeps.startOffsetMs`): pass it
+   * to the `OpenExecutor` or `ClosedExecutor`, which skip (open: count as missed) what was due before.
+   */
+  readonly startOffsetMs: number;
 }
 
 /** The zod object of one executor's `load`: strict, its `executor` a literal of its name. */

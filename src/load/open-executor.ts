@@ -2,6 +2,8 @@
  * The open model's timer loop: on each wake, start every arrival whose instant has come (each
  * with its own intended time, catching up after a late wake), then set ONE timer for the next.
  * An arrival that finds `maxInFlight` jobs in flight is dropped and counted, never delayed.
+ * Started at an offset into the schedule (a shard that joined late), the arrivals before it
+ * are skipped and counted as missed: sending them at once would be a burst no schedule asked for.
  */
 import type { Clock, TimerHandle } from '../core/clock.js';
 import { BaseExecutor } from './executor-base.js';
@@ -19,14 +21,20 @@ export class OpenExecutor extends BaseExecutor {
     this.wake();
   };
 
-  constructor(clock: Clock, job: Job, schedule: ArrivalSchedule, maxInFlight: number) {
-    super(clock, job, schedule.durationNs / 1e6);
+  constructor(clock: Clock, job: Job, schedule: ArrivalSchedule, maxInFlight: number, startOffsetMs = 0) {
+    super(clock, job, schedule.durationNs / 1e6, startOffsetMs);
     this.schedule = schedule;
     this.maxInFlight = maxInFlight;
   }
 
   protected begin(): void {
-    this.nextOffsetNs = this.schedule.next();
+    let next = this.schedule.next();
+    // Each skipped instant is computed as a sent one would be, so the first one sent is in phase.
+    while (next < this.startOffsetNs) {
+      this.missed++;
+      next = this.schedule.next();
+    }
+    this.nextOffsetNs = next;
     this.wake();
   }
 
@@ -34,8 +42,8 @@ export class OpenExecutor extends BaseExecutor {
     this.timer = this.cancelTimer(this.timer);
   }
 
-  protected targetRateAt(elapsedNs: number): number {
-    return this.schedule.rateAt(Math.min(elapsedNs, this.schedule.durationNs));
+  protected targetRateAt(offsetNs: number): number {
+    return this.schedule.rateAt(Math.min(offsetNs, this.schedule.durationNs));
   }
 
   private wake(): void {

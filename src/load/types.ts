@@ -43,6 +43,15 @@ export interface ExecutorDeps {
   /** Seed of the random gaps (poisson); the same seed gives the same schedule. Default 1. */
   readonly seed?: number;
   readonly shard?: ShardSpec;
+  /**
+   * Where in the schedule this executor starts, in ms (default 0): it joins a schedule that
+   * began that long ago on another machine's clock (a shard that came up after `--start-at`).
+   * Open model: the arrivals due before it are not sent but counted as `missed`, and every
+   * later one comes at its own instant, in phase with shards that started on time. Closed
+   * model: the workers start at once and stop with the schedule's end, so they run that much
+   * less (fewer iterations; nothing is missed). At or past the schedule's length nothing runs.
+   */
+  readonly startOffsetMs?: number;
 }
 
 /** Percentiles of a distribution in milliseconds (the report's `Pct`). */
@@ -75,7 +84,15 @@ export interface ExecutorStats {
   readonly inFlight: number;
   /** Arrivals whose instant has come: `started + dropped`. */
   readonly scheduled: number;
-  /** Time since `start()`, frozen when the schedule ends (so `started / elapsed` is the achieved rate). */
+  /**
+   * Arrivals due before the executor's start offset (`startOffsetMs`), not sent: their time
+   * had passed when it joined the schedule. In no other count; 0 for the closed model.
+   */
+  readonly missed: number;
+  /**
+   * Time since `start()`, frozen when the schedule ends (so `started / elapsed` is the achieved
+   * rate); with a start offset, the part of the schedule this executor ran.
+   */
   readonly elapsedNs: number;
   /** Actual start minus intended start of started jobs, in ms (zero counts in the closed model). */
   readonly scheduleLag: PctMs;

@@ -35,9 +35,11 @@ export {
   createSloStatusFold,
   type SloStatus,
 } from './status.js';
+export { createTargetedStatusFold, readSloStatus, MAX_STATUS_TARGETS } from './status-targets.js';
 export { renderStatusText, formatWindow } from './status-text.js';
 export { renderStatusHtml } from './status-html.js';
 export { deriveOnceInterval, MAX_DERIVED_INTERVAL_MS } from './once-interval.js';
+export { onceVerdict } from './once-verdict.js';
 export { MAX_LISTED_INCIDENTS } from './status-series.js';
 export { TIMELINE_BUCKETS } from './timeline.js';
 export { probeResultOf } from './probe-result.js';

@@ -6,6 +6,7 @@ import type { LookupFunction } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createSystemClock, type Clock } from '../core/clock.js';
 import { ConfigError, type ConfigIssue } from '../core/errors.js';
+import { isTargetName, TARGET_NAME_HELP, targetNameOf } from '../core/target-name.js';
 import type { ProbeMetrics } from '../export/index.js';
 import type { TlsSettings } from './http-timing.js';
 import type { HistoryWriter } from './history-writer.js';
@@ -22,6 +23,8 @@ export interface ProbeTarget {
   /** Bearer token; never recorded, logged or exported. */
   readonly token: string;
   readonly tls?: TlsSettings;
+  /** The target's name in records and metrics; default the host of `baseUrl`. */
+  readonly name?: string;
 }
 
 /** Options of `createProbeRunner`. */
@@ -54,7 +57,8 @@ export interface ProbeOptions {
    * failures and open incidents without holding the history. Taken after `previous`.
    */
   readonly resume?: ReadonlyMap<string, FailureRun>;
-  readonly onRecord?: (record: ProbeRecord) => void;
+  /** Each record, once the history acknowledged it (`stored`) or failed to (`onHistoryError` said why). */
+  readonly onRecord?: (record: ProbeRecord, stored: boolean) => void;
   readonly onIncident?: (event: IncidentEvent) => void;
   /** A record could not be written (the error is a code or a short message). */
   readonly onHistoryError?: (error: string, record: ProbeRecord) => void;
@@ -66,6 +70,8 @@ export interface ProbeOptions {
 
 /** Options with every default filled; the token is deliberately not part of it. */
 export interface ResolvedProbeOptions {
+  /** The target's name, written into every record. */
+  readonly targetName: string;
   /** Without a trailing slash. */
   readonly baseUrl: string;
   /** Without a trailing slash. */
@@ -127,6 +133,9 @@ export function resolveProbeOptions(o: ProbeOptions): ResolvedProbeOptions {
   });
   if (new Set(checks).size !== checks.length) issues.push({ path: 'checks', message: 'must not repeat a check' });
   if (o.flowId !== undefined && (typeof o.flowId !== 'string' || o.flowId === '')) issues.push({ path: 'flowId', message: 'must be a non-empty string' });
+  const targetName = o.target?.name ?? (base === undefined ? undefined : targetNameOf(base.href));
+  // Without a base URL there is no default to judge: that problem is said already.
+  if ((o.target?.name !== undefined || base !== undefined) && !isTargetName(targetName)) issues.push({ path: 'target.name', message: `must be ${TARGET_NAME_HELP}` });
   const resolved = {
     intervalMs: positive(o.intervalMs, 30_000, 'intervalMs', issues),
     timeoutMs: positive(o.timeoutMs, 10_000, 'timeoutMs', issues),
@@ -136,9 +145,10 @@ export function resolveProbeOptions(o: ProbeOptions): ResolvedProbeOptions {
   if (!(typeof resolved.certMinDays === 'number' && Number.isFinite(resolved.certMinDays) && resolved.certMinDays >= 0)) {
     issues.push({ path: 'certMinDays', message: 'must be a number of days >= 0 (0 switches the certificate judgement off)' });
   }
-  if (issues.length > 0 || base === undefined || hook === undefined) throw new ConfigError(issues, 'probe options');
+  if (issues.length > 0 || base === undefined || hook === undefined || !isTargetName(targetName)) throw new ConfigError(issues, 'probe options');
   const trim = (u: URL): string => `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
   return Object.freeze({
+    targetName,
     baseUrl: trim(base),
     webhookHost: o.target.webhookHost === undefined ? base.origin : trim(hook),
     checks: Object.freeze([...checks]),

@@ -5,6 +5,7 @@
  */
 import type { ErrorCode } from '../core/codes.js';
 import { isRecord } from '../core/is-record.js';
+import { isTargetName } from '../core/target-name.js';
 
 /** Version of the record format (`v`). */
 export const PROBE_RECORD_VERSION = 1;
@@ -69,6 +70,12 @@ export interface TlsFinding {
 /** One check of one round. */
 export interface ProbeRecord {
   readonly v: typeof PROBE_RECORD_VERSION;
+  /**
+   * The probed target's name (`--target-name`, by default the base URL's host), so one history
+   * can hold several targets apart. Absent in records written before it existed: those belong
+   * to whichever target reads them (see `targetOf`).
+   */
+  readonly target?: string;
   /** Wall-clock start of the check, ISO 8601 UTC. */
   readonly time: string;
   /** Monotonic ns of the start on the writing process's clock; comparable only within one `instance`. */
@@ -120,7 +127,13 @@ export function parseProbeLine(line: string): { readonly record: ProbeRecord; re
   if (!isCheckName(v.check) || typeof v.success !== 'boolean') return undefined;
   if (typeof v.intervalMs !== 'number' || !(v.intervalMs > 0)) return undefined;
   if (typeof v.instance !== 'string' || !Number.isInteger(v.round)) return undefined;
+  if (v.target !== undefined && !isTargetName(v.target)) return undefined;
   return { record: v as unknown as ProbeRecord, timeMs };
+}
+
+/** The key of a record's target: its name, or '' for a record written before targets were kept. */
+export function targetOf(r: ProbeRecord): string {
+  return r.target ?? '';
 }
 
 /** Wall time of a record in ms since the epoch. */

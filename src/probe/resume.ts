@@ -31,8 +31,11 @@ export interface ResumeFold {
   finish(): ProbeResume;
 }
 
-/** Creates the fold of a resume as of `nowMs`. */
-export function createResumeFold(nowMs: number): ResumeFold {
+/**
+ * Creates the fold of a resume as of `nowMs`. With `target`, records of other targets are
+ * skipped (those that name none are this prober's: written before targets were kept).
+ */
+export function createResumeFold(nowMs: number, target?: string): ResumeFold {
   const latest = new Map<string, { record: ProbeRecord; timeMs: number }>();
   const tails = new Map<string, FailureRun>();
   const stream = createSeriesStream((series, p) => {
@@ -44,6 +47,7 @@ export function createResumeFold(nowMs: number): ResumeFold {
   });
   return {
     add(record, t = recordTimeMs(record)) {
+      if (target !== undefined && record.target !== undefined && record.target !== target) return;
       stream.add(record, t);
       if (t > nowMs) return;
       const seen = latest.get(record.check);
@@ -56,9 +60,9 @@ export function createResumeFold(nowMs: number): ResumeFold {
   };
 }
 
-/** Folds the history of `dir` in `range` into a resume as of `nowMs`. */
-export async function readProbeResume(dir: string, range: HistoryRange, nowMs: number): Promise<ProbeResume & { readonly scan: HistoryScan }> {
-  const fold = createResumeFold(nowMs);
+/** Folds the history of `dir` in `range` into a resume of `target` (default: every record) as of `nowMs`. */
+export async function readProbeResume(dir: string, range: HistoryRange, nowMs: number, target?: string): Promise<ProbeResume & { readonly scan: HistoryScan }> {
+  const fold = createResumeFold(nowMs, target);
   const scan = await foldHistory(dir, range, (r, t) => fold.add(r, t));
   return { ...fold.finish(), scan };
 }

@@ -5,6 +5,7 @@
  * every record it produced is flushed.
  */
 import { NS_PER_MS, NS_PER_S } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
 import type { ProbeMetrics } from '../export/index.js';
 import { discoverFlow, runCheck, type CheckContext, type CheckOutcome, type FlowLookup } from './checks.js';
 import { phasesOf, timedRequest } from './http-timing.js';
@@ -22,6 +23,8 @@ export interface RoundResult {
   readonly records: readonly ProbeRecord[];
   /** True when every check succeeded. */
   readonly success: boolean;
+  /** Records the history could not store (each also told through `onHistoryError`). */
+  readonly unstored: number;
 }
 
 /** Counts since creation. */
@@ -84,6 +87,9 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
   // The token lives only in this header value, inside this closure.
   const authorization = `Bearer ${options.target.token}`;
   const { history, metrics, onRecord, onIncident, onHistoryError, lookup } = options;
+  if (metrics !== undefined && metrics.target !== o.targetName) {
+    throw new ConfigError([{ path: 'metrics', message: `are labelled target="${metrics.target}", but the probe's target is "${o.targetName}"` }], 'probe options');
+  }
 
   let flowLookup: Promise<FlowLookup> | undefined = o.flowId === undefined ? undefined : Promise.resolve({ ok: true, id: o.flowId });
   const ctx: CheckContext = {
@@ -123,7 +129,9 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
   const tails = new Map<string, FailureRun>();
   if (options.previous !== undefined && options.previous.length > 0) {
     const fold = createResumeFold(Infinity);
-    for (const r of [...options.previous].sort((a, b) => recordTimeMs(a) - recordTimeMs(b))) fold.add(r);
+    // Another target's records in the same history say nothing about this one.
+    const own = options.previous.filter((r) => r.target === undefined || r.target === o.targetName);
+    for (const r of own.sort((a, b) => recordTimeMs(a) - recordTimeMs(b))) fold.add(r);
     for (const [name, run] of fold.finish().tails) tails.set(name, run);
   }
   if (options.resume !== undefined) for (const [name, run] of options.resume) tails.set(name, run);
@@ -162,6 +170,7 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
     // Key order is part of the format: the CronJob's script greps `"check":…,"success":`.
     const record: ProbeRecord = {
       v: PROBE_RECORD_VERSION,
+      target: o.targetName,
       time: new Date(wallMs).toISOString(),
       mono: startNs,
       instance: o.instanceId,
@@ -186,19 +195,23 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
     const round = nextRound++;
     // The checks of a round start together, so a slow one cannot delay the others.
     const done = await Promise.all(o.checks.map((name) => check(name, round)));
+    let unstored = 0;
     // A record is reported only once the history acknowledged it (or failed to).
     for (const { record, checkS } of done) {
+      let stored = true;
       if (history !== undefined) {
         const r = await history.append(record);
         if (!r.ok) {
           historyErrors++;
+          unstored++;
+          stored = false;
           onHistoryError?.(r.error, record);
         }
       }
       records++;
       if (!record.success) failures++;
       if (metrics !== undefined) exportRecord(metrics, record, checkS);
-      onRecord?.(record);
+      onRecord?.(record, stored);
       const ev = tracker(record.check).observe({ timeMs: Date.parse(record.time), success: record.success, intervalMs: record.intervalMs });
       if (ev !== undefined) onIncident?.(ev);
     }
@@ -210,7 +223,7 @@ export function createProbeRunner(options: ProbeOptions): ProbeRunner {
       if (ev !== undefined) onIncident?.(ev);
     }
     rounds++;
-    return { round, records: list, success };
+    return { round, records: list, success, unstored };
   };
 
   const adHoc = new Map<CheckName, Promise<{ record: ProbeRecord; checkS: number }>>();

@@ -4,7 +4,7 @@
  */
 import { escapeHtml } from '../core/html-escape.js';
 import type { SeriesStatus, SloStatus } from './status.js';
-import { budgetExplanation, describeTls, formatMinutes, formatPercent, formatWindow, verdictOf } from './status-text.js';
+import { budgetExplanation, describeTls, formatMinutes, formatPercent, formatWindow, sectionsOf, verdictOf } from './status-text.js';
 import { renderTimelineHtml, TIMELINE_CSS } from './status-timeline-html.js';
 
 
@@ -35,8 +35,8 @@ function seriesRow(s: SeriesStatus): string {
   return `<tr>${cells.join('')}<td><span class="tag ${tagClass(s)}">${escapeHtml(verdictOf(s))}</span></td></tr>`;
 }
 
-/** Renders the status page. */
-export function renderStatusHtml(s: SloStatus): string {
+/** The figures of one target (or of the only one): banner, budget, timeline, tables; subsections under `h`. */
+function sectionHtml(s: SloStatus, h: 'h2' | 'h3'): string[] {
   const all = [s.overall, ...s.checks];
   const bannerClass = s.overall.withinObjective === null ? 'none' : s.withinObjective ? 'ok' : 'bad';
   const banner =
@@ -54,25 +54,19 @@ export function renderStatusHtml(s: SloStatus): string {
     ),
   );
   const tls = s.checks.filter((c) => c.tls !== null);
-  const parts = [
-    '<!doctype html>',
-    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">',
-    `<title>Service status: ${escapeHtml(verdictOf(s.overall))}</title><style>${CSS}</style></head><body>`,
-    '<h1>Service status</h1>',
-    `<p class="muted">Window of ${escapeHtml(formatWindow(s.window.days))}, ${escapeHtml(s.window.start)} to ${escapeHtml(s.window.end)}. ` +
-      `Objective ${escapeHtml(formatPercent(s.objective))}; overall is down when any check fails.</p>`,
+  return [
     `<div class="banner ${bannerClass}">${escapeHtml(banner)}</div>`,
     `<p>Error budget: ${escapeHtml(formatMinutes(s.overall.allowedDowntimeMinutes))} minutes allowed, ` +
       `${escapeHtml(formatMinutes(s.overall.budgetLeftMinutes))} left. Observed ${escapeHtml(formatMinutes(s.overall.observedMinutes))} min ` +
       `(${escapeHtml((s.overall.coverage * 100).toFixed(1))} % of the window).</p>`,
     ...budgetExplanation(s).map((t) => `<p class="muted">${escapeHtml(t)}</p>`),
     ...s.warnings.map((w) => `<p class="warn">${escapeHtml(w)}</p>`),
-    renderTimelineHtml(s.timeline, escapeHtml),
-    '<h2>Uptime</h2><table><thead><tr><th>Series</th><th>Probes</th><th>Probe uptime</th><th>Time uptime</th>' +
+    renderTimelineHtml(s.timeline, escapeHtml, h),
+    `<${h}>Uptime</${h}><table><thead><tr><th>Series</th><th>Probes</th><th>Probe uptime</th><th>Time uptime</th>` +
       '<th>Down (min)</th><th>Budget left (min)</th><th>Burn rate</th><th>Verdict</th></tr></thead><tbody>',
     ...all.map(seriesRow),
     '</tbody></table>',
-    `<h2>Incidents</h2><p class="muted">${s.failuresToOpen} consecutive failures open an incident; ` +
+    `<${h}>Incidents</${h}><p class="muted">${s.failuresToOpen} consecutive failures open an incident; ` +
       `recovery time objective ${s.rtoHours} hours.</p>`,
     incidents.length === 0
       ? '<p>No incidents in the window.</p>'
@@ -80,8 +74,41 @@ export function renderStatusHtml(s: SloStatus): string {
         `<tbody>${incidents.join('')}</tbody></table>`,
     tls.length === 0
       ? ''
-      : `<h2>TLS</h2><table><tbody>${tls.map((c) => `<tr><td>${escapeHtml(c.name)}</td><td>${escapeHtml(describeTls(c.tls!))}</td></tr>`).join('')}</tbody></table>`,
-    `<p class="muted">Generated ${escapeHtml(s.generatedAt)} by flowgauge from ${s.history.records} probe records.</p>`,
+      : `<${h}>TLS</${h}><table><tbody>${tls.map((c) => `<tr><td>${escapeHtml(c.name)}</td><td>${escapeHtml(describeTls(c.tls!))}</td></tr>`).join('')}</tbody></table>`,
+  ];
+}
+
+/** An id for a target's section. */
+const anchor = (name: string): string => `target-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
+/** Renders the status page: one section per target when the history holds several. */
+export function renderStatusHtml(s: SloStatus): string {
+  const sections = sectionsOf(s);
+  const several = sections.length > 1;
+  const name = (t: SloStatus): string => t.target ?? '(records naming no target)';
+  const body = several
+    ? [
+        '<table><thead><tr><th>Target</th><th>Time uptime</th><th>Verdict</th></tr></thead><tbody>',
+        ...sections.map(
+          (t) =>
+            `<tr><td><a href="#${escapeHtml(anchor(name(t)))}">${escapeHtml(name(t))}</a></td><td>${escapeHtml(formatPercent(t.overall.timeUptime))}</td>` +
+            `<td><span class="tag ${tagClass(t.overall)}">${escapeHtml(verdictOf(t.overall))}</span></td></tr>`,
+        ),
+        '</tbody></table>',
+        ...sections.flatMap((t) => [`<h2 id="${escapeHtml(anchor(name(t)))}">Target ${escapeHtml(name(t))}</h2>`, ...sectionHtml(t, 'h3')]),
+      ]
+    : sectionHtml(s, 'h2');
+  const title = several ? `${sections.filter((t) => t.withinObjective).length} of ${sections.length} targets OK` : verdictOf(s.overall);
+  const parts = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">',
+    `<title>Service status: ${escapeHtml(title)}</title><style>${CSS}</style></head><body>`,
+    `<h1>Service status${!several && s.target !== undefined ? `: ${escapeHtml(s.target)}` : ''}</h1>`,
+    `<p class="muted">Window of ${escapeHtml(formatWindow(s.window.days))}, ${escapeHtml(s.window.start)} to ${escapeHtml(s.window.end)}. ` +
+      `Objective ${escapeHtml(formatPercent(s.objective))}; overall is down when any check fails.` +
+      `${several ? ` ${sections.length} targets, each on its own (never blended).` : ''}</p>`,
+    ...body,
+    `<p class="muted">Generated ${escapeHtml(s.generatedAt)} by flowgauge from ${sections.reduce((n, t) => n + t.history.records, 0)} probe records.</p>`,
     '</body></html>',
   ];
   return `${parts.filter((p) => p !== '').join('\n')}\n`;

@@ -46,10 +46,30 @@ function incidentLine(name: string, i: IncidentStatus, rtoHours: number): string
   return `  ${name.padEnd(10)} ${i.start} → ${end}  ${formatMinutes(i.durationMinutes)} min  ${i.failures} failed probes  ${verdict}`;
 }
 
-/** Renders the status for a terminal. */
+/** A status's sections: one per target when it holds several, else itself. */
+export function sectionsOf(s: SloStatus): readonly SloStatus[] {
+  return s.targets !== undefined && s.targets.length > 1 ? s.targets : [s];
+}
+
+/** Renders the status for a terminal: one section per target when the history holds several. */
 export function renderStatusText(s: SloStatus): string {
+  const sections = sectionsOf(s);
+  if (sections.length === 1) return sectionText(s);
+  const name = (t: SloStatus): string => t.target ?? '(records naming no target)';
+  const missed = sections.filter((t) => !t.withinObjective).map(name);
+  return [
+    `SLO status of ${sections.length} targets: ${sections.map(name).join(', ')} (one section each, never blended)`,
+    ...sections.map((t) => `\n=== target ${name(t)} ===\n${sectionText(t).trimEnd()}`),
+    '',
+    missed.length === 0 ? 'Within objective on every target.' : `OBJECTIVE MISSED on ${missed.join(', ')} (the exit code is every target's).`,
+    '',
+  ].join('\n');
+}
+
+function sectionText(s: SloStatus): string {
   const lines: string[] = [];
   lines.push(`SLO status over ${formatWindow(s.window.days)} (${s.window.start} → ${s.window.end}), objective ${formatPercent(s.objective)}`);
+  if (s.target !== undefined) lines.push(`target: ${s.target}`);
   lines.push('overall: a round is down when any check failed');
   lines.push('');
   const head = ['series', 'probes', 'probe uptime', 'time uptime', 'down min', 'budget left min', 'burn rate', 'observed min', 'coverage', 'verdict'];

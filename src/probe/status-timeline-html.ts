@@ -22,8 +22,32 @@ const MINUTE_MS = 60_000;
 
 function cellTitle(c: TimelineCell, fromMs: number, toMs: number, esc: (s: string) => string): string {
   const span = `${new Date(fromMs).toISOString()} → ${new Date(toMs).toISOString()}`;
-  const figures = c.outcome === 'none' ? 'not observed' : `${(c.upMs / MINUTE_MS).toFixed(2)} min up, ${(c.downMs / MINUTE_MS).toFixed(2)} min down`;
+  const unobserved = Math.max(0, toMs - fromMs - c.upMs - c.downMs);
+  const figures =
+    c.outcome === 'none'
+      ? 'not observed'
+      : `${(c.upMs / MINUTE_MS).toFixed(2)} min up, ${(c.downMs / MINUTE_MS).toFixed(2)} min down` +
+        (unobserved >= SHOWN_GAP * (toMs - fromMs) ? `, ${(unobserved / MINUTE_MS).toFixed(2)} min not observed` : '');
   return esc(`${span}: ${figures}${c.incident ? ' (incident)' : ''}`);
+}
+
+/** Share of a cell left unobserved from which the cell shows it (a rounding's worth is not). */
+const SHOWN_GAP = 0.005;
+
+const COLOUR = { up: '#34a853', down: '#ea4335', none: '#dadce0' } as const;
+
+/**
+ * A cell observed only in part is drawn in proportion: its up, down and unobserved time side by
+ * side, so a probe that ran once in a 15-minute cell (or stopped within it) is not a green cell
+ * of 15 minutes. Undefined for a cell observed whole or not at all (its class colours it).
+ */
+function partialStyle(c: TimelineCell, cellMs: number): string | undefined {
+  const seen = c.upMs + c.downMs;
+  if (c.outcome === 'none' || cellMs <= 0 || cellMs - seen < SHOWN_GAP * cellMs) return undefined;
+  const pct = (ms: number): string => `${Math.min(100, (ms / cellMs) * 100).toFixed(2)}%`;
+  const up = pct(c.upMs);
+  const down = pct(c.upMs + c.downMs);
+  return `background:linear-gradient(to right,${COLOUR.up} 0 ${up},${COLOUR.down} ${up} ${down},${COLOUR.none} ${down} 100%)`;
 }
 
 /** A round step near `x`: 1, 2 or 5 times a power of ten. */
@@ -84,12 +108,14 @@ function budgetChart(t: Timeline, esc: (s: string) => string): string {
   );
 }
 
-/** The timeline section. */
-export function renderTimelineHtml(t: Timeline, esc: (s: string) => string): string {
+/** The timeline section, its headings at level `h`. */
+export function renderTimelineHtml(t: Timeline, esc: (s: string) => string, h: 'h2' | 'h3' = 'h2'): string {
   const rows = t.rows.map((r) => {
     const cells = r.cells.map((c, b) => {
       const from = t.startMs + b * t.bucketMs;
-      return `<span class="cell ${c.outcome}${c.incident ? ' incident' : ''}" title="${cellTitle(c, from, from + t.bucketMs, esc)}"></span>`;
+      const style = partialStyle(c, t.bucketMs);
+      const observed = style === undefined ? '' : ` data-observed="${((c.upMs + c.downMs) / t.bucketMs).toFixed(4)}" style="${style}"`;
+      return `<span class="cell ${c.outcome}${c.incident ? ' incident' : ''}"${observed} title="${cellTitle(c, from, from + t.bucketMs, esc)}"></span>`;
     });
     return `<div class="tl-row" data-series="${esc(r.name)}"><span class="tl-name">${esc(r.name)}</span><div class="tl-bar">${cells.join('')}</div></div>`;
   });
@@ -97,19 +123,21 @@ export function renderTimelineHtml(t: Timeline, esc: (s: string) => string): str
   const burned = t.budgetBurned.at(-1) ?? 0;
   const minutes = t.bucketMs / MINUTE_MS;
   const cell = minutes >= 120 ? `${(minutes / 60).toFixed(1)} h` : `${minutes.toFixed(1)} min`;
-  // Cells sized to the data: say where it starts when that is after the window's start.
+  // Cells sized to the data: say where it starts when that is after the window's start, naming
+  // the first record's time (the first cell may begin a little before it).
+  const first = t.firstRecordMs ?? t.startMs;
   const span =
     t.startMs > t.windowStartMs
-      ? ` No records before ${esc(new Date(t.startMs).toISOString())}: the timeline starts there (the window began ${esc(new Date(t.windowStartMs).toISOString())}).`
+      ? ` No records before ${esc(new Date(first).toISOString())}, the first in the window: the timeline starts at ${esc(new Date(t.startMs).toISOString())} (the window began ${esc(new Date(t.windowStartMs).toISOString())}).`
       : '';
   return [
-    '<h2>Timeline</h2>',
+    `<${h}>Timeline</${h}>`,
     `<p class="muted legend"><span><i style="background:#34a853"></i>up</span><span><i style="background:#fbbc04"></i>partly down</span>` +
       `<span><i style="background:#ea4335"></i>down</span><span><i style="background:#dadce0"></i>not observed</span>` +
       `<span><i style="background:#fff;box-shadow:inset 0 -4px 0 #5f0000"></i>incident</span> Each cell is ${esc(cell)}.${span}</p>`,
     `<div class="tl">${rows.join('')}</div>`,
     `<div class="tl-axis"><span>${esc(new Date(t.startMs).toISOString())}</span><span>${esc(new Date(end).toISOString())}</span></div>`,
-    `<h2>Error budget burned</h2><p class="muted">Overall downtime so far against the window's allowed downtime (y axis: share of the budget; dashed: all of it). ` +
+    `<${h}>Error budget burned</${h}><p class="muted">Overall downtime so far against the window's allowed downtime (y axis: share of the budget; dashed: all of it). ` +
       `${esc((burned * 100).toFixed(1))} % burned by the end of the window.</p>`,
     budgetChart(t, esc),
   ].join('\n');

@@ -32,6 +32,14 @@ export interface HistoryStats {
 /** The whole status. */
 export interface SloStatus {
   readonly schema: typeof SLO_STATUS_SCHEMA;
+  /** The target these figures are of (`--target-name` of its probe); absent when its records name none. */
+  readonly target?: string;
+  /**
+   * When the history holds several targets: each one's status (`createTargetedStatusFold`).
+   * The figures beside it are then those of the target furthest from its objective, and
+   * `withinObjective` is true only when every target meets it.
+   */
+  readonly targets?: readonly SloStatus[];
   readonly generatedAt: string;
   readonly window: { readonly start: string; readonly end: string; readonly days: number };
   readonly objective: number;
@@ -41,7 +49,7 @@ export interface SloStatus {
   readonly overallDefinition: 'any-check-failing';
   readonly overall: SeriesStatus;
   readonly checks: readonly SeriesStatus[];
-  /** Overall time-based uptime meets the objective (false when nothing was observed). */
+  /** Overall time-based uptime meets the objective (false when nothing was observed); with `targets`, every target's does. */
   readonly withinObjective: boolean;
   /** What a reader must know before trusting the figures (coverage, late records); may be empty. */
   readonly warnings: readonly string[];
@@ -177,7 +185,7 @@ function statusWarnings(overall: SeriesStatus, checks: readonly SeriesStatus[]):
     const when = left < 0 ? `expired ${(-left).toFixed(1)} days ago` : `expires in ${left.toFixed(1)} days`;
     out.push(
       `the certificate seen by ${listed(expiring.map((c) => c.name))} ${when} (${first.certValidTo ?? 'unknown date'}), under the probe's ${first.certMinDays ?? 0}-day minimum: ` +
-        'renew it (uptime is not affected: the answers were good; `probe --once` exits 1 until it is renewed)',
+        'renew it (uptime is not affected: the answers were good; a finding, not downtime, until it is renewed or expires)',
     );
   }
   return out;

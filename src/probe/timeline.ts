@@ -44,6 +44,8 @@ export interface Timeline {
   readonly bucketMs: number;
   /** Start of the window the status covers (before `startMs` nothing was observed). */
   readonly windowStartMs: number;
+  /** When the first record of the window starts to count (the window's start for one clipped into it); null without any. */
+  readonly firstRecordMs?: number | null;
   readonly rows: readonly TimelineRow[];
   /** Overall downtime so far at the end of each bucket / the window's allowed downtime (1 = all spent). */
   readonly budgetBurned: readonly number[];
@@ -52,6 +54,8 @@ export interface Timeline {
 /** One series' time in equal buckets of the window, before they are merged into cells. */
 export interface TimelineTrack {
   readonly name: string;
+  /** Where the series' first observed span begins in the window; undefined when none does. */
+  readonly firstMs?: number | undefined;
   readonly upMs: readonly number[];
   readonly downMs: readonly number[];
   readonly incident: readonly boolean[];
@@ -78,12 +82,14 @@ export function createTimelineAccumulator(window: TimeWindow, n = TIMELINE_BUCKE
   const downMs = new Array<number>(n).fill(0);
   const incident = new Array<boolean>(n).fill(false);
   let pending: OutcomePoint | undefined;
+  let firstMs: number | undefined;
   const bucketOf = (ms: number): number => Math.floor((ms - window.startMs) / bucketMs);
 
   const settle = (p: OutcomePoint, next: OutcomePoint | undefined): void => {
     let to = Math.min(p.timeMs + p.intervalMs, window.endMs);
     if (next !== undefined) to = Math.min(to, Math.max(next.timeMs, p.timeMs));
     let from = Math.max(p.timeMs, window.startMs);
+    if (from < to && firstMs === undefined) firstMs = from;
     const target = p.success ? upMs : downMs;
     while (from < to) {
       const b = Math.min(n - 1, bucketOf(from));
@@ -108,7 +114,7 @@ export function createTimelineAccumulator(window: TimeWindow, n = TIMELINE_BUCKE
     finish(name) {
       if (pending !== undefined) settle(pending, undefined);
       pending = undefined;
-      return { name, upMs, downMs, incident };
+      return { name, firstMs, upMs, downMs, incident };
     },
   };
 }
@@ -157,5 +163,7 @@ export function timelineOf(tracks: readonly TimelineTrack[], window: TimeWindow,
     burned += c.downMs;
     return allowedDowntimeMs > 0 ? burned / allowedDowntimeMs : 0;
   });
-  return { startMs: window.startMs + start * fineMs, bucketMs: per * fineMs, windowStartMs: window.startMs, rows, budgetBurned };
+  const firsts = tracks.flatMap((t) => (t.firstMs === undefined ? [] : [t.firstMs]));
+  const firstRecordMs = firsts.length === 0 ? null : Math.min(...firsts);
+  return { startMs: window.startMs + start * fineMs, bucketMs: per * fineMs, windowStartMs: window.startMs, firstRecordMs, rows, budgetBurned };
 }

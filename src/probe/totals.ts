@@ -17,6 +17,7 @@ import { addToProbeTotals, emptyProbeTotals, mergeProbeTotals, sameBounds, type 
 import { foldHistory, type HistoryScan } from './history-reader.js';
 import { utcDay } from './history-files.js';
 import { probeResultOf } from './probe-result.js';
+import { targetOf } from './record.js';
 
 /** File name of the checkpoint in the history directory. */
 export const TOTALS_CHECKPOINT = 'probe-totals.json';
@@ -26,18 +27,23 @@ export const SETTLE_MS = 3_600_000;
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The checkpoint: the totals of every day through `through`, per target (`''` for records
+ * written before targets were kept). Version 1 held one set of totals, from a time when no
+ * record named its target: it is read as the `''` target's.
+ */
 interface Checkpoint {
-  readonly v: 1;
+  readonly v: 2;
   /** The last UTC day whose records the totals include; every earlier day is included too. */
   readonly through: string;
-  readonly totals: ProbeTotals;
+  readonly targets: Record<string, ProbeTotals>;
 }
 
 /** What `readProbeTotals` found. */
 export interface TotalsRead {
-  /** Every record of the history (checkpoint included), as metrics counts. */
+  /** Every record of the history (checkpoint included) of the target asked for, as metrics counts. */
   readonly totals: ProbeTotals;
-  /** Records folded by this read (after the checkpoint). */
+  /** Records folded by this read (after the checkpoint), of every target. */
   readonly folded: number;
   /** The checkpoint's last day, after this read (absent when there is none). */
   readonly through: string | undefined;
@@ -62,26 +68,41 @@ async function readCheckpoint(path: string, bounds: readonly number[]): Promise<
   }
   if (typeof v !== 'object' || v === null) return undefined;
   const c = v as Record<string, unknown>;
-  if (c.v !== 1 || typeof c.through !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(c.through) || !isTotals(c.totals)) return undefined;
+  if (typeof c.through !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(c.through)) return undefined;
+  let targets: Record<string, unknown>;
+  if (c.v === 1 && isTotals(c.totals)) targets = { '': c.totals };
+  else if (c.v === 2 && typeof c.targets === 'object' && c.targets !== null) targets = c.targets as Record<string, unknown>;
+  else return undefined;
   // Counts made with other buckets cannot be added: refold from the day files.
-  if (!sameBounds(c.totals.bounds, bounds)) return undefined;
-  return c as unknown as Checkpoint;
+  const all = Object.values(targets);
+  if (!all.every((t) => isTotals(t) && sameBounds(t.bounds, bounds))) return undefined;
+  return { v: 2, through: c.through, targets: targets as Record<string, ProbeTotals> };
+}
+
+/** Totals per target key, made on first use. */
+function perTarget(into: Map<string, ProbeTotals>, key: string): ProbeTotals {
+  let t = into.get(key);
+  if (t === undefined) into.set(key, (t = emptyProbeTotals()));
+  return t;
 }
 
 /**
  * Folds the history of `dir` into cumulative totals as of `nowMs`, starting from its
- * checkpoint, and moves the checkpoint up to the last settled day. Never throws for the
+ * checkpoint, and moves the checkpoint up to the last settled day. The totals returned are
+ * those of `target`'s records and of the records that name no target (written before targets
+ * were kept, so by this prober); without `target`, of every record. Never throws for the
  * checkpoint (a read-only history still reads); `FG_HISTORY_UNREADABLE` for a day file.
  */
-export async function readProbeTotals(dir: string, nowMs: number): Promise<TotalsRead> {
+export async function readProbeTotals(dir: string, nowMs: number, target?: string): Promise<TotalsRead> {
   const path = join(dir, TOTALS_CHECKPOINT);
-  const all = emptyProbeTotals();
-  const cp = await readCheckpoint(path, all.bounds);
+  const bounds = emptyProbeTotals().bounds;
+  const cp = await readCheckpoint(path, bounds);
   const fromMs = cp === undefined ? undefined : Date.parse(`${cp.through}T00:00:00Z`) + DAY_MS;
-  const settled = emptyProbeTotals();
-  if (cp !== undefined) {
-    mergeProbeTotals(all, cp.totals);
-    mergeProbeTotals(settled, cp.totals);
+  const all = new Map<string, ProbeTotals>();
+  const settled = new Map<string, ProbeTotals>();
+  for (const [key, t] of Object.entries(cp?.targets ?? {})) {
+    mergeProbeTotals(perTarget(all, key), t);
+    mergeProbeTotals(perTarget(settled, key), t);
   }
   // Days before this one are settled: the last of them ended over SETTLE_MS ago.
   const settledBeforeMs = Date.parse(`${utcDay(nowMs - SETTLE_MS)}T00:00:00Z`);
@@ -89,10 +110,11 @@ export async function readProbeTotals(dir: string, nowMs: number): Promise<Total
   let lastSettledMs = -Infinity;
   const scan = await foldHistory(dir, fromMs === undefined ? {} : { fromMs }, (r, t) => {
     folded++;
+    const key = targetOf(r);
     const result = probeResultOf(r, t);
-    addToProbeTotals(all, r.check, result);
+    addToProbeTotals(perTarget(all, key), r.check, result);
     if (t < settledBeforeMs) {
-      addToProbeTotals(settled, r.check, result);
+      addToProbeTotals(perTarget(settled, key), r.check, result);
       lastSettledMs = Math.max(lastSettledMs, t);
     }
   });
@@ -103,12 +125,14 @@ export async function readProbeTotals(dir: string, nowMs: number): Promise<Total
     const day = utcDay(settledBeforeMs - 1);
     try {
       const tmp = `${path}.tmp`;
-      await writeFile(tmp, `${JSON.stringify({ v: 1, through: day, totals: settled } satisfies Checkpoint)}\n`);
+      await writeFile(tmp, `${JSON.stringify({ v: 2, through: day, targets: Object.fromEntries(settled) } satisfies Checkpoint)}\n`);
       await rename(tmp, path);
       through = day;
     } catch (err) {
       checkpointError = (err as NodeJS.ErrnoException).code ?? 'write failed';
     }
   }
-  return { totals: all, folded, through, ...(checkpointError !== undefined ? { checkpointError } : {}), scan };
+  const totals = emptyProbeTotals();
+  for (const [key, t] of all) if (target === undefined || key === '' || key === target) mergeProbeTotals(totals, t);
+  return { totals, folded, through, ...(checkpointError !== undefined ? { checkpointError } : {}), scan };
 }

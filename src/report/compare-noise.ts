@@ -13,6 +13,7 @@
  * Runs of different scenarios, executors or target rates are not comparable at all. Pure.
  */
 import { decodeHistogram, toPct } from '../collect/histogram.js';
+import { isOpName } from '../core/ops.js';
 import { streamTimingOf } from '../core/stream-timings.js';
 import { parseMetricKey, type MetricKey } from '../slo/threshold-grammar.js';
 import type { Report } from './model.js';
@@ -35,6 +36,8 @@ export function samplesOf(report: Report, key: string): number {
   switch (m.kind) {
     case 'latency':
       return report.ops[m.op]?.latencyMs.count ?? 0;
+    case 'requests':
+      return report.ops[m.op]?.count ?? 0;
     case 'ratelimitLatency':
       return report.rateLimit.latencyMs?.count ?? 0;
     case 'stream': {
@@ -57,14 +60,14 @@ export function minSamplesFor(key: string): number {
     if (q === undefined) return m.stat === 'mean' ? 2 * MIN_TAIL : 0;
     return Math.ceil(MIN_TAIL / (1 - q) - 1e-9);
   }
-  if (m.kind === 'availability' || m.kind === 'errorsRate') return 2 * MIN_TAIL;
+  if (m.kind === 'availability' || m.kind === 'errorsRate' || (m.kind === 'requests' && m.counter === 'errorsRate')) return 2 * MIN_TAIL;
   return 0;
 }
 
-/** The statistic of `key` in each slice with enough samples (latencies only; ms). */
+/** The statistic of `key` in each slice with enough samples (latencies of the operations only: slices keep no `http:` rows; ms). */
 export function sliceValues(report: Report, key: string): number[] {
   const m = parseMetricKey(key);
-  if (m === undefined || m.kind !== 'latency' || m.stat === 'count') return [];
+  if (m === undefined || m.kind !== 'latency' || m.stat === 'count' || !isOpName(m.op)) return [];
   const out: number[] = [];
   for (const s of report.slices ?? []) {
     const op = s.ops[m.op];

@@ -32,6 +32,9 @@ th,td{text-align:right;padding:2px 6px;border-bottom:1px solid #eee;font-variant
 th:first-child,td:first-child{text-align:left;overflow-wrap:anywhere}
 td.pass{color:#14622b;font-weight:600}
 td.fail{color:#8a1c14;font-weight:600}
+th small{display:block;color:#666;font-weight:normal;font-size:11px}
+.fg-idle .u-legend .u-value,.fg-idle .u-legend .u-series:first-child{display:none}
+.fg-idle .u-inline.u-live th::after{content:none}
 `;
 
 // Runs in the page. Plain ES2019, no modules: it only reads the feed and draws. Text from the
@@ -53,17 +56,30 @@ const SCRIPT = `
     var d = step > 0 ? Math.min(4, Math.max(0, Math.ceil(-Math.log10(step * 100) - 1e-9))) : 2;
     return splits.map(function (v) { return v === null || v === undefined ? '' : (v * 100).toFixed(d) + ' %'; });
   };
-  var mk = function (id, label, names, colors, percent) {
-    var s = [{}];
-    names.forEach(function (n, i) { s.push({ label: n, stroke: colors[i], width: 2, value: percent ? function (u, v) { return pct(v); } : undefined }); });
+  // A legend value: the figure under the cursor; nothing with no cursor on the chart (the legend
+  // then names its series only), 'no data' where the series has none under it.
+  var legendValue = function (show) {
+    return function (u, v, si, idx) { return v !== null && v !== undefined ? show(v) : idx === null || idx === undefined ? '' : 'no data'; };
+  };
+  var idle = function (u) { u.root.classList.toggle('fg-idle', u.legend.idx === null || u.legend.idx === undefined); };
+  // dashed: series drawn dashed over the one before them, which would hide it where they agree.
+  var mk = function (id, label, names, colors, percent, dashed) {
+    var s = [{ label: 'seconds since start', value: legendValue(function (v) { return fmt(v, 0) + ' s'; }) }];
+    names.forEach(function (n, i) {
+      var o = { label: n, stroke: colors[i], width: 2, value: legendValue(percent ? pct : function (v) { return fmt(v, v < 10 ? 2 : 1); }) };
+      if (dashed && dashed.indexOf(n) >= 0) o.dash = [7, 5];
+      s.push(o);
+    });
     var y = { label: label, size: percent ? 78 : 60 };
     if (percent) y.values = pctTicks;
-    return new uPlot({ width: width(), height: 220, series: s, axes: [{}, y], scales: { x: { time: false } } }, [[]], el(id));
+    var plot = new uPlot({ width: width(), height: 220, series: s, axes: [{}, y], scales: { x: { time: false } }, hooks: { setLegend: [idle] } }, [[]], el(id));
+    idle(plot);
+    return plot;
   };
   var charts = {
     rate: mk('c-rate', 'per second', ['requests/s', '429/s'], ['#2563eb', '#dc2626'], false),
     latency: mk('c-latency', 'ms', ['p50', 'p99', 'TTFT p50', 'TTFT p99'], ['#059669', '#b45309', '#7c3aed', '#db2777'], false),
-    availability: mk('c-availability', 'availability', ['last second', 'run so far', 'objective'], ['#2563eb', '#059669', '#6b7280'], true)
+    availability: mk('c-availability', 'availability', ['last second', 'run so far', 'objective'], ['#2563eb', '#059669', '#6b7280'], true, ['run so far'])
   };
   var draw = function () {
     charts.rate.setData([series.t, series.rps, series.r429]);
@@ -85,9 +101,17 @@ const SCRIPT = `
     });
     el(id).parentNode.style.display = rows.length > 0 ? 'block' : 'none';
   };
+  // Each column says what it counts: the counts are the run's so far, the latency the last
+  // second's while the run goes and the whole run's once the report is in.
+  var opsHead = function (final) {
+    var span = final ? 'whole run' : 'last second';
+    var heads = el('ops').tHead.rows[0].cells;
+    for (var i = 1; i < heads.length; i++) heads[i].lastChild.textContent = i <= 3 ? (final ? 'whole run' : 'run so far') : span;
+    el('ops-when').textContent = final ? 'counts and latency of the whole run' : 'counts of the run so far, latency of the last second';
+  };
   var tables = function (m, final) {
     fill('ops', m.ops.map(function (o) { return [o.op, String(o.requests), String(o.bad), String(o.r429), ms(o.p50Ms), ms(o.p99Ms)]; }));
-    el('ops-when').textContent = final ? 'latency of the whole run' : 'latency of the last second';
+    opsHead(final);
     if (m.thresholds !== undefined) {
       fill('thresholds', m.thresholds.map(function (t) { return [t.key, t.limit, t.observed, t.passed ? ['pass', 'pass'] : ['FAIL', 'fail']]; }));
       el('thresholds-when').textContent = final ? 'as the report judged them' : 'on the figures so far';
@@ -158,9 +182,14 @@ const FIGURES: readonly (readonly [string, string])[] = [
   ['ticks', 'updates'],
 ];
 
+/** A column head: its name, and below it (small) what it covers when that changes during the run. */
+type Head = string | readonly [string, string];
+
 /** A table the feed fills (hidden until it has rows). */
-const box = (id: string, title: string, whenId: string | undefined, head: readonly string[]): string =>
-  `<div class="box"><h2>${esc(title)}${whenId === undefined ? '' : ` <small id="${whenId}"></small>`}</h2><table id="${id}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody></tbody></table></div>`;
+const box = (id: string, title: string, whenId: string | undefined, head: readonly Head[]): string =>
+  `<div class="box"><h2>${esc(title)}${whenId === undefined ? '' : ` <small id="${whenId}"></small>`}</h2><table id="${id}"><thead><tr>${head
+    .map((h) => (typeof h === 'string' ? `<th>${esc(h)}</th>` : `<th>${esc(h[0])}<small>${esc(h[1])}</small></th>`))
+    .join('')}</tr></thead><tbody></tbody></table></div>`;
 
 /** The dashboard page of a run named `name`. */
 export function renderDashboardPage(name: string, assets: HtmlAssets): string {
@@ -174,7 +203,7 @@ export function renderDashboardPage(name: string, assets: HtmlAssets): string {
     '<div id="verdict"></div>',
     `<div class="figures">${FIGURES.map(([id, label]) => `<div class="fig"><b id="${id}">–</b><span>${esc(label)}</span></div>`).join('')}</div>`,
     '<div class="tables">',
-    box('ops', 'Operations', 'ops-when', ['operation', 'requests', 'bad', '429', 'p50', 'p99']),
+    box('ops', 'Operations', 'ops-when', ['operation', ['requests', 'run so far'], ['bad', 'run so far'], ['429', 'run so far'], ['p50', 'last second'], ['p99', 'last second']]),
     box('thresholds', 'Thresholds', 'thresholds-when', ['threshold', 'limit', 'observed', 'result']),
     box('checks', 'Checks', undefined, ['check', 'passed', 'failed', 'pass rate']),
     '</div>',

@@ -69,3 +69,30 @@ export function fmtCut(load: { readonly cut?: number; readonly gracefulStopS?: n
   const grace = load.gracefulStopS === undefined ? 'the grace period' : `the ${fmtNumber(load.gracefulStopS)} s grace period`;
   return `${n} request${n === 1 ? '' : 's'} still open when ${grace} ended (not counted against the service)`;
 }
+
+/**
+ * A run that joined its schedule late (`load.missed`, `load.joinedAtS`): `12 missed (joined 1.2 s
+ * into the schedule)`, or of a merge of shards `(the latest shard joined …)`; undefined when it
+ * started on time.
+ */
+export function fmtJoinedLate(load: { readonly missed?: number; readonly joinedAtS?: number }, merged = false): string | undefined {
+  const at = load.joinedAtS ?? 0;
+  const missed = load.missed ?? 0;
+  if (at <= 0 && missed <= 0) return undefined;
+  return `${missed} missed${at > 0 ? ` (${merged ? 'the latest shard joined' : 'joined'} ${fmtNumber(at)} s into the schedule)` : ''}`;
+}
+
+/**
+ * Which shards a report is of: `shard 2/4 of run "r-1"`, or for a merge `shards 1, 3 of 4
+ * (missing 2, 4) of run "r-1"`; undefined for a report of no shard.
+ */
+export function fmtShards(r: {
+  readonly shard?: { readonly index: number; readonly count: number; readonly runId?: string };
+  readonly shards?: { readonly count: number; readonly present: readonly number[]; readonly missing: readonly number[]; readonly runId?: string };
+}): string | undefined {
+  const run = (id: string | undefined): string => (id === undefined ? '' : ` of run "${id}"`);
+  if (r.shard !== undefined) return `shard ${r.shard.index}/${r.shard.count}${run(r.shard.runId)}`;
+  if (r.shards === undefined) return undefined;
+  const { count, present, missing, runId } = r.shards;
+  return `shard${present.length === 1 ? '' : 's'} ${present.join(', ')} of ${count}${missing.length > 0 ? ` (missing ${missing.join(', ')})` : ''}${run(runId)}`;
+}

@@ -14,6 +14,7 @@ export function headlineOf(r: Report): { readonly word: RunVerdict; readonly not
       thresholds: r.thresholds,
       totals: { requests: r.slo.good + r.slo.bad + r.slo.excluded, responses429: r.rateLimit.responses429, headerless429: r.rateLimit.headerless429 ?? 0 },
       streams: { count: r.stream.count, deliveredAtOnce: r.stream.deliveredAtOnce ?? 0 },
+      shards: r.shards,
     },
     fmtThresholdValue,
   );

@@ -55,6 +55,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 .empty { color: var(--muted); font-style: italic; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 .u-legend { font-size: 12px; }
+/* With no cursor on a chart its legend names the series, with no value waiting for one. */
+.fg-idle .u-legend .u-value, .fg-idle .u-legend .u-series:first-child { display: none; }
+.fg-idle .u-inline.u-live th::after { content: none; }
 @media print { .chart { break-inside: avoid; } nav { display: none; } }
 `;
 
@@ -65,6 +68,11 @@ export const CLIENT_SCRIPT = `
   var data = JSON.parse(document.getElementById('fg-chart-data').textContent);
   var COLORS = { p50: '#2da44e', p90: '#bf8700', p99: '#cf222e', req: '#0969da', r429: '#cf222e', limit: '#6e7781',
     ttft: '#8250df', itl: '#0969da', budget: '#cf222e', full: '#6e7781' };
+  // Percentiles drawn in order over each other: p99 dashed, so where p90 equals it (few requests in
+  // a slice) p90 shows between its dashes instead of vanishing under it, and p50 wider, so it
+  // shows on both sides of the others where they all agree.
+  var PERCENTILES = [{ label: 'p50', color: COLORS.p50, width: 4.5 }, { label: 'p90', color: COLORS.p90, width: 2 },
+    { label: 'p99', color: COLORS.p99, width: 2, dash: [7, 5] }];
   var HEIGHT = 240;
   var drawn = [];
   var plots = [];
@@ -87,9 +95,39 @@ export const CLIENT_SCRIPT = `
     return p.toFixed(digits) + '%';
   }
 
+  // Shades the last point's part of the time axis when the schedule ended inside it, and says so.
+  function partialHook(p) {
+    return function (u) {
+      var ctx = u.ctx;
+      var x0 = u.valToPos(p.fromS, 'x', true);
+      var x1 = u.valToPos(p.toS, 'x', true);
+      var top = u.bbox.top;
+      ctx.save();
+      ctx.fillStyle = 'rgba(110, 119, 129, 0.14)';
+      ctx.fillRect(Math.min(x0, x1), top, Math.max(2, Math.abs(x1 - x0)), u.bbox.height);
+      var text = 'last ' + fmtNum(p.toS - p.fromS, ' s') + ': partial';
+      var tx = x1 - 4 * devicePixelRatio;
+      var ty = top + 12 * devicePixelRatio;
+      ctx.font = (11 * devicePixelRatio) + 'px sans-serif';
+      ctx.textAlign = 'right';
+      // A white halo keeps the label readable over a line.
+      ctx.strokeStyle = '#ffffff';
+      ctx.lineWidth = 3 * devicePixelRatio;
+      ctx.strokeText(text, tx, ty);
+      ctx.fillStyle = '#59636e';
+      ctx.fillText(text, tx, ty);
+      ctx.restore();
+    };
+  }
+
   function draw(id, series, columns, axes, extra) {
     var el = document.getElementById(id);
     if (!el) return;
+    var hooks = {
+      // No cursor on the chart: the legend shows names only (see .fg-idle), never a placeholder.
+      setLegend: [function (u) { u.root.classList.toggle('fg-idle', u.legend.idx == null); }]
+    };
+    if (axes.partial) hooks.draw = [partialHook(axes.partial)];
     // uPlot copies option keys as given: an undefined key would replace its default.
     var xAxis = { label: axes.xLabel, labelSize: 18, stroke: '#59636e', grid: { stroke: '#eaeef2' } };
     if (axes.xValues) xAxis.values = axes.xValues;
@@ -100,10 +138,10 @@ export const CLIENT_SCRIPT = `
       // Values start at zero: a tail twice the median should look twice as high, not fill the box.
       scales: Object.assign({ x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
         extra && extra.scales),
-      series: [{ label: axes.xLabel, value: function (u, v) { return axes.xValue ? axes.xValue(v) : fmtNum(v, ' s'); } }]
+      series: [{ label: axes.xLabel, value: function (u, v) { return v == null ? '' : axes.xValue ? axes.xValue(v) : fmtNum(v, ' s'); } }]
         .concat(series.map(function (s) {
           var o = { label: s.label, stroke: s.color, width: s.width || 1.6, spanGaps: false,
-            value: function (u, v) { return fmtNum(v, axes.yUnit); } };
+            value: function (u, v, si, idx) { return v != null ? fmtNum(v, axes.yUnit) : idx == null ? '' : 'no data'; } };
           if (s.dash) o.dash = s.dash;
           return o;
         })),
@@ -112,22 +150,25 @@ export const CLIENT_SCRIPT = `
         { label: axes.yLabel, labelSize: 18, size: 64, stroke: '#59636e', grid: { stroke: '#eaeef2' } }
       ],
       legend: { live: true },
-      cursor: { drag: { x: true, y: false } }
+      cursor: { drag: { x: true, y: false } },
+      hooks: hooks
     };
+    if (axes.partial) opts.scales.x = { time: false, range: [0, axes.partial.toS] };
     var plot = new uPlot(opts, columns, el);
+    plot.root.classList.toggle('fg-idle', plot.legend.idx == null);
     plots.push({ plot: plot, el: el });
     drawn.push({
       id: id,
       canvas: el.querySelector('canvas') !== null,
       points: columns[0].length,
-      series: series.map(function (s, i) { return { label: s.label, values: nonNull(columns[i + 1]) }; })
+      partial: axes.partial || null,
+      series: series.map(function (s, i) { return { label: s.label, color: s.color, width: s.width || 1.6, values: nonNull(columns[i + 1]) }; })
     });
   }
 
   data.latency.forEach(function (c) {
-    draw('chart-latency-' + c.op, [
-      { label: 'p50', color: COLORS.p50 }, { label: 'p90', color: COLORS.p90 }, { label: 'p99', color: COLORS.p99 }
-    ], [c.t, c.p50, c.p90, c.p99], { xLabel: 'seconds since start', yLabel: 'latency (ms)', yUnit: ' ms' });
+    draw('chart-latency-' + c.op, PERCENTILES, [c.t, c.p50, c.p90, c.p99],
+      { xLabel: 'seconds since start', yLabel: 'latency (ms)', yUnit: ' ms', partial: data.partial });
   });
 
   data.distributions.forEach(function (d) {
@@ -150,7 +191,7 @@ export const CLIENT_SCRIPT = `
       series.push({ label: 'advertised limit (/s)', color: COLORS.limit, dash: [6, 4], width: 1.4 });
       cols.push(r.t.map(function () { return r.limitPerS; }));
     }
-    draw('chart-rate', series, cols, { xLabel: 'seconds since start', yLabel: 'per second', yUnit: '/s' },
+    draw('chart-rate', series, cols, { xLabel: 'seconds since start', yLabel: 'per second', yUnit: '/s', partial: data.partial },
       { scales: { y: { range: function (u, min, max) { return [0, Math.max(1, max * 1.1)]; } } } });
   }
 

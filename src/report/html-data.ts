@@ -55,10 +55,24 @@ export interface BudgetChartData {
   readonly consumed: number[];
 }
 
+/**
+ * The last point of the time charts when it stands for less time than the others: the schedule
+ * ended inside its slice (a 4.5 s run's fifth second holds half a second of arrivals). Its rate is
+ * per second of that part, and the page shades the part, so it reads as partial, not a collapse.
+ */
+export interface PartialPoint {
+  /** Its start (the x of the last point), in seconds since the run's start. */
+  readonly fromS: number;
+  /** Where the schedule ended inside it. */
+  readonly toS: number;
+}
+
 /** Everything the page draws. Empty arrays or null mean "no chart": the page says why instead. */
 export interface HtmlChartData {
   /** Seconds per point (a slice, or several merged when the run is long). */
   readonly stepS: number;
+  /** The last point when it is partial; null when it covers a whole step. */
+  readonly partial: PartialPoint | null;
   readonly latency: LatencyChartData[];
   readonly distributions: DistributionChartData[];
   readonly rate: RateChartData | null;
@@ -174,7 +188,21 @@ export function inferWindowS(rl: RateLimitReport): { seconds: number; inferred: 
   return { seconds: 60, inferred: false };
 }
 
-function rateChart(report: Report, group: number, sliceS: number): RateChartData | null {
+/**
+ * The last point, when the schedule (`load.scheduleS`; the run's duration in reports without it)
+ * ended inside it. Slices after the schedule's end (a journey's steps that follow it) make the
+ * last point a whole one again: their requests were not on the schedule.
+ */
+function partialPoint(report: Report, group: number, sliceS: number): PartialPoint | null {
+  const n = report.slices.length;
+  if (n === 0) return null;
+  const fromS = Math.floor((n - 1) / group) * group * sliceS;
+  const endS = report.load.scheduleS ?? report.durationS;
+  const eps = 1e-6;
+  return endS > fromS + eps && endS < fromS + group * sliceS - eps ? { fromS: round3(fromS), toS: round3(endS) } : null;
+}
+
+function rateChart(report: Report, group: number, sliceS: number, partial: PartialPoint | null): RateChartData | null {
   if (report.slices.length === 0) return null;
   const stepS = group * sliceS;
   const t: number[] = [];
@@ -182,8 +210,9 @@ function rateChart(report: Report, group: number, sliceS: number): RateChartData
   const responses429PerS: number[] = [];
   for (let i = 0; i < report.slices.length; i += group) {
     const part = report.slices.slice(i, i + group);
-    // The last group may be short; divide by the time it covers.
-    const coveredS = part.length * sliceS;
+    // The last group may be short, and the schedule may end inside it: divide by the time it covers.
+    const last = i + group >= report.slices.length;
+    const coveredS = last && partial !== null ? partial.toS - partial.fromS : part.length * sliceS;
     t.push(round3(i * sliceS));
     requestsPerS.push(round3(part.reduce((n, s) => n + s.requests, 0) / coveredS));
     responses429PerS.push(round3(part.reduce((n, s) => n + s.responses429, 0) / coveredS));
@@ -198,7 +227,7 @@ function rateChart(report: Report, group: number, sliceS: number): RateChartData
   return { t, requestsPerS, responses429PerS, limitPerS: perS, limitLabel: `advertised ${limit} per window = ${perS}/s over ${how}` };
 }
 
-function budgetChart(report: Report, group: number, sliceS: number): BudgetChartData | null {
+function budgetChart(report: Report, group: number, sliceS: number, partial: PartialPoint | null): BudgetChartData | null {
   if (report.slices.length === 0) return null;
   const events = report.slices.reduce((n, s) => n + s.good + s.bad, 0);
   const allowedBad = events * (1 - report.slo.objective);
@@ -211,7 +240,8 @@ function budgetChart(report: Report, group: number, sliceS: number): BudgetChart
     bad += s.bad;
     const last = i === report.slices.length - 1;
     if ((i + 1) % group !== 0 && !last) continue;
-    t.push(round3((i + 1) * sliceS));
+    // The last point is where the schedule ended, not the end of its slice.
+    t.push(last && partial !== null ? partial.toS : round3((i + 1) * sliceS));
     consumed.push(allowedBad === 0 ? 0 : Math.round((bad / allowedBad) * 1e6) / 1e6);
   }
   return { t, consumed };
@@ -221,11 +251,13 @@ function budgetChart(report: Report, group: number, sliceS: number): BudgetChart
 export function buildChartData(report: Report): HtmlChartData {
   const sliceS = (report.sliceMs ?? 1000) / 1000;
   const group = Math.max(1, Math.ceil(report.slices.length / MAX_POINTS));
+  const partial = partialPoint(report, group, sliceS);
   return {
     stepS: round3(group * sliceS),
+    partial,
     latency: latencyCharts(report, group, sliceS),
     distributions: distributionCharts(report),
-    rate: rateChart(report, group, sliceS),
-    budget: budgetChart(report, group, sliceS),
+    rate: rateChart(report, group, sliceS, partial),
+    budget: budgetChart(report, group, sliceS, partial),
   };
 }

@@ -13,6 +13,15 @@ import { badge, bar, chart, code, facts, p, section, table } from './html-parts.
 import type { Cell } from './html-parts.js';
 import type { Report } from './model.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
+import { burstSentence } from './stream-lines.js';
+
+/** What the shaded end of a time chart is, when the schedule ended inside its last step. */
+function partialCaption(data: HtmlChartData, what: 'rate' | 'latency'): string {
+  const x = data.partial;
+  if (x === null) return '';
+  const held = `The last point holds the schedule's final ${fmtNumber(Math.round((x.toS - x.fromS) * 1000) / 1000)} s (shaded)`;
+  return what === 'rate' ? ` ${held}: its rates are per second of that part.` : ` ${held}: fewer requests than the others.`;
+}
 
 /** Verdict, thresholds passed, availability against the objective. */
 export function verdictSection(r: Report): string {
@@ -110,7 +119,7 @@ export function latencySection(r: Report, data: HtmlChartData): string {
     body.push(
       '<h3>Percentiles over time</h3>',
       `<div class="charts">${data.latency
-        .map((c) => chart(`chart-latency-${c.op}`, `${c.op}: p50 / p90 / p99`, `Latency percentiles of ${step}, by intended start.`))
+        .map((c) => chart(`chart-latency-${c.op}`, `${c.op}: p50 / p90 / p99`, `Latency percentiles of ${step}, by intended start.${partialCaption(data, 'latency')}`))
         .join('')}</div>`,
     );
   }
@@ -126,11 +135,13 @@ export function streamSection(r: Report, data: HtmlChartData): string {
     if (x === undefined || x.count === 0) return [];
     return [[plainStreamLabel(t), String(x.count), ...[x.p50, x.p90, x.p95, x.p99, x.p999, x.max].map(streamTimingFormat(t))]];
   });
+  const burst = burstSentence(s);
   const body = [
     p(
       `${s.count} streams: ${s.completed} completed, ${s.incomplete} incomplete; ${s.tokens} tokens, ` +
         `${s.tokenCountMismatches} token-count mismatches with usage.completion_tokens.`,
     ),
+    ...(burst === undefined ? [] : [p(`${burst}.`, 'note')]),
     table(['timing', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], rows, [1, 2, 3, 4, 5, 6, 7]),
   ];
   if (data.distributions.length > 0) {
@@ -151,7 +162,7 @@ export function rateLimitSection(r: Report, data: HtmlChartData): string {
   const rl = r.rateLimit;
   const body: string[] = [];
   if (data.rate !== null) {
-    body.push(`<div class="charts wide">${chart('chart-rate', 'Request rate vs 429s', `Requests and 429 responses per second by intended start; ${data.rate.limitLabel}.`)}</div>`);
+    body.push(`<div class="charts wide">${chart('chart-rate', 'Request rate vs 429s', `Requests and 429 responses per second by intended start; ${data.rate.limitLabel}.${partialCaption(data, 'rate')}`)}</div>`);
   }
   const rows: [string, Cell][] = [
     ['advertised limit', r.scenarios !== undefined ? limitText(r) : rl.advertisedLimit === null ? 'none seen' : `${rl.advertisedLimit} per window`],

@@ -4,9 +4,10 @@
  */
 import { opKeysOf } from '../core/ops.js';
 import { STREAM_TIMINGS } from '../core/stream-timings.js';
+import { burstSentence } from './stream-lines.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
+import { fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtShards, fmtThresholdValue, streamTimingFormat } from './format.js';
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report } from './model.js';
@@ -17,7 +18,7 @@ import { mdCell as cell, mdPlain as plain, mdTable as table } from './markdown-k
 function verdict(r: Report): string[] {
   const passedN = r.thresholds.filter((t) => t.passed).length;
   const headline = headlineOf(r);
-  const icon = { PASS: '✅', FAIL: '❌', INTERRUPTED: '⏹️', ABORTED: '🛑' }[headline.word];
+  const icon = { PASS: '✅', FAIL: '❌', INTERRUPTED: '⏹️', ABORTED: '🛑', PARTIAL: '🧩' }[headline.word];
   const out = [`## ${icon} ${headline.word}`, ''];
   for (const n of headline.notes) out.push(`> ${cell(n)}`, '');
   out.push(
@@ -57,13 +58,17 @@ function pctRow(name: string, p: Pct, fmt: (n: number) => string = fmtDuration):
 
 function runSection(r: Report): string[] {
   const l = r.load;
+  const joined = fmtJoinedLate(l, r.shards !== undefined);
+  const shards = fmtShards(r);
   return [
     '## Run',
     '',
     `- Target: ${plain(r.target.baseUrl)}${r.target.embedded ? ' (embedded reference service)' : ''}`,
     `- From ${r.startedAt} to ${r.endedAt} (${fmtNumber(r.durationS)} s)`,
+    ...(shards === undefined ? [] : [`- ${plain(shards)}`]),
     `- Executor \`${cell(l.executor)}\`: target ${l.targetRatePerS === null ? '—' : `${fmtNumber(l.targetRatePerS)}/s`}, ` +
-      `achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped`,
+      `achieved ${fmtNumber(l.achievedRatePerS)}/s; ${l.started} started, ${l.dropped} dropped` +
+      `${joined === undefined ? '' : `, ${joined}`}`,
     `- Schedule lag: p50 ${fmtDuration(l.scheduleLagMs.p50)}, p99 ${fmtDuration(l.scheduleLagMs.p99)}, max ${fmtDuration(l.scheduleLagMs.max)}`,
     ...(fmtCut(l) === undefined ? [] : [`- Cut: ${fmtCut(l) as string}`]),
   ];
@@ -118,12 +123,14 @@ function streamSection(r: Report): string[] {
     const x = s[t.field] as Pct | undefined;
     return x === undefined || x.count === 0 ? [] : [pctRow(t.label, x, streamTimingFormat(t))];
   });
+  const burst = burstSentence(s);
   return [
     '## Stream timing',
     '',
     `${s.count} streams: ${s.completed} completed, ${s.incomplete} incomplete; ${s.tokens} tokens, ` +
       `${s.tokenCountMismatches} token-count mismatches with \`usage.completion_tokens\`.`,
     '',
+    ...(burst === undefined ? [] : [`${burst}.`, '']),
     table(['timing', 'count', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean'], rows, [1, 2, 3, 4, 5, 6, 7, 8]),
   ];
 }

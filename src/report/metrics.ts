@@ -4,7 +4,7 @@
  */
 import type { Pct } from '../collect/histogram.js';
 import { streamTimingOf, type StreamTimingField } from '../core/stream-timings.js';
-import type { MetricKey, PctStat } from '../slo/threshold-grammar.js';
+import type { MetricKey, OpCounter, PctStat } from '../slo/threshold-grammar.js';
 import { parseThresholdKey } from '../slo/threshold-grammar.js';
 import { evaluateThresholds } from '../slo/thresholds.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
@@ -44,6 +44,16 @@ function stat(pct: Pct | undefined, s: PctStat): number | undefined {
   return pct[s];
 }
 
+/** A request counter of one row of `ops`: 0 sent and 0 failed for a row never called, its rate then unobserved. */
+function requestCounter(row: { readonly count: number; readonly errors: Readonly<Record<string, number>> } | undefined, counter: OpCounter): number | undefined {
+  const sent = row?.count ?? 0;
+  let failed = 0;
+  for (const n of Object.values(row?.errors ?? {})) failed += n;
+  if (counter === 'count') return sent;
+  if (counter === 'errors') return failed;
+  return sent > 0 ? failed / sent : undefined;
+}
+
 /**
  * The value of a threshold key in `view` (`[<scenario>:]<metric>`, parsed by the grammar), in
  * the key's unit; `undefined` when the key is unknown or nothing was observed for it. For a
@@ -59,7 +69,10 @@ export function reportMetric(view: MetricView, key: string): number | undefined 
  * (ms, ratio 0–1, count, per second); `undefined` when nothing was observed for it (or the view
  * has no such scenario).
  *
- * - `<op>.latency.<stat>`: `ops.<op>.latencyMs`; `count` is 0 for an op never called.
+ * - `<op>.latency.<stat>`: `ops.<op>.latencyMs` (`<op>` an operation or `http:<name>`); `count`
+ *   is 0 for an op never called.
+ * - `<op>.count`, `<op>.errors`: `ops.<op>.count` and the sum of `ops.<op>.errors` (0 for an op
+ *   never called); `<op>.errors.rate` the one over the other (unobserved when none was sent).
  * - `stream.<timing>.<stat>`: `stream.<timing>Ms` (`stream.tokensPerS`).
  * - `availability`: `slo.availability`.
  * - `errors.rate`: bad / all requests (good + bad + excluded), the share of requests that failed
@@ -75,6 +88,8 @@ export function metricValue(view: MetricView, metric: MetricKey, scope?: string)
   switch (metric.kind) {
     case 'latency':
       return stat(report.ops[metric.op]?.latencyMs, metric.stat);
+    case 'requests':
+      return requestCounter(report.ops[metric.op], metric.counter);
     case 'stream':
       return stat(report.stream[streamTimingOf(metric.metric).field] as Pct, metric.stat);
     case 'availability':

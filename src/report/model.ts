@@ -14,3 +14,4 @@ export type { RateLimitReport } from './sections/rate-limit-schema.js';
 export type { ScenarioReport } from './sections/scenarios-schema.js';
 export type { StreamReport } from './sections/stream-schema.js';
 export type { RunWarning } from './sections/warnings-schema.js';
+export type { ShardReport } from './sections/shards-schema.js';

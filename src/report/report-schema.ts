@@ -19,6 +19,7 @@ import { opsSchema } from './sections/ops-schema.js';
 import { rateLimitSchema } from './sections/rate-limit-schema.js';
 import { runSchema } from './sections/run-schema.js';
 import { scenariosSchema } from './sections/scenarios-schema.js';
+import { shardSchema, shardsSchema } from './sections/shards-schema.js';
 import type { ScenarioReport } from './sections/scenarios-schema.js';
 import { bool, obj, str, written, type DeepReadonly } from './sections/schema-kit.js';
 import { sliceMsSchema, sliceSchema } from './sections/slices-schema.js';
@@ -69,7 +70,7 @@ export const reportSchema = obj(
     asyncRuns: asyncRunsSchema,
     /** Added in @1: the service's own account of the run, compared with the client's. */
     audit: auditSchema,
-    /** Added in @1: PASS, FAIL, INTERRUPTED (stopped by the user) or ABORTED (by an abort-on-fail threshold). */
+    /** Added in @1: PASS, FAIL, INTERRUPTED (stopped by the user), ABORTED (by an abort-on-fail threshold) or PARTIAL (a merge lacking shards). */
     verdict: verdictSchema,
     /** Added in @1: journey iterations, when the run had journeys. */
     iterations: iterationsSchema,
@@ -80,6 +81,10 @@ export const reportSchema = obj(
     scenarios: scenariosSchema,
     /** Added in @1: where the generator itself limited the load, and what to change. */
     warnings: warningsSchema,
+    /** Added in @1: which shard of which run wrote this report (`run --shard i/N` or `--shards N`). */
+    shard: shardSchema,
+    /** Added in @1: a merge of shards' reports: the shards it holds and those it lacks (then incomplete, never a pass). */
+    shards: shardsSchema,
   },
 );
 

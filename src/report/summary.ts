@@ -4,11 +4,12 @@
  */
 import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
-import { fmtCut, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
 import { limitText, tenantSummaryLines, throttleCounts } from './rate-limit-view.js';
+import { streamSummaryLines } from './stream-lines.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -38,15 +39,19 @@ function grid(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
+const shardTag = (s: { readonly index: number; readonly count: number } | undefined): string => (s === undefined ? '' : ` (shard ${s.index}/${s.count})`);
+
 /** Renders the summary. */
 export function renderSummary(report: Report, options: SummaryOptions = {}): string {
   const paint = (code: keyof typeof ANSI, s: string): string => (options.color === true ? `${ANSI[code]}${s}${ANSI.reset}` : s);
   const lines: string[] = [];
   const head = headlineOf(report);
   const verdict = head.word === 'PASS' ? paint('green', 'PASS') : paint('red', head.word);
+  const joined = fmtJoinedLate(report.load, report.shards !== undefined);
   lines.push(
-    `${paint('bold', 'flowgauge')} ${report.scenario}${options.shard === undefined ? '' : ` (shard ${options.shard.index}/${options.shard.count})`}: ${verdict} ` +
+    `${paint('bold', 'flowgauge')} ${report.scenario}${shardTag(options.shard ?? report.shard)}: ${verdict} ` +
       `in ${fmtNumber(report.durationS)} s, ${report.load.started} started, ${report.load.dropped} dropped, ` +
+      `${joined === undefined ? '' : `${joined}, `}` +
       `${(report.load.cancelled ?? 0) > 0 ? `${report.load.cancelled} cancelled by the stop, ` : ''}` +
       `${fmtNumber(report.load.achievedRatePerS)}/s`,
   );
@@ -69,13 +74,7 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   const phases = phaseRows(report);
   if (phases.length > 0) lines.push(...grid([PHASE_HEAD.map((h) => paint('dim', h)), ...phases]), '');
 
-  const s = report.stream;
-  if (s.count > 0) {
-    lines.push(
-      `stream  ${s.completed}/${s.count} complete; TTFT p50 ${fmtDuration(s.ttftMs.p50)} p99 ${fmtDuration(s.ttftMs.p99)}; ` +
-        `ITL p50 ${fmtDuration(s.itlMs.p50)} p99 ${fmtDuration(s.itlMs.p99)}; ${s.tokens} tokens`,
-    );
-  }
+  lines.push(...streamSummaryLines(report.stream));
   const rl = report.rateLimit;
   const counts = throttleCounts(rl);
   const shown = rl.premature429 > 0 ? counts.replace(`${rl.premature429} premature`, paint('red', `${rl.premature429} premature`)) : counts;

@@ -1,20 +1,23 @@
 /**
  * The verdict a person reads first, in one place for the console, report.md, report.html and
- * report.json: a run the user interrupted, or one an abort-on-fail threshold ended, is never a
- * pass, whatever its thresholds said when it stopped.
+ * report.json: a run the user interrupted, one an abort-on-fail threshold ended, or a merge that
+ * lacks a shard is never a pass, whatever its thresholds said.
  */
-/** The verdict a person reads first: `INTERRUPTED` and `ABORTED` are never a pass. */
-export type RunVerdict = 'PASS' | 'FAIL' | 'INTERRUPTED' | 'ABORTED';
+/** The verdict a person reads first: `PARTIAL`, `INTERRUPTED` and `ABORTED` are never a pass. */
+export type RunVerdict = 'PASS' | 'FAIL' | 'INTERRUPTED' | 'ABORTED' | 'PARTIAL';
 
 /** What the verdict is decided from. */
 export interface VerdictInput {
   readonly interrupted: boolean;
   readonly abortedBy?: string | undefined;
   readonly passed: boolean;
+  /** A merge of a distributed run's shards that lacks some of them (the run's `shards.missing` is not empty). */
+  readonly partial?: boolean | undefined;
 }
 
-/** `INTERRUPTED`, `ABORTED`, `FAIL` or `PASS`, in that order of precedence. */
+/** `PARTIAL`, `INTERRUPTED`, `ABORTED`, `FAIL` or `PASS`, in that order of precedence. */
 export function reportVerdict(r: VerdictInput): RunVerdict {
+  if (r.partial === true) return 'PARTIAL';
   if (r.interrupted) return 'INTERRUPTED';
   if (r.abortedBy !== undefined) return 'ABORTED';
   return r.passed ? 'PASS' : 'FAIL';
@@ -23,10 +26,12 @@ export function reportVerdict(r: VerdictInput): RunVerdict {
 /** What the headline needs besides the verdict. */
 export interface HeadlineInput extends VerdictInput {
   readonly durationS: number;
-  readonly thresholds: readonly { readonly metric: string; readonly op: string; readonly value: number }[];
+  readonly thresholds: readonly { readonly metric: string; readonly op: string; readonly value: number; readonly passed?: boolean }[];
   readonly totals: { readonly requests: number; readonly responses429: number; readonly headerless429?: number };
   /** Streams opened, and those whose tokens all arrived at once. */
   readonly streams?: { readonly count: number; readonly deliveredAtOnce: number };
+  /** A merge of shards: those it holds and those it lacks. */
+  readonly shards?: { readonly count: number; readonly present: readonly number[]; readonly missing: readonly number[] } | undefined;
 }
 
 /** Share of answers that were 429 above which the run is said to have measured the limiter. */
@@ -40,9 +45,17 @@ export const THROTTLED_MAJORITY = 0.5;
  * tokens all came at once are said not to have been streamed.
  */
 export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: number) => string): { readonly word: RunVerdict; readonly notes: readonly string[] } {
-  const word = reportVerdict(r);
+  const word = reportVerdict({ ...r, partial: (r.shards?.missing.length ?? 0) > 0 });
   const notes: string[] = [];
   const after = `${r.durationS < 10 ? r.durationS.toFixed(1) : Math.round(r.durationS)} s`;
+  if (word === 'PARTIAL' && r.shards !== undefined) {
+    const { count, present, missing } = r.shards;
+    const passed = r.thresholds.length > 0 && r.thresholds.every((t) => t.passed === true) ? '; its thresholds passed on what is there, which is no pass for the run' : '';
+    notes.push(
+      `PARTIAL: missing shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${count}`).join(', ')} (${present.length} of ${count} merged): ` +
+        `these figures are of part of the run's load${passed}`,
+    );
+  }
   if (word === 'ABORTED') {
     const t = r.thresholds.find((x) => x.metric === r.abortedBy);
     const rule = t === undefined ? String(r.abortedBy) : `${t.metric} ${t.op} ${fmtValue(t.metric, t.value)}`;
@@ -66,7 +79,7 @@ export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: 
   const streams = r.streams?.count ?? 0;
   if (atOnce > 0 && atOnce * 2 >= streams) {
     notes.push(
-      `${atOnce} of ${streams} stream${streams === 1 ? '' : 's'} delivered all ${atOnce === 1 ? 'its' : 'their'} tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so inter-token latency and TPOT say nothing of generation`,
+      `${atOnce} of ${streams} stream${streams === 1 ? '' : 's'} delivered all ${atOnce === 1 ? 'its' : 'their'} tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so they are left out of inter-token latency, TPOT and tokens per second`,
     );
   }
   return { word, notes };

@@ -22,6 +22,7 @@ import { projectRunReport } from './project.js';
 import { createRunState, type ScenarioState } from './run-state.js';
 import { createJourneyJob, createMixJob } from './scenario-jobs.js';
 import { parsePlanThresholds } from './plan-thresholds.js';
+import { checkJoinable, joinPointMs, type RunShard } from './run-shard.js';
 
 /** What one run in this thread is: the session builds it (and each worker thread, its own). */
 export interface EngineOptions {
@@ -35,7 +36,13 @@ export interface EngineOptions {
   readonly data?: Readonly<Record<string, RowSource>>;
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
   readonly clock?: Clock;
-  readonly shard?: { readonly index: number; readonly count: number };
+  /** This run is shard `index` of `count`; with a fingerprint its report says so (`shard`). */
+  readonly shard?: RunShard;
+  /**
+   * The wall-clock instant (ms) the run's shards share (`--start-at`): a run that starts more
+   * than `JOIN_LATE_AFTER_MS` after it joins its schedule in phase, as far in as it is late.
+   */
+  readonly startAtMs?: number;
   /** Aborting it stops scheduling, drains in-flight requests for the grace period, and reports. */
   readonly stopSignal?: AbortSignal;
   /** What only consumes the run (metrics, spans, progress, dashboard, report writer), in order. */
@@ -110,6 +117,9 @@ export async function runEngine(options: EngineOptions): Promise<RunOutcome> {
 
   const startedAtMs = clock.wallMs();
   const runStartNs = clock.nowNs();
+  // A shard that came up after the shared start joins the schedule where it has got to.
+  const joinedAtMs = joinPointMs(options.startAtMs, startedAtMs);
+  checkJoinable(joinedAtMs, Math.max(...plan.scenarios.map((s) => (s.startAfterMs ?? 0) + loadDurationMs(s.load))));
   const tenantOf = tenantsOf(plan, clientOf);
   const state = createRunState({
     scenarios: plan.scenarios.map((s) => s.name),
@@ -181,11 +191,13 @@ export async function runEngine(options: EngineOptions): Promise<RunOutcome> {
               executor.stop();
             },
           });
-    executor = createExecutor(scenario.load, { clock, job, seed: scenario.seed, ...(options.shard ? { shard: options.shard } : {}) });
-    return { scenario, unit, executor, startAfterNs: (scenario.startAfterMs ?? 0) * 1e6 };
+    // A scenario whose start the late join passed joins its own schedule as far in.
+    const startOffsetMs = Math.max(0, joinedAtMs - (scenario.startAfterMs ?? 0));
+    executor = createExecutor(scenario.load, { clock, job, seed: scenario.seed, ...(options.shard ? { shard: options.shard } : {}), ...(startOffsetMs > 0 ? { startOffsetMs } : {}) });
+    return { scenario, unit, executor, startOffsetMs, startAfterNs: Math.max(0, (scenario.startAfterMs ?? 0) - joinedAtMs) * 1e6 };
   });
 
-  const durationMs = Math.max(...units.map((u) => u.startAfterNs / 1e6 + loadDurationMs(u.scenario.load)));
+  const durationMs = Math.max(0, ...units.map((u) => u.startAfterNs / 1e6 + loadDurationMs(u.scenario.load) - u.startOffsetMs));
   const meter = createLiveMeter({ clock, runStartNs, durationMs, units, state, objective: plan.objective });
   let abortedBy: string | undefined;
   let interrupted = false;
@@ -244,7 +256,7 @@ export async function runEngine(options: EngineOptions): Promise<RunOutcome> {
   // The report's time span is the schedule's; what follows (following, notifications, audit) is bounded.
   const endedAtMs = clock.wallMs();
   const project = (phaseSections: Partial<PhaseSections>, phaseWarnings: readonly RunWarning[]): Report =>
-    projectRunReport({ plan, state, units, target: options.target, shard: options.shard, startedAtMs, endedAtMs, interrupted, abortedBy, dataExhausted, phases: phaseSections, phaseWarnings, thresholds: thresholds.all, nowNs: clock.nowNs() });
+    projectRunReport({ plan, state, units, target: options.target, shard: options.shard, joinedAtMs, startedAtMs, endedAtMs, interrupted, abortedBy, dataExhausted, phases: phaseSections, phaseWarnings, thresholds: thresholds.all, nowNs: clock.nowNs() });
   const scheduleReport = project({}, []);
   for (const p of phases) p.scheduleEnded?.(scheduleReport);
   for (const o of outputs) await o.scheduleEnded?.(scheduleReport);

@@ -44,6 +44,14 @@ export async function prepareTargets(client: Client, scenario: ResolvedScenario,
     }
     // An answer without the interface's error object came from something else: usually a gateway or proxy whose service is down.
     const foreign = e instanceof ApiError ? e.foreignBody : undefined;
+    // ...but a 404 page of its own means no such path there: the address is wrong, not the service down.
+    if (foreign !== undefined && listed.meta.status === 404) {
+      const body = foreign === 'non-JSON text' ? 'a page that is not the interface\'s (HTML?)' : foreign === 'empty' ? 'an empty body' : `a JSON body without the interface's error object (${foreign})`;
+      throw new FlowgaugeError(
+        'FG_TARGET_PROTOCOL',
+        `target ${client.baseUrl} answered GET /flows with HTTP 404 and ${body}: this is not the interface; check the path of --base-url (the interface's paths live under /v1)`,
+      );
+    }
     if (foreign !== undefined) {
       const body = foreign === 'non-JSON text' ? 'a non-JSON body (an HTML page?)' : foreign === 'empty' ? 'an empty body' : `a JSON body without the interface's error object (${foreign})`;
       throw new FlowgaugeError(

@@ -13,12 +13,15 @@ import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
 import type { ParsedThreshold } from '../slo/index.js';
 import type { PhaseSections } from './phase.js';
 import type { RunState, ScenarioState } from './run-state.js';
+import { shardOfReport, type RunShard } from './run-shard.js';
 
 /** One scheduled scenario. */
 export interface ProjectedUnit {
   readonly scenario: ResolvedScenario;
   readonly unit: ScenarioState;
   readonly executor: Executor;
+  /** Where in its schedule it started (it joined late), in ms. */
+  readonly startOffsetMs?: number;
 }
 
 /** What the projection reads. */
@@ -27,7 +30,9 @@ export interface ProjectInput {
   readonly state: RunState;
   readonly units: readonly ProjectedUnit[];
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
-  readonly shard: { readonly index: number; readonly count: number } | undefined;
+  readonly shard: RunShard | undefined;
+  /** Where in the schedule the run joined it (it came up after `--start-at`), in ms; 0 when on time. */
+  readonly joinedAtMs?: number;
   readonly startedAtMs: number;
   readonly endedAtMs: number;
   readonly nowNs: number;
@@ -57,7 +62,24 @@ function loadOf(u: ProjectedUnit, shardCount: number): BuildReportInput['load'] 
     dropped: st.dropped,
     scheduleLagMs: st.scheduleLag,
     scheduleS: st.elapsedNs / 1e9,
+    missed: st.missed,
+    joinedAtS: (u.startOffsetMs ?? 0) / 1000,
   };
+}
+
+/** A run that came up after `--start-at`: what joining its schedule late cost, by model. */
+function joinedLate(p: ProjectInput): RunWarning[] {
+  const atMs = p.joinedAtMs ?? 0;
+  if (atMs <= 0) return [];
+  const late = `came up ${(atMs / 1000).toFixed(1)} s after --start-at and joined its schedule in phase`;
+  const missed = p.units.reduce((n, u) => n + u.executor.stats().missed, 0);
+  const open = p.units.some((u) => !isClosedModel(u.scenario.load));
+  const closed = p.units.some((u) => isClosedModel(u.scenario.load));
+  const what = [
+    ...(open ? [`the ${missed} arrival${missed === 1 ? '' : 's'} due before then ${missed === 1 ? 'was' : 'were'} not sent (load.missed), every later one at its own instant`] : []),
+    ...(closed ? [`its closed-model workers ran ${(atMs / 1000).toFixed(1)} s less than the schedule and ended with it (fewer iterations, nothing missed)`] : []),
+  ];
+  return [{ code: 'JOINED_LATE', message: `${late}: ${what.join('; ')}. Give the shards a wider margin before --start-at` }];
 }
 
 /** Blocked (queued for a connection) p90 beyond which the client's pool is said to have limited the load (ms). */
@@ -136,6 +158,8 @@ export function projectRunReport(p: ProjectInput): Report {
           // The run's lag is its worst scenario's (each summary is exact only for its own executor).
           scheduleLagMs: loads.map((l) => l.scheduleLagMs).reduce((a, b) => (b.p99 > a.p99 ? b : a)),
           scheduleS: Math.max(...loads.map((l) => l.scheduleS ?? 0)),
+          missed: loads.reduce((n, l) => n + (l.missed ?? 0), 0),
+          joinedAtS: (p.joinedAtMs ?? 0) / 1000,
           cancelled,
           ...cutBy,
         };
@@ -170,8 +194,9 @@ export function projectRunReport(p: ProjectInput): Report {
     thresholds: [],
     objective: p.plan.objective,
     ...(scenarios !== undefined ? { scenarios } : {}),
-    warnings: [...warningsOf(p), ...p.phaseWarnings],
+    warnings: [...joinedLate(p), ...warningsOf(p), ...p.phaseWarnings],
     ...(p.abortedBy !== undefined ? { abortedBy: p.abortedBy } : {}),
+    ...(shardOfReport(p.shard) !== undefined ? { shard: shardOfReport(p.shard) } : {}),
     phases: p.phases,
   });
   return evaluateReportThresholds(report, p.thresholds);

@@ -11,6 +11,7 @@
 import type { Client } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import { ConfigError, InvalidArgumentError } from '../core/errors.js';
+import { EMBEDDED_TARGET_NAME, isTargetName, TARGET_NAME_HELP, targetNameOf } from '../core/target-name.js';
 import { planOf, type ResolvedRunPlan, type ResolvedScenario, type RowSource } from '../scenario/index.js';
 import type { FollowOptions } from './async-follow.js';
 import { runEngine, type RunOutcome } from './engine.js';
@@ -22,6 +23,7 @@ import type { RunPhase } from './phase.js';
 import type { RunProgress } from './progress.js';
 import { clientSpecsOf, closeRunClients, createRunClients, type ClientWishes, type RunClients } from './run-clients.js';
 import { createRunPhases } from './run-phases.js';
+import type { RunShard } from './run-shard.js';
 import { runInWorkers } from './workers/run-in-workers.js';
 import { planForWorkers } from './workers/worker-plan.js';
 import type { WorkerInput } from './workers/worker-protocol.js';
@@ -32,6 +34,12 @@ export interface RunOptions {
   readonly scenario: ResolvedScenario | ResolvedRunPlan;
   /** The target as the report shows it. */
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
+  /**
+   * The target's name on what the exporters send (the `target` label of every series, the
+   * Pushgateway group): letters, digits, `.`, `_`, `-`, `:`. Default: the base URL's host, or
+   * `reference-service` for the embedded service.
+   */
+  readonly targetName?: string | undefined;
   /** The client of every scenario that `clients` does not name (yours: the run never closes it). Or give `connect`. */
   readonly client?: Client | undefined;
   /** Clients by scenario name (tenants: each its own token). */
@@ -72,8 +80,17 @@ export interface RunOptions {
   /** Rows of scenarios' `data`, by scenario name; a scenario's own `data` is read when absent here. */
   readonly data?: Readonly<Record<string, RowSource>> | undefined;
   readonly clock?: Clock | undefined;
-  /** This process's shard of a distributed run (split again over the workers). */
-  readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  /**
+   * This process's shard of a distributed run (split again over the workers); with a fingerprint
+   * its report says which shard of which run it is (`shard`), so a merge can check it.
+   */
+  readonly shard?: RunShard | undefined;
+  /**
+   * The wall-clock instant (ms) the run's shards share (`--start-at`): a run that starts more
+   * than `JOIN_LATE_AFTER_MS` after it joins its schedule in phase (each worker thread too),
+   * the arrivals already due counted as `load.missed`.
+   */
+  readonly startAtMs?: number | undefined;
   /** Aborting it stops scheduling, drains in-flight requests for the grace period, and reports. */
   readonly stopSignal?: AbortSignal | undefined;
   /** Time between ticks (default 1000 ms). */
@@ -132,6 +149,8 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
   if (!Number.isInteger(workers) || workers < 1) throw new InvalidArgumentError(`workers must be a whole number >= 1, got ${workers}`);
   if (workers > 1) checkSplittable(o, workers);
   if ((o.client === undefined) === (o.connect === undefined)) throw new InvalidArgumentError('give the run a client (and clients) or connect, one of them');
+  if (o.targetName !== undefined && !isTargetName(o.targetName)) throw new InvalidArgumentError(`targetName must be ${TARGET_NAME_HELP}, got "${o.targetName}"`);
+  const targetName = o.targetName ?? (o.target.embedded ? EMBEDDED_TARGET_NAME : targetNameOf(o.target.baseUrl));
   const built = o.connect === undefined ? undefined : createRunClients(plan, o.connect);
   const clients: RunClients = built ?? { client: o.client as Client, clients: o.clients ?? {} };
   const env = o.env ?? process.env;
@@ -141,7 +160,7 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
   try {
     // What the workers get is checked before anything listens: the plan as data, the clients as their options.
     if (workers > 1) split = { ...planForWorkers(plan, env), clients: clientSpecsOf(clients, workers) };
-    exporters = await startExporters(o.exporters ?? {}, { plan, workers, shard: o.shard, log: o.log ?? QUIET, warn, env, notifications: o.notifications });
+    exporters = await startExporters(o.exporters ?? {}, { plan, workers, shard: o.shard, targetName, log: o.log ?? QUIET, warn, env, notifications: o.notifications });
   } catch (err) {
     if (built !== undefined) await closeRunClients(built);
     throw err;
@@ -160,6 +179,7 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
       ...(o.data !== undefined ? { data: o.data } : {}),
       ...(o.clock !== undefined ? { clock: o.clock } : {}),
       ...(o.shard !== undefined ? { shard: o.shard } : {}),
+      ...(o.startAtMs !== undefined ? { startAtMs: o.startAtMs } : {}),
       ...(o.stopSignal !== undefined ? { stopSignal: o.stopSignal } : {}),
       ...(o.progressIntervalMs !== undefined ? { progressIntervalMs: o.progressIntervalMs } : {}),
       ...(o.prepareTimeoutMs !== undefined ? { prepareTimeoutMs: o.prepareTimeoutMs } : {}),
@@ -176,6 +196,7 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
       input: {
         ...brief,
         target: o.target,
+        startAtMs: o.startAtMs,
         // The audit belongs to the whole run: a worker sees its share only.
         phases: { follow: follow === true ? {} : follow, generator: o.generator === true },
         exports: exporters.briefs,

@@ -15,11 +15,19 @@ import { rowSourceOf, type RowSource } from './data-source.js';
 import type { DataRow } from './journey.js';
 import { loadTokenCounter } from './tokenizer.js';
 import { isRecord } from '../core/is-record.js';
+import { jsonTooDeepAt } from '../core/input-limits.js';
 
 /** Most rows kept, and largest file read: data is held in memory for the whole run. */
 export const MAX_DATA_ROWS = 1_000_000;
 export const MAX_DATA_BYTES = 512 * 1024 * 1024;
+/**
+ * Deepest nesting of a row (the row object is level 1). Rows feed templates and request bodies:
+ * 64 levels hold any real one, and every walk of a row (freezing it, filling a template, sending
+ * it as JSON) stays far from the stack's end. Checked on the text, before it is parsed.
+ */
+const MAX_ROW_DEPTH = 64;
 
+/** Freezes a row at every level; recursive, so only rows within MAX_ROW_DEPTH reach it. */
 const freeze = <T>(v: T): T => {
   if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
     for (const x of Object.values(v)) freeze(x);
@@ -27,6 +35,16 @@ const freeze = <T>(v: T): T => {
   }
   return v;
 };
+
+const tooDeep = (max: number): string =>
+  `a row is nested deeper than ${max} levels of arrays and objects; the limit is ${max}`;
+
+/** The line (1-based) of offset `at` in `text`. */
+function lineAt(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
 
 const isRow = (v: unknown): v is DataRow => isRecord(v);
 
@@ -41,6 +59,10 @@ async function readJsonLines(file: string): Promise<DataRow[]> {
   for await (const line of lines) {
     n++;
     if (line.trim() === '') continue;
+    if (jsonTooDeepAt(line, MAX_ROW_DEPTH) >= 0) {
+      lines.close();
+      throw bad(file, `:${n}`, tooDeep(MAX_ROW_DEPTH));
+    }
     let v: unknown;
     try {
       v = JSON.parse(line);
@@ -63,8 +85,12 @@ async function readJsonLines(file: string): Promise<DataRow[]> {
 
 async function readJsonArray(file: string): Promise<DataRow[]> {
   let v: unknown;
+  const text = await readFile(file, 'utf8');
+  // The array is one level more than its rows.
+  const deep = jsonTooDeepAt(text, MAX_ROW_DEPTH + 1);
+  if (deep >= 0) throw bad(file, `:${lineAt(text, deep)}`, tooDeep(MAX_ROW_DEPTH));
   try {
-    v = JSON.parse(await readFile(file, 'utf8'));
+    v = JSON.parse(text);
   } catch (err) {
     throw bad(file, '', `invalid JSON: ${(err as Error).message}`);
   }

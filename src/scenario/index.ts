@@ -16,3 +16,7 @@ export * from './steps-schema.js';
 export * from './steps.js';
 export { scenarioJsonSchema } from './json-schema.js';
 export { readInputFile } from './input-file.js';
+export { checkThresholds } from './threshold-check.js';
+export { convertK6Script } from './k6/k6-convert.js';
+export { scenarioName as scenarioNameOf } from './k6/k6-options.js';
+export { SCENARIO_LIMITS } from './load-file.js';

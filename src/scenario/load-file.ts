@@ -3,7 +3,7 @@
  * TypeScript runs with no build step: through Node's own type stripping where Node has it,
  * through tsx elsewhere and for what stripping cannot run.
  */
-import { dirname, extname, resolve, sep } from 'node:path';
+import { basename, dirname, extname, resolve, sep } from 'node:path';
 import * as nodeModule from 'node:module';
 import { findSourceMap, register as registerHooks } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,6 +13,7 @@ import { ConfigError, FlowgaugeError } from '../core/errors.js';
 import { jsonTextDepth, valueProblem, yamlTextDepth, type InputLimits } from '../core/input-limits.js';
 import { fillEnvVars } from './env-vars.js';
 import { checkInputFile, readInputFile } from './input-file.js';
+import { k6ImportOf } from './k6/k6-detect.js';
 import { formatPath } from './issues.js';
 import { resolveScenario } from './resolve.js';
 import type { ConfigIssue } from '../core/errors.js';
@@ -69,8 +70,10 @@ export async function loadScenarioFile(path: string, options: LoadFileOptions = 
     case '.js':
     case '.mjs':
     case '.cjs': {
-      // tsx reads the file itself: it is checked (kind, size) before it gets the path.
-      await checkInputFile(abs, fileOptions);
+      // tsx reads the file itself: it is checked (kind, size) before it gets the path, and read
+      // here first so a k6 script is told apart before any of it runs.
+      const k6 = k6ImportOf(await readInputFile(abs, fileOptions));
+      if (k6 !== undefined) throw fail(k6ScriptMessage(path, k6.module, k6.line));
       return loadModule(abs, path, options.loadTimeoutMs ?? MODULE_LOAD_TIMEOUT_MS, fail);
     }
     case '.json': {
@@ -102,6 +105,16 @@ export async function loadScenarioFile(path: string, options: LoadFileOptions = 
       await checkInputFile(abs, fileOptions);
       throw fail(`unsupported file type "${ext}"; use one of ${SCENARIO_EXTENSIONS.join(', ')}`);
   }
+}
+
+/** What a k6 script given as a scenario is told: what it is, and the command that converts it. */
+function k6ScriptMessage(path: string, module: string, line: number): string {
+  const name = basename(path, extname(path)).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'converted';
+  return (
+    `is a k6 script (it imports '${module}' on line ${line}); flowgauge runs its own scenario format. ` +
+    `Convert it: \`flowgauge new --from-k6 ${path}\` writes ${name}.ts, a journey with its options, requests, checks, sleeps and groups ` +
+    `(what cannot be converted is marked "flowgauge: not converted"); then \`flowgauge run ${name}.ts\``
+  );
 }
 
 const tooDeep = (): string => `is nested deeper than ${SCENARIO_LIMITS.maxDepth} levels of arrays and objects; the limit is ${SCENARIO_LIMITS.maxDepth}`;

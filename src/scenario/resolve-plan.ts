@@ -12,6 +12,7 @@ import { unknownKeyMessage } from './unknown-keys.js';
 import { k6ArrayHint } from '../slo/k6-thresholds.js';
 import type { ResolvedScenario, ResolvedThreshold, ScenarioOverrides } from './types.js';
 import { isRecord } from '../core/is-record.js';
+import { checkThresholds, rawThresholdEntries, rawTraffic } from './threshold-check.js';
 
 /** Fields of a plan's top level; each entry of `scenarios` is a scenario without `name`. */
 const PLAN_FIELDS = new Set(['name', 'description', 'scenarios', 'thresholds', 'slo', 'seed']);
@@ -114,6 +115,13 @@ function resolvePlanChecked(raw: unknown, overrides: ScenarioOverrides, options:
       issues.push(...err.issues.map((i) => ({ ...i, path: i.path.startsWith('overrides') || i.path.startsWith('--') ? i.path : `${at}${i.path === '' ? '' : `.${i.path}`}` })));
     }
   }
+  // Every threshold, the plan's and each scenario's (scoped to it), against the traffic it judges.
+  const members = entries.slice(0, MAX_SCENARIOS).filter(([, v]) => isRecord(v));
+  const thresholdEntries = [
+    ...rawThresholdEntries(input.thresholds, ['thresholds']),
+    ...members.flatMap(([key, v]) => rawThresholdEntries((v as Record<string, unknown>).thresholds, ['scenarios', key, 'thresholds'], key)),
+  ];
+  issues.push(...checkThresholds(thresholdEntries, members.map(([key, v]) => rawTraffic(key, v))).issues);
   if (issues.length > 0) throw new ConfigError(dedupe(issues), options.source === undefined ? `run "${String(name)}"` : `run in ${options.source}`);
   return Object.freeze({
     kind: 'plan' as const,

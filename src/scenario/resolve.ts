@@ -15,6 +15,7 @@ import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type Parsed
 import type { ParsedData, ResolvedData } from './data-schema.js';
 import type { ParsedStep } from './steps-schema.js';
 import { compileSteps } from './steps.js';
+import { checkThresholds, rawThresholdEntries, rawTraffic } from './threshold-check.js';
 import type { TokenizerName } from './tokenizer.js';
 import { defaultPromptBands } from '../collect/prompt-length.js';
 import type { Journey } from './journey.js';
@@ -53,6 +54,8 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
   const checked = checkOverrides(overrides, issues);
   const input = checked.tier !== undefined && isRecord(raw) ? { ...raw, tier: checked.tier } : raw;
   const parsed = scenarioSchema.safeParse(input, { error: zodErrorMap, reportInput: true });
+  // The thresholds' keys and expressions are checked whatever else is wrong: every problem at once.
+  const thresholdIssues = isRecord(raw) ? checkThresholds(rawThresholdEntries(raw.thresholds, ['thresholds']), [rawTraffic(typeof raw.name === 'string' ? raw.name : 'scenario', raw)]).issues : [];
   if (!parsed.success) {
     if (!isRecord(raw)) {
       issues.unshift({
@@ -62,8 +65,9 @@ function resolveChecked(raw: unknown, overrides: ScenarioOverrides, options: Res
     } else {
       issues.unshift(...toConfigIssues(parsed.error.issues, [], raw));
     }
-    throw new ConfigError(issues, subject(raw, options.source));
+    throw new ConfigError([...issues, ...thresholdIssues], subject(raw, options.source));
   }
+  issues.push(...thresholdIssues);
   const s = parsed.data;
   const tier: Tier = s.tier;
   const limit = tierLimitPerMinute(tier);

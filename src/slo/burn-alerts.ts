@@ -28,8 +28,11 @@ export interface BurnAlertSpec {
   readonly record: (window: string) => string;
   /** PromQL matchers (no braces) picking this objective's recorded series; '' for all. */
   readonly matchers: string;
-  /** The label the ratio is split by (`check`, `tier`) and how the summary names it. */
-  readonly subject: { readonly label: string; readonly noun: string };
+  /**
+   * The label the ratio is split by (`check`, `tier`) and how the summary names it; `of`, a
+   * label naming what the subject belongs to (the probes' `target`).
+   */
+  readonly subject: { readonly label: string; readonly noun: string; readonly of?: { readonly label: string; readonly noun: string } };
   readonly budget: number;
   readonly objective: number;
   /** Labels every alert of the family carries besides severity and windows. */
@@ -60,7 +63,9 @@ function burnAlert(spec: BurnAlertSpec, r: ResolvedSloRuleOptions, row: Multiwin
     for: ALERT_FOR[row.severity],
     labels: { severity: spec.severity ?? SEVERITY_OF[row.severity], ...spec.labels, long_window: row.long, short_window: row.short },
     annotations: {
-      summary: `flowgauge ${spec.what} is burning its error budget ${formatNumber(row.burnRate)}x too fast on ${spec.subject.noun} {{ $labels.${spec.subject.label} }}`,
+      summary:
+        `flowgauge ${spec.what} is burning its error budget ${formatNumber(row.burnRate)}x too fast on ${spec.subject.noun} {{ $labels.${spec.subject.label} }}` +
+        (spec.subject.of === undefined ? '' : ` of ${spec.subject.of.noun} {{ $labels.${spec.subject.of.label} }}`),
       description:
         `The ${spec.what} error ratio is above ${pct(row.burnRate * spec.budget)} over both the last ${row.long} and the last ${row.short}: ` +
         `${formatNumber(row.burnRate)} times the ${pct(spec.budget)} budget of a ${pct(spec.objective)} objective over ${r.period}. ` +

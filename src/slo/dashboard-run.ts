@@ -49,7 +49,7 @@ export function runDashboardSpec(): DashboardSpec {
   return {
     uid: 'flowgauge-run',
     title: 'flowgauge — load run',
-    description: 'Throughput, scheduled vs achieved rate, latency from the intended start and its phases, streams, 429 behaviour, errors, journey iterations and checks of flowgauge load runs.',
+    description: 'Throughput, scheduled vs achieved rate, latency from the intended start and its phases, streams (TTFT, ITL, TPOT, output tokens/s), 429 behaviour, errors, journey iterations and checks of flowgauge load runs.',
     variables: [...runVariables(), { name: 'operation', label: 'Operation', metric: `${m.requests.name}{scenario=~"$scenario"}` }],
     annotations: [loadRunAnnotation()],
     panels: [
@@ -104,6 +104,19 @@ export function runDashboardSpec(): DashboardSpec {
       },
       { title: 'Stream time to first token', type: 'timeseries', unit: 's', queries: quantiles(`${m.streamTtft.name}_bucket`, s) },
       { title: 'Stream inter-token latency', type: 'timeseries', unit: 's', queries: quantiles(`${m.streamItl.name}_bucket`, s) },
+      {
+        title: 'Stream time per output token (TPOT)',
+        type: 'timeseries',
+        unit: 's',
+        description: '(end − first token) / (tokens − 1) per stream; streams delivered in one read are left out, as they are of ITL and tokens/s.',
+        queries: quantiles(`${m.streamTpot.name}_bucket`, s),
+      },
+      {
+        title: 'Stream output tokens per second (per stream)',
+        type: 'timeseries',
+        description: 'Tokens / (end − first token) of each completed stream (higher is better); the total token rate is in "Stream tokens and incomplete streams".',
+        queries: quantiles(`${m.streamTokensPerSecond.name}_bucket`, s),
+      },
       { title: 'Stream time to start event', type: 'timeseries', unit: 's', queries: quantiles(`${m.streamTimeToStart.name}_bucket`, s) },
       {
         title: '429s: expected vs premature, against request rate',

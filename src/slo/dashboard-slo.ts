@@ -1,7 +1,7 @@
 /**
  * The SLO dashboard, in two sections kept apart as the rules keep them: the uptime objective
  * from the probes (the service's SLO; its alerts page) and the load-run SLI (what a test
- * measured; never pages). Both read the recording rules, per check and per tier.
+ * measured; never pages). Both read the recording rules, per target and check and per tier.
  */
 import { q, rate, type DashboardSpec, type PanelSpec } from './dashboard-kit.js';
 import { loadRunAnnotation } from './dashboard-run.js';
@@ -10,10 +10,9 @@ import { ALERT_NAMES, PROBE_METRICS, RECORDING_RULES, RUN_METRICS, SLI_SOURCE } 
 import { formatNumber, type ResolvedSloRuleOptions } from './rule-options.js';
 
 /** Stats and trends of one error-ratio recording rule family against a budget. */
-function budgetPanels(r: ResolvedSloRuleOptions, what: string, record: (w: string) => string, sel: string, by: string): PanelSpec[] {
+function budgetPanels(r: ResolvedSloRuleOptions, what: string, record: (w: string) => string, sel: string, legend: string): PanelSpec[] {
   const b = formatNumber(r.budget);
   const pct = `${formatNumber(r.objective * 100)} %`;
-  const legend = `{{${by}}}`;
   return [
     {
       title: `${what} (${r.period})`,
@@ -59,26 +58,28 @@ function budgetPanels(r: ResolvedSloRuleOptions, what: string, record: (w: strin
 
 /** The SLO dashboard's description. */
 export function sloDashboardSpec(r: ResolvedSloRuleOptions): DashboardSpec {
-  const check = '{check=~"$check"}';
+  const check = '{target=~"$target",check=~"$check"}';
   const tier = '{tier=~"$tier"}';
   const pct = `${formatNumber(r.objective * 100)} %`;
   const panels: (PanelSpec | { row: string })[] = [
     { row: `Uptime SLO from the probes (${SLI_SOURCE.label}="${SLI_SOURCE.probe}"): the service's objective, these alerts page` },
-    ...budgetPanels(r, 'Uptime', RECORDING_RULES.probeErrorRatioByCheck, check, 'check'),
+    ...budgetPanels(r, 'Uptime', RECORDING_RULES.probeErrorRatioByCheck, check, '{{target}} {{check}}'),
     {
       title: 'Probe results',
       type: 'timeseries',
       unit: 'ops',
-      queries: [q(`sum by (result) (${rate(`${PROBE_METRICS.total.name}${check}`)})`, '{{result}}')],
+      queries: [q(`sum by (target, result) (${rate(`${PROBE_METRICS.total.name}${check}`)})`, '{{target}} {{result}}')],
     },
     {
       title: 'flowgauge alerts (pending or firing)',
       type: 'table',
       queries: [{ expr: `ALERTS{alertname=~"Flowgauge.*"}`, instant: true }],
-      description: `${ALERT_NAMES.uptime}, ${ALERT_NAMES.probeDown}, ${ALERT_NAMES.probeStale} and ${ALERT_NAMES.certExpiry} come from the probes; load-run alerts exist only when the rules were generated with --load-alerts, at severity info.`,
+      description:
+        `${ALERT_NAMES.uptime}, ${ALERT_NAMES.probeDown}, ${ALERT_NAMES.probeStale}, ${ALERT_NAMES.proberDown}, ${ALERT_NAMES.probeAbsent}, ` +
+        `${ALERT_NAMES.certExpiry} and ${ALERT_NAMES.tlsVersion} come from the probes; load-run alerts exist only when the rules were generated with --load-alerts, at severity info.`,
     },
     { row: `Load-run SLI (${SLI_SOURCE.label}="${SLI_SOURCE.load}"): what load tests measured, never pages` },
-    ...budgetPanels(r, 'Load-run availability', RECORDING_RULES.sliErrorRatioByTier, tier, 'tier'),
+    ...budgetPanels(r, 'Load-run availability', RECORDING_RULES.sliErrorRatioByTier, tier, '{{tier}}'),
     {
       title: 'SLI events by class',
       type: 'timeseries',
@@ -105,7 +106,8 @@ export function sloDashboardSpec(r: ResolvedSloRuleOptions): DashboardSpec {
     title: 'flowgauge — SLOs and error budget',
     description: `Uptime objective ${pct} over ${r.period} from the probes (pages), and the load-run SLI (never pages), from the flowgauge recording rules.`,
     variables: [
-      { name: 'check', label: 'Check', metric: PROBE_METRICS.total.name },
+      { name: 'target', label: 'Target', metric: PROBE_METRICS.total.name },
+      { name: 'check', label: 'Check', metric: `${PROBE_METRICS.total.name}{target=~"$target"}` },
       { name: 'tier', label: 'Tier', metric: RUN_METRICS.sliEvents.name },
     ],
     annotations: [probeFailureAnnotation(), loadRunAnnotation('tier=~"$tier"')],

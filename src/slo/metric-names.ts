@@ -5,7 +5,7 @@
  * so a renamed metric cannot leave a rule or a panel querying nothing.
  *
  * Labels are bounded on purpose: operation, flow, tier, code, status_class, outcome, kind,
- * check, phase, result, scenario. Never run ids, request ids or tokens.
+ * check, phase, result, scenario, target (a name, never a URL). Never run ids, request ids or tokens.
  */
 import { OPS, type OpName } from '../core/ops.js';
 
@@ -62,7 +62,19 @@ export const RUN_METRICS = {
   streamItl: {
     name: 'flowgauge_stream_itl_seconds',
     type: 'histogram',
-    help: 'Stream inter-token latency: every gap between consecutive token events.',
+    help: 'Stream inter-token latency: every gap between consecutive token events (streams delivered in one read left out).',
+    labelNames: RUN,
+  },
+  streamTpot: {
+    name: 'flowgauge_stream_tpot_seconds',
+    type: 'histogram',
+    help: 'Stream time per output token: (end - first token) / (tokens - 1), per stream of two tokens or more; streams delivered in one read are left out.',
+    labelNames: RUN,
+  },
+  streamTokensPerSecond: {
+    name: 'flowgauge_stream_output_tokens_per_second',
+    type: 'histogram',
+    help: 'Output tokens per second of each completed stream: tokens / (end - first token); streams delivered in one read are left out.',
     labelNames: RUN,
   },
   streamTimeToStart: {
@@ -177,44 +189,55 @@ export const NOTIFICATION_METRICS = {
 /** Default notification delivery latency buckets (seconds). */
 export const NOTIFICATION_DELIVERY_BUCKETS_S: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 
-/** Metrics of uptime probes (`createProbeMetrics`). */
+/**
+ * Metrics of uptime probes (`createProbeMetrics`). Every series carries `target`, the probe's
+ * `--target-name` (by default the base URL's host): one Prometheus, one Pushgateway and one set
+ * of rules hold the probes of staging and production apart.
+ */
 export const PROBE_METRICS = {
   success: {
     name: 'flowgauge_probe_success',
     type: 'gauge',
     help: '1 when the last probe of the check succeeded, 0 when it failed.',
-    labelNames: ['check'],
+    labelNames: ['target', 'check'],
   },
   total: {
     name: 'flowgauge_probe_total',
     type: 'counter',
-    help: 'Probes run, by check and result (success, failure).',
-    labelNames: ['check', 'result'],
+    help: 'Probes run, by target, check and result (success, failure), cumulative over the probe history.',
+    labelNames: ['target', 'check', 'result'],
   },
   duration: {
     name: 'flowgauge_probe_duration_seconds',
     type: 'histogram',
     help: 'Probe duration by phase: dns, connect, tls, ttfb (first byte), ttft (first token), total (the HTTP request), check (the whole check).',
-    labelNames: ['check', 'phase'],
+    labelNames: ['target', 'check', 'phase'],
   },
   tlsVersion: {
     name: 'flowgauge_probe_tls_version_info',
     type: 'gauge',
     help: 'TLS version negotiated by the last probe of the check (always 1; only the current version has a series).',
-    labelNames: ['check', 'version'],
+    labelNames: ['target', 'check', 'version'],
   },
   lastRun: {
     name: 'flowgauge_probe_last_run_timestamp_seconds',
     type: 'gauge',
     help: 'Unix time (seconds) the last probe of the check finished; alert when it stops moving.',
-    labelNames: ['check'],
+    labelNames: ['target', 'check'],
+    aggregator: 'max',
+  },
+  lastSuccess: {
+    name: 'flowgauge_probe_last_success_timestamp_seconds',
+    type: 'gauge',
+    help: 'Unix time (seconds) the last successful probe of the check finished (kept from the history): how long the check has been failing.',
+    labelNames: ['target', 'check'],
     aggregator: 'max',
   },
   tlsCertExpiry: {
     name: 'flowgauge_probe_tls_cert_expiry_timestamp_seconds',
     type: 'gauge',
     help: "Unix time (seconds) the target's leaf certificate expires, as seen by the last probe of the check over TLS.",
-    labelNames: ['check'],
+    labelNames: ['target', 'check'],
     aggregator: 'min',
   },
 } as const satisfies Record<string, MetricSpec>;
@@ -222,25 +245,25 @@ export const PROBE_METRICS = {
 /**
  * What the probe daemon's blackbox-style `GET /probe?check=<name>` answers: the check run at the
  * scrape, in the blackbox exporter's names (so its alerts and dashboards read it), one series
- * each, labelled with the check. Not in the history nor in the cumulative counters.
+ * each, labelled with the target and the check. Not in the history nor in the cumulative counters.
  */
 export const PROBE_ENDPOINT_METRICS = {
-  success: { name: 'probe_success', type: 'gauge', help: '1 when the check succeeded, 0 when it failed.', labelNames: ['check'] },
-  duration: { name: 'probe_duration_seconds', type: 'gauge', help: 'How long the whole check took.', labelNames: ['check'] },
-  httpStatus: { name: 'probe_http_status_code', type: 'gauge', help: "HTTP status of the check's request; 0 when no response arrived.", labelNames: ['check'] },
+  success: { name: 'probe_success', type: 'gauge', help: '1 when the check succeeded, 0 when it failed.', labelNames: ['target', 'check'] },
+  duration: { name: 'probe_duration_seconds', type: 'gauge', help: 'How long the whole check took.', labelNames: ['target', 'check'] },
+  httpStatus: { name: 'probe_http_status_code', type: 'gauge', help: "HTTP status of the check's request; 0 when no response arrived.", labelNames: ['target', 'check'] },
   httpDuration: {
     name: 'probe_http_duration_seconds',
     type: 'gauge',
     help: "Duration of each phase of the check's HTTP request: dns, connect, tls, ttfb (first byte), ttft (first token), total.",
-    labelNames: ['check', 'phase'],
+    labelNames: ['target', 'check', 'phase'],
   },
   certExpiry: {
     name: 'probe_ssl_earliest_cert_expiry',
     type: 'gauge',
     help: 'Unix time (seconds) the leaf certificate the check saw expires (HTTPS targets only).',
-    labelNames: ['check'],
+    labelNames: ['target', 'check'],
   },
-  tlsVersion: { name: 'probe_tls_version_info', type: 'gauge', help: 'TLS version the check negotiated (always 1).', labelNames: ['check', 'version'] },
+  tlsVersion: { name: 'probe_tls_version_info', type: 'gauge', help: 'TLS version the check negotiated (always 1).', labelNames: ['target', 'check', 'version'] },
 } as const satisfies Record<string, MetricSpec>;
 
 /** Every metric spec, for documentation and tests. */
@@ -267,6 +290,10 @@ export const STREAM_TTFT_BUCKETS_S: readonly number[] = [
 export const STREAM_ITL_BUCKETS_S: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2,
 ];
+/** Default time-per-output-token buckets (seconds): the inter-token ones, TPOT being a mean gap. */
+export const STREAM_TPOT_BUCKETS_S: readonly number[] = STREAM_ITL_BUCKETS_S;
+/** Default output-tokens-per-second buckets (tokens/s, per stream): from a slow CPU model to a fast GPU one. */
+export const STREAM_TOKENS_PER_S_BUCKETS: readonly number[] = [1, 2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000];
 /** Default probe phase buckets (seconds). */
 export const PROBE_DURATION_BUCKETS_S: readonly number[] = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5, 10, 30,
@@ -328,9 +355,9 @@ export const RECORDING_RULES = {
   latencyErrorRatio: (window: string): string => `flowgauge:latency_error_ratio:rate${window}`,
   /** Share slower than the threshold, per tier; the latency alerts read this one. */
   latencyErrorRatioByTier: (window: string): string => `flowgauge:latency_error_ratio_by_tier:rate${window}`,
-  /** Probe error ratio: probes that did not succeed / all probes, every check together. */
+  /** Probe error ratio per target: probes that did not succeed / all probes, every check together. */
   probeErrorRatio: (window: string): string => `flowgauge:probe_error_ratio:rate${window}`,
-  /** Probe error ratio per check; the uptime burn-rate alerts read this one. */
+  /** Probe error ratio per target and check; the uptime burn-rate alerts read this one. */
   probeErrorRatioByCheck: (window: string): string => `flowgauge:probe_error_ratio_by_check:rate${window}`,
 } as const;
 
@@ -346,10 +373,16 @@ export const ALERT_NAMES = {
   latency: 'FlowgaugeLatencyBudgetBurn',
   /** The probes' uptime objective burning (per check). */
   uptime: 'FlowgaugeUptimeBudgetBurn',
-  /** Every probe of a check failing for a while. */
+  /** Every probe of a check failing for a while: the target is down, the prober up. */
   probeDown: 'FlowgaugeProbeDown',
-  /** A check's last probe too long ago: the prober stopped. */
+  /** A check's last probe too long ago: the prober (a pushing CronJob) stopped. */
   probeStale: 'FlowgaugeProbeStale',
-  /** The target's certificate expires soon. */
+  /** The probe daemon's scrape failing: the prober is dead and its series are gone. */
+  proberDown: 'FlowgaugeProberDown',
+  /** No pushed probe series at all: nothing pushes, or the Pushgateway lost them. */
+  probeAbsent: 'FlowgaugeProbeAbsent',
+  /** The target's certificate expires soon (a ticket). */
   certExpiry: 'FlowgaugeCertificateExpiry',
+  /** The target negotiated TLS below 1.3 (a ticket). */
+  tlsVersion: 'FlowgaugeTlsBelowTarget',
 } as const;

@@ -28,10 +28,26 @@ export interface SloRuleOptions {
   readonly probeInterval?: string;
   /** How long every probe of a check must fail before `FlowgaugeProbeDown`. Default `5m`. */
   readonly probeDownFor?: string;
-  /** Certificate expiry warning when fewer than this are left. Default `14d`. */
+  /** Certificate expiry warning (a ticket) when fewer than this are left. Default `14d`. */
   readonly certExpiryWarning?: string;
-  /** Certificate expiry critical when fewer than this are left. Default `3d`. */
+  /**
+   * Certificate expiry critical (a page) when fewer than this are left. Default none: an
+   * expiring certificate is a ticket, and one that expired fails the checks (`TLS_ERROR`), which
+   * pages as downtime.
+   */
   readonly certExpiryCritical?: string;
+  /**
+   * The `job` Prometheus scrapes the probe daemon's /metrics under (its `job_name`, or the
+   * Service's name with a ServiceMonitor): `FlowgaugeProberDown` pages when it is down. Default
+   * `flowgauge-probe`; '' leaves the alert out.
+   */
+  readonly probeScrapeJob?: string;
+  /**
+   * The `job` the probe CronJob pushes under (`flowgauge_probe`): `FlowgaugeProbeAbsent` pages
+   * when its probe series, there within the day, are gone. Default `flowgauge_probe`; '' leaves
+   * the alert out.
+   */
+  readonly probePushJob?: string;
   /**
    * Burn-rate alerts on the load-run SLI series too, at `severity: info`. Off by default: a load
    * test drives the service hard on purpose and its verdict is the report's thresholds, not a page.
@@ -54,7 +70,12 @@ export interface ResolvedSloRuleOptions {
   /** Normalised duration, e.g. `5m`. */
   readonly probeDownFor: string;
   readonly certExpiryWarningS: number;
-  readonly certExpiryCriticalS: number;
+  /** Undefined: no critical row (the default). */
+  readonly certExpiryCriticalS: number | undefined;
+  /** '' when the alert is left out. */
+  readonly probeScrapeJob: string;
+  /** '' when the alert is left out. */
+  readonly probePushJob: string;
   readonly loadAlerts: boolean;
 }
 
@@ -103,8 +124,20 @@ export const PROBE_ALERT_DEFAULTS = {
   probeInterval: '1m',
   probeDownFor: '5m',
   certExpiryWarning: '14d',
-  certExpiryCritical: '3d',
+  probeScrapeJob: 'flowgauge-probe',
+  probePushJob: 'flowgauge_probe',
 } as const;
+
+/** How long the probe daemon's scrape must fail before `FlowgaugeProberDown` pages. */
+export const PROBER_DOWN_FOR = '3m';
+
+/** How long the pushed probe series must be missing before `FlowgaugeProbeAbsent` pages. */
+export const PROBE_ABSENT_FOR = '5m';
+
+/** How far back `FlowgaugeProbeAbsent` looks for pushed series that were there (and are gone). */
+export const PROBE_ABSENT_MEMORY = '1d';
+
+const JOB_NAME = /^[A-Za-z0-9_.:-]*$/;
 
 /** Trims binary-float noise (1 − 0.999 = 0.0010000000000000009) for rule text. */
 export function formatNumber(x: number): string {
@@ -130,6 +163,14 @@ function wholeSeconds(what: string, value: string, minS: number): number {
     throw new InvalidArgumentError(`${what} must be a whole duration of at least ${formatPromDuration(minS * 1000)} such as "1m" or "14d", got "${value}"`);
   }
   return ms / 1000;
+}
+
+/** A job label value a matcher can quote as it is; '' leaves its alert out. */
+function jobName(what: string, value: string): string {
+  if (typeof value !== 'string' || !JOB_NAME.test(value) || value.length > 100) {
+    throw new InvalidArgumentError(`${what} must be a Prometheus job name of letters, digits, '_', '.', ':' and '-' (or '' to leave its alert out), got "${String(value)}"`);
+  }
+  return value;
 }
 
 /** Validates and normalises rule options; throws `InvalidArgumentError` naming what is allowed. */
@@ -174,8 +215,8 @@ export function resolveSloRuleOptions(options: SloRuleOptions): ResolvedSloRuleO
   const probeIntervalS = wholeSeconds('probe interval', options.probeInterval ?? d.probeInterval, 1);
   const probeDownForS = wholeSeconds('probe down duration', options.probeDownFor ?? d.probeDownFor, 60);
   const certExpiryWarningS = wholeSeconds('certificate expiry warning', options.certExpiryWarning ?? d.certExpiryWarning, 3600);
-  const certExpiryCriticalS = wholeSeconds('certificate expiry critical', options.certExpiryCritical ?? d.certExpiryCritical, 3600);
-  if (certExpiryCriticalS >= certExpiryWarningS) {
+  const certExpiryCriticalS = options.certExpiryCritical === undefined ? undefined : wholeSeconds('certificate expiry critical', options.certExpiryCritical, 3600);
+  if (certExpiryCriticalS !== undefined && certExpiryCriticalS >= certExpiryWarningS) {
     throw new InvalidArgumentError(
       `certificate expiry critical (${formatPromDuration(certExpiryCriticalS * 1000)}) must be shorter than the warning (${formatPromDuration(certExpiryWarningS * 1000)})`,
     );
@@ -191,6 +232,8 @@ export function resolveSloRuleOptions(options: SloRuleOptions): ResolvedSloRuleO
     probeDownFor: formatPromDuration(probeDownForS * 1000),
     certExpiryWarningS,
     certExpiryCriticalS,
+    probeScrapeJob: jobName('probe scrape job', options.probeScrapeJob ?? d.probeScrapeJob),
+    probePushJob: jobName('probe push job', options.probePushJob ?? d.probePushJob),
     loadAlerts: options.loadAlerts === true,
   };
 }

@@ -4,8 +4,8 @@
  * read: everything else carries the parsed value. A small hand-written scanner: thresholds come
  * from scenario files, so nothing here ever evaluates code.
  */
-import { OPS, isOpName } from '../core/ops.js';
-import type { OpName } from '../core/ops.js';
+import { OPS, isHttpOp, isOpName } from '../core/ops.js';
+import type { OpKey } from '../core/ops.js';
 import { STREAM_TIMING_NAMES, isStreamTimingName, streamTimingOf, type StreamTimingName } from '../core/stream-timings.js';
 import { durationPartMs } from '../core/units.js';
 
@@ -33,9 +33,21 @@ export type Comparator = (typeof COMPARATORS)[number];
  */
 export type ThresholdUnit = 'ms' | 'ratio' | 'count' | 'perS';
 
+/**
+ * Request counters of one row of `ops` (an operation, or `http:<name>`): `count` requests sent,
+ * `errors` requests that failed (every sample with an error code: an error status, a timeout, a
+ * reset), `errorsRate` the share of them, as k6's `http_req_failed`.
+ */
+export const OP_COUNTERS = { count: 'count', errors: 'errors', errorsRate: 'errors.rate' } as const;
+
+/** One of `OP_COUNTERS`. */
+export type OpCounter = keyof typeof OP_COUNTERS;
+
 /** A metric key, parsed. */
 export type MetricKey =
-  | { readonly kind: 'latency'; readonly op: OpName; readonly stat: PctStat }
+  /** Latency of one row of `ops`: an operation (`run`) or a journey's own request (`http:<name>`). */
+  | { readonly kind: 'latency'; readonly op: OpKey; readonly stat: PctStat }
+  | { readonly kind: 'requests'; readonly op: OpKey; readonly counter: OpCounter }
   | { readonly kind: 'stream'; readonly metric: StreamTimingName; readonly stat: PctStat }
   | { readonly kind: 'availability' }
   | { readonly kind: 'errorsRate' }
@@ -51,13 +63,39 @@ export type MetricKey =
 
 /** What keys are allowed, for error messages. */
 export const METRIC_KEY_HELP =
-  `<op>.latency.<stat> (op: ${OPS.join('|')}; stat: ${PCT_STATS.join('|')}), ` +
+  `<op>.latency.<stat>, <op>.count, <op>.errors, <op>.errors.rate (op: ${OPS.join('|')}, or http:<name> for a journey's vu.http requests; stat: ${PCT_STATS.join('|')}), ` +
   `stream.<${STREAM_TIMING_NAMES.join('|')}>.<stat>, availability, errors.rate, ` +
   `ratelimit.<${RATELIMIT_METRICS.join('|')}>, ratelimit.latency.<stat>, dropped, contract.violations, ` +
   `iterations.failed, iteration.duration.<stat>, checks, checks.<name>`;
 
 const includes = <T extends string>(list: readonly T[], s: string | undefined): s is T =>
   s !== undefined && (list as readonly string[]).includes(s);
+
+/** True when `s` names a row of `ops`: an operation, or `http:<name>`. */
+export function isOpKey(s: string | undefined): s is OpKey {
+  return isOpName(s) || isHttpOp(s);
+}
+
+/**
+ * A key that names a row of `ops` (`run.latency.p99`, `http:auth.login.errors.rate`): the row
+ * is what comes before the suffix, read from the end, since an `http:` name may hold dots.
+ */
+function opRowMetric(key: string): MetricKey | undefined {
+  const last = key.lastIndexOf('.');
+  if (last <= 0) return undefined;
+  const tail = key.slice(last + 1);
+  const head = key.slice(0, last);
+  if (tail === 'count' && isOpKey(head)) return { kind: 'requests', op: head, counter: 'count' };
+  if (tail === 'errors' && isOpKey(head)) return { kind: 'requests', op: head, counter: 'errors' };
+  const before = head.lastIndexOf('.');
+  if (before <= 0) return undefined;
+  const row = head.slice(0, before);
+  const middle = head.slice(before + 1);
+  if (!isOpKey(row)) return undefined;
+  if (middle === 'latency' && includes(PCT_STATS, tail)) return { kind: 'latency', op: row, stat: tail };
+  if (middle === 'errors' && tail === 'rate') return { kind: 'requests', op: row, counter: 'errorsRate' };
+  return undefined;
+}
 
 /** Parses a metric key; `undefined` when it is not one of `METRIC_KEY_HELP`. */
 export function parseMetricKey(key: string): MetricKey | undefined {
@@ -66,6 +104,7 @@ export function parseMetricKey(key: string): MetricKey | undefined {
   if (trimmed === 'checks') return { kind: 'checks', name: undefined };
   if (trimmed.startsWith('checks.') && trimmed.length > 7) return { kind: 'checks', name: trimmed.slice(7) };
   if (trimmed === 'iterations.failed') return { kind: 'iterationsFailed' };
+  if (trimmed.startsWith('http:')) return opRowMetric(trimmed);
   const parts = trimmed.split('.');
   const [a, b, c] = parts;
   if (parts.length === 1) {
@@ -77,16 +116,15 @@ export function parseMetricKey(key: string): MetricKey | undefined {
     if (a === 'errors' && b === 'rate') return { kind: 'errorsRate' };
     if (a === 'contract' && b === 'violations') return { kind: 'contractViolations' };
     if (a === 'ratelimit' && includes(RATELIMIT_METRICS, b)) return { kind: 'ratelimit', metric: b };
-    return undefined;
+    return opRowMetric(trimmed);
   }
   if (parts.length === 3 && includes(PCT_STATS, c)) {
     // `stream.latency.p99` is the stream operation's latency; `stream.ttft.p99` a stream timing.
-    if (b === 'latency' && isOpName(a)) return { kind: 'latency', op: a, stat: c };
     if (a === 'stream' && isStreamTimingName(b)) return { kind: 'stream', metric: b, stat: c };
     if (a === 'iteration' && b === 'duration') return { kind: 'iterationDuration', stat: c };
     if (a === 'ratelimit' && b === 'latency') return { kind: 'ratelimitLatency', stat: c };
   }
-  return undefined;
+  return parts.length === 3 ? opRowMetric(trimmed) : undefined;
 }
 
 /**
@@ -102,12 +140,25 @@ export interface ThresholdKeyParts {
   readonly metricKey: string;
 }
 
-/** Splits a threshold key's `<scenario>:` scope from its metric key. Never fails. */
+/**
+ * Splits a threshold key's `<scenario>:` scope from its metric key. Never fails. `http:` is the
+ * prefix of a journey's own request (`http:auth.latency.p95`, `http:auth.latncy.p95` mistyped),
+ * and the scope of a scenario named `http` only before a metric key that reads as one when the
+ * whole does not (`http:availability`, `http:http:auth.latency.p95`).
+ */
 export function splitThresholdKey(key: string): ThresholdKeyParts {
   const colon = key.indexOf(':');
   const head = colon > 0 ? key.slice(0, colon).trim() : '';
   if (head === '' || head.includes('.')) return { scope: undefined, metricKey: key.trim() };
-  return { scope: head, metricKey: key.slice(colon + 1).trim() };
+  const rest = key.slice(colon + 1).trim();
+  if (head === 'http' && !scopesHttp(key, rest)) return { scope: undefined, metricKey: key.trim() };
+  return { scope: head, metricKey: rest };
+}
+
+/** True when `http` before `rest` is a scenario's name: `rest` reads as a (scoped) metric key, and `key` as a whole does not. */
+function scopesHttp(key: string, rest: string): boolean {
+  if (parseMetricKey(key) !== undefined) return false;
+  return parseMetricKey(rest) !== undefined || splitThresholdKey(rest).scope !== undefined;
 }
 
 /** A threshold key, parsed: its scope (if any) and its metric. */
@@ -132,6 +183,8 @@ export function unitOf(metric: MetricKey): ThresholdUnit {
   switch (metric.kind) {
     case 'latency':
       return metric.stat === 'count' ? 'count' : 'ms';
+    case 'requests':
+      return metric.counter === 'errorsRate' ? 'ratio' : 'count';
     case 'stream':
       return metric.stat === 'count' ? 'count' : streamTimingOf(metric.metric).unit;
     case 'iterationDuration':

@@ -2,7 +2,7 @@
  * Thresholds: parse `{ key: expression }` pairs once, evaluate them against any metric lookup
  * (the final report, or an interim one while the run is live). Pure.
  */
-import { OPS, type OpName } from '../core/ops.js';
+import { isOpName, type OpName } from '../core/ops.js';
 import { k6ExpressionHint, k6ThresholdHint } from './k6-thresholds.js';
 import { suggestMetricKey } from './metric-key-suggest.js';
 import { METRIC_KEY_HELP, EXPRESSION_HELP, parseExpression, parseMetricKey, parseThresholdKey, splitThresholdKey, thresholdKeyText, unitOf } from './threshold-grammar.js';
@@ -41,15 +41,43 @@ export interface ThresholdResult {
   readonly implicit?: boolean;
 }
 
-/** Result of `parseThreshold`: never throws, so scenario validation can collect every problem. */
+/**
+ * Result of `parseThreshold`: never throws, so scenario validation can collect every problem.
+ * `allowed` is the grammar's list of keys, given apart from the error so a validation of many
+ * keys says it once.
+ */
 export type ParseThresholdResult =
   | { readonly ok: true; readonly threshold: ParsedThreshold }
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: false; readonly error: string; readonly allowed?: string };
 
 /** What is known of the run a threshold judges, for better hints. */
 export interface ThresholdContext {
-  /** The operations its scenarios send, when known (mixes); a k6 latency threshold then names each. */
+  /**
+   * The operations its scenarios send, when known (mixes): a threshold on anything else is
+   * refused (it would never be observed), a did-you-mean offers only what they send, and a k6
+   * latency threshold names each of them. Undefined for a journey, which may send anything.
+   */
   readonly ops?: readonly OpName[];
+}
+
+const mixSends = (ops: readonly OpName[]): string => `the mix sends ${ops.join(', ')}`;
+
+/**
+ * Why `metric` would never be observed in traffic that sends only `ops` (a mix), or undefined
+ * when it may be (always, when `ops` is undefined: a journey may send any operation and its own
+ * `http:<name>` requests, and make checks).
+ */
+export function unobservedReason(metric: MetricKey, ops: readonly OpName[] | undefined): string | undefined {
+  if (ops === undefined) return undefined;
+  if (metric.kind === 'latency' || metric.kind === 'requests') {
+    if (!isOpName(metric.op)) return `${metric.op} is a journey's own request (vu.http); a mix sends none, so this would never be observed; ${mixSends(ops)}`;
+    if (!ops.includes(metric.op)) return `${metric.op} is not in the mix, so this would never be observed; ${mixSends(ops)}`;
+  }
+  if (metric.kind === 'stream' && !ops.includes('stream')) return `no stream is in the mix, so this would never be observed; ${mixSends(ops)}`;
+  if (metric.kind === 'iterationsFailed' || metric.kind === 'iterationDuration' || metric.kind === 'checks') {
+    return 'iterations and checks come from a journey or steps; this scenario is a mix';
+  }
+  return undefined;
 }
 
 /** Shortens user input echoed in messages. */
@@ -77,10 +105,13 @@ export function parseThreshold(key: string, expr: string, context: ThresholdCont
     // k6's metric names and k6's expressions get the flowgauge thresholds to write instead.
     const k6 = k6ThresholdHint(key, [expr], context.ops) ?? k6ExpressionHint(key, expr);
     if (k6 !== undefined) return { ok: false, error: k6 };
-    const fixed = caseFixed(key) ?? suggestMetricKey(key);
-    const hint = fixed !== undefined ? `did you mean ${quote(fixed)}? ` : '';
-    return { ok: false, error: `unknown threshold metric ${quote(key)}; ${hint}allowed: ${METRIC_KEY_HELP}` };
+    // Only a key that would be accepted here is offered: pasted back, it validates.
+    const fixed = suggestMetricKey(key, (m) => unobservedReason(m, context.ops) === undefined);
+    const hint = fixed !== undefined ? `; did you mean ${quote(fixed)}?` : '';
+    return { ok: false, error: `unknown threshold metric ${quote(key)}${hint}`, allowed: METRIC_KEY_HELP };
   }
+  const absent = unobservedReason(metric, context.ops);
+  if (absent !== undefined) return { ok: false, error: absent };
   const unit = unitOf(metric);
   const parsed = parseExpression(expr, unit);
   if (typeof parsed === 'string') {
@@ -112,15 +143,6 @@ export function thresholdOfResult(r: ThresholdResult): ParsedThreshold | undefin
     expression: `${r.op} ${r.value}`,
     ...(r.implicit === true ? { implicit: true } : {}),
   };
-}
-
-/** The key with its operation's case fixed (`listflows.latency.p99` → `listFlows.latency.p99`), when that parses. */
-function caseFixed(key: string): string | undefined {
-  const [head, ...rest] = key.trim().split('.');
-  const op = OPS.find((o) => o.toLowerCase() === head?.toLowerCase());
-  if (op === undefined || op === head) return undefined;
-  const candidate = [op, ...rest].join('.');
-  return parseMetricKey(candidate) === undefined ? undefined : candidate;
 }
 
 /** Equality with a relative tolerance, so `== 0.999` matches a ratio computed as 999/1000. */

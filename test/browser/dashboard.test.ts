@@ -59,11 +59,7 @@ describe.skipIf(!hasChromium && !inCi)('live dashboard', () => {
     const run = main(['run', scenario, '--dashboard', '0', '--out', join(dir, 'out'), '--quiet'], io);
 
     // The URL is printed once the server listens, before the schedule starts.
-    let url: string | undefined;
-    for (let i = 0; i < 200 && url === undefined; i++) {
-      url = /live dashboard at (\S+)/.exec(io.out())?.[1];
-      if (url === undefined) await new Promise((r) => setTimeout(r, 25));
-    }
+    const url = await dashboardUrl(() => io.out());
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
     const page = await browser.newPage();
@@ -132,9 +128,24 @@ describe.skipIf(!hasChromium && !inCi)('live dashboard', () => {
 
       // Live, while the run goes on: a row per operation, every threshold judged, the check counted.
       await expect.poll(async () => (await cells(page, 'ops')).map((r) => r[0]).sort(), { timeout: 10_000 }).toEqual(['getUsage', 'listFlows']);
+      // Each column says what it covers: counts of the run so far beside the last second's latency.
+      // Read with the banner in one go (a busy machine may end the run meanwhile): live heads while
+      // there is no verdict, the whole run's once there is.
+      const heads = (): Promise<string[]> => page.$$eval('#ops thead th', (ths) => ths.map((th) => th.textContent ?? ''));
+      const snap = (await page.evaluate(
+        "({ verdict: document.getElementById('verdict').textContent, heads: [...document.querySelectorAll('#ops thead th')].map((t) => t.textContent), when: document.getElementById('ops-when').textContent })",
+      )) as { verdict: string; heads: string[]; when: string };
+      const live = snap.verdict === '';
+      expect(snap.heads).toEqual(live ? ['operation', 'requestsrun so far', 'badrun so far', '429run so far', 'p50last second', 'p99last second'] : ['operation', 'requestswhole run', 'badwhole run', '429whole run', 'p50whole run', 'p99whole run']);
+      expect(snap.when).toBe(live ? 'counts of the run so far, latency of the last second' : 'counts and latency of the whole run');
       await expect.poll(async () => (await cells(page, 'thresholds')).map((r) => r[0]), { timeout: 10_000 }).toEqual(['listFlows.latency.p99', 'availability', 'checks']);
       await expect.poll(async () => Number((await cells(page, 'checks'))[0]?.[1] ?? 0), { timeout: 10_000 }).toBeGreaterThan(0);
       expect(await page.textContent('#verdict')).toBe('');
+      // No cursor on a chart: its legend names the series, with no placeholder value beside them.
+      const legendValues = (): Promise<string[]> =>
+        page.$$eval('.u-legend .u-value', (els) => els.filter((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { display: string } }).getComputedStyle(e).display !== 'none').map((e) => e.textContent ?? ''));
+      expect(await legendValues()).toEqual([]);
+      expect((await page.$$eval('.u-legend th', (els) => els.filter((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { display: string } }).getComputedStyle(e).display !== 'none').map((e) => e.textContent ?? ''))).join(' ')).not.toMatch(/—|–|--|Value/);
       // The availability axis in percent, with the decimals its spacing needs.
       const ticks = await page.evaluate(() => {
         const d = (globalThis as unknown as { flowgaugeDashboard: { percentTicks: (u: unknown, s: number[]) => string[]; availabilityAxisTicks: () => unknown } }).flowgaugeDashboard;
@@ -152,6 +163,9 @@ describe.skipIf(!hasChromium && !inCi)('live dashboard', () => {
       expect(await page.textContent('#verdict')).toContain(`availability ${pct(report.slo.availability)}`);
       expect(await page.textContent('#started')).toBe(String(report.load.started));
       expect(await cells(page, 'thresholds')).toEqual(report.thresholds.map((t) => [t.metric, expect.any(String), expect.any(String), t.passed ? 'pass' : 'FAIL']));
+      expect(await heads()).toEqual(['operation', 'requestswhole run', 'badwhole run', '429whole run', 'p50whole run', 'p99whole run']);
+      expect(await page.textContent('#ops-when')).toBe('counts and latency of the whole run');
+      expect(await legendValues()).toEqual([]);
       const opRows = await cells(page, 'ops');
       for (const [op, o] of Object.entries(report.ops)) expect(opRows.find((r) => r[0] === op)?.slice(1, 3)).toEqual([String(o?.count), String(o?.bad)]);
       const check = report.checks?.['flows listed'];

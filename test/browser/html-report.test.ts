@@ -17,6 +17,7 @@ import type { Report } from '../../src/report/model.js';
 import { executeRun } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService } from '../../src/target/index.js';
+import { fixtureReport } from '../report/fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -124,5 +125,70 @@ describe.skipIf(!hasChromium && !inCi)('report.html in headless Chromium', () =>
     mkdirSync(resolve(SCREENSHOT, '..'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(existsSync(SCREENSHOT)).toBe(true);
+  });
+
+  it('draws p50, p90 and p99 visibly when they are equal, legends without placeholders, and a partial last slice as partial', async () => {
+    if (!hasChromium) throw new Error(MISSING);
+    // Every stream of the fixture takes 300 ms: each slice's p50, p90 and p99 are one value. The
+    // schedule ends half-way through its 60th second (59.5 s), so the last slice is half a one.
+    const base = fixtureReport();
+    const report: Report = { ...base, load: { ...base.load, scheduleS: 59.5 } };
+    const last = report.slices.at(-1);
+    expect(last?.t).toBe(59);
+    const files = await renderReportFiles(report);
+    const file = join(dir, 'fixture.html');
+    writeFileSync(file, files['report.html'] as string);
+    browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForFunction('window.__flowgaugeCharts !== undefined', undefined, { timeout: 10_000 });
+
+    // Pixels of each percentile's colour on the stream chart, where all three coincide.
+    const COLOURS = { p50: [45, 164, 78], p90: [191, 135, 0], p99: [207, 34, 46] };
+    const counts = (await page.evaluate(`(() => {
+      const c = document.querySelector('#chart-latency-stream canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      const want = ${JSON.stringify(COLOURS)};
+      const out = {};
+      for (const [k, [r, g, b]] of Object.entries(want)) {
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - r) + Math.abs(d[i + 1] - g) + Math.abs(d[i + 2] - b) < 40 && d[i + 3] > 200) n++;
+        out[k] = n;
+      }
+      return out;
+    })()`)) as Record<'p50' | 'p90' | 'p99', number>;
+    for (const k of ['p50', 'p90', 'p99'] as const) expect(counts[k], `${k} pixels on a chart where p50 = p90 = p99`).toBeGreaterThan(100);
+
+    // No cursor: each legend names its series and shows no value, so no placeholder ('—', '--').
+    const shownValues = (): Promise<string[]> =>
+      page.$$eval('.u-legend .u-value', (els) => els.filter((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { display: string } }).getComputedStyle(e).display !== 'none').map((e) => e.textContent ?? ''));
+    expect(await shownValues()).toEqual([]);
+    const labels = await page.$$eval('.chart .u-legend th', (els) => els.filter((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { display: string } }).getComputedStyle(e).display !== 'none').map((e) => e.textContent ?? ''));
+    expect(labels.join(' ')).not.toMatch(/—|--/);
+    // On the chart: the values under the cursor.
+    const plot = await page.$('#chart-latency-stream');
+    await plot?.scrollIntoViewIfNeeded();
+    const box = await plot?.boundingBox();
+    if (box === null || box === undefined) throw new Error('no stream chart');
+    await page.mouse.move(box.x + box.width / 2, box.y + 60);
+    const hovered = await page.$$eval('#chart-latency-stream .u-legend .u-value', (els) => els.map((e) => e.textContent ?? ''));
+    expect(hovered).toHaveLength(4);
+    for (const v of hovered.slice(1)) expect(v).toMatch(/^300 ms$/);
+
+    // The last slice: its rate per second of its half second (no collapse), the time axis ending
+    // where the schedule did, and its part shaded.
+    const charts = (await page.evaluate('window.__flowgaugeCharts')) as { id: string; partial: { fromS: number; toS: number } | null }[];
+    for (const id of ['chart-rate', 'chart-latency-run', 'chart-latency-stream']) expect(charts.find((c) => c.id === id)?.partial, id).toEqual({ fromS: 59, toS: 59.5 });
+    const grey = (await page.evaluate(`(() => {
+      const c = document.querySelector('#chart-rate canvas');
+      const d = c.getContext('2d').getImageData(c.width - 120, 0, 100, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] > 200 && d[i] < 245 && Math.abs(d[i] - d[i + 1]) < 8 && d[i + 2] >= d[i] && d[i + 3] > 200) n++;
+      return n;
+    })()`)) as number;
+    expect(grey, 'the partial slice is shaded').toBeGreaterThan(1000);
+    const data = JSON.parse((await page.textContent('#fg-chart-data')) ?? '{}') as { rate: { requestsPerS: number[] } };
+    expect(data.rate.requestsPerS.at(-1)).toBe((last?.requests ?? 0) / 0.5);
+    expect(await page.textContent('#ratelimit .caption')).toContain("The last point holds the schedule's final 0.5 s (shaded): its rates are per second of that part.");
   });
 });

@@ -116,6 +116,18 @@ describe('targets that speak something else', () => {
     expect(r.err).toContain('answered GET /flows with HTTP 200 and a body of another shape (MALFORMED_BODY');
   });
 
+  it("a web server's 404 page at the base URL: exit 76, this is not the interface (check the path), not 3 (is the service up?)", async () => {
+    const page = '<!doctype html><html><body><h1>404 Not Found</h1></body></html>';
+    const notFound = `HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: ${page.length}\r\n\r\n${page}`;
+    const r = await run(await rawServer(() => {}, (s) => s.write(notFound)), 'not-found');
+    expect(r.code).toBe(76);
+    expect(r.err).toContain("answered GET /flows with HTTP 404 and a page that is not the interface's (HTML?): this is not the interface; check the path of --base-url");
+    expect(r.err).not.toMatch(/could not be reached|is the service|internal error/);
+    // A gateway's 502 page is another matter: its service is down (exit 3, test/e2e/nginx-gateway.test.ts).
+    const bad = `HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: ${page.length}\r\n\r\n${page}`;
+    expect((await run(await rawServer(() => {}, (s) => s.write(bad)), 'bad-gateway')).code).toBe(3);
+  });
+
   it('conformance and capacity say the same: exit 76 for another protocol, 3 for nothing at all', async () => {
     const ssh = await rawServer((s) => s.write('SSH-2.0-OpenSSH_9.2p1\r\n'));
     for (const argv of [

@@ -41,7 +41,8 @@ async function cronJob(cwd: string, ticks: number, down: (i: number) => boolean,
     // Each tick starts a minute after the first, whatever the previous one took.
     offsetMs += start + i * 60_000 - (performance.timeOrigin + performance.now());
     const url = down(i) ? deadUrl : service.baseUrl;
-    const r = await cli(['probe', '--once', '--history', 'h', '--checks', 'listFlows', '--base-url', url, '--token', service.tokens.pro, '--quiet', ...intervalFlag], cwd);
+    // One target, up or down: named, since the dead port would otherwise be a target of its own.
+    const r = await cli(['probe', '--once', '--history', 'h', '--checks', 'listFlows', '--target-name', 'api', '--base-url', url, '--token', service.tokens.pro, '--quiet', ...intervalFlag], cwd);
     expect(r.code, r.err).toBe(down(i) ? 1 : 0);
   }
   return start + ticks * 60_000;

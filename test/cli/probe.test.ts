@@ -9,6 +9,7 @@ import type { ExitCode } from '../../src/cli/exit-codes.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { readHistory, type ProbeRecord } from '../../src/probe/index.js';
+import { startSilentServer } from '../export/helpers/silent-server.js';
 import { removeTempDirs, rounds, tempDir } from '../probe/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -90,8 +91,77 @@ describe('flowgauge probe', () => {
     const r = await cli(['probe', '--once', '--history', 'h', '--checks', 'listFlows', '--pushgateway', url, '--quiet'], cwd);
     expect(r.code).toBe(0);
     expect(pushes).toHaveLength(1);
-    expect(pushes[0]).toMatchObject({ method: 'PUT', url: '/metrics/job/flowgauge_probe' });
-    expect(pushes[0]?.body).toContain('flowgauge_probe_success{check="listFlows"} 1');
+    // The embedded service is a target of its own name, in the group and on every series.
+    expect(pushes[0]).toMatchObject({ method: 'PUT', url: '/metrics/job/flowgauge_probe/target/reference-service' });
+    expect(pushes[0]?.body).toContain('flowgauge_probe_success{target="reference-service",check="listFlows"} 1');
+  });
+
+  it('--once with a Pushgateway that accepts and never answers: exit 0, a warning naming the group, the push given up and let go', async () => {
+    const cwd = tempDir();
+    const silent = await startSilentServer();
+    try {
+      const running = cli(['probe', '--once', '--history', 'h', '--checks', 'listFlows', '--pushgateway', silent.url, '--target-name', 'api', '--quiet'], cwd);
+      const pushedAt = await silent.firstRequest();
+      const r = await running;
+      const tookMs = performance.now() - pushedAt;
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe(`flowgauge: warning: the probe metrics were not delivered to ${silent.url}/metrics/job/flowgauge_probe/target/api (no answer within 1 s); the history has the records, and the next push carries their totals\n`);
+      // Its connection let go before the command returned: nothing of it holds the process.
+      expect(silent.closedByClient()).toBe(silent.connections());
+      // One bounded attempt of 1 s; the push's ordinary 10 s timeout would not fit in this generous bound.
+      expect(tookMs).toBeLessThan(8000);
+      expect((await readHistory(join(cwd, 'h'))).records).toHaveLength(1);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("--once against a web server's 404 page: every check recorded as failed, and exit 76 (the address is wrong: the prober, not the target)", async () => {
+    const cwd = tempDir();
+    const page = '<!doctype html><html><body><h1>404 Not Found</h1></body></html>';
+    const web = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(404, { 'content-type': 'text/html' }).end(page));
+    });
+    servers.push(web);
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(web.address() as AddressInfo).port}/wrong/v1`;
+    const r = await cli(['probe', '--once', '--history', 'h', '--base-url', base, '--token', 't0k3n', '--json'], cwd);
+    expect(r.code, r.err).toBe(76);
+    expect(r.err).toContain("every check answered 404 with a page that is not the service's error body: this is not the interface; check the path of --base-url");
+    expect(r.err).not.toContain('checks succeeded');
+    // Still what happened, in the history: the outage the probe saw is not hidden.
+    const printed = r.out.trim().split('\n').map((l) => JSON.parse(l) as ProbeRecord);
+    expect(printed.map((p) => [p.success, p.status])).toEqual(printed.map(() => [false, 404]));
+    expect((await readHistory(join(cwd, 'h'))).records).toEqual(printed);
+  });
+
+  it('two probers of two targets push two groups (with --push-label), never replacing each other', async () => {
+    const cwd = tempDir();
+    const pushes: { url?: string; body: string }[] = [];
+    const gw = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        pushes.push({ url: req.url, body });
+        res.writeHead(200).end();
+      });
+    });
+    servers.push(gw);
+    await new Promise<void>((r) => gw.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(gw.address() as AddressInfo).port}`;
+    const a = await cli(['probe', '--once', '--history', 'a', '--checks', 'listFlows', '--pushgateway', url, '--target-name', 'staging', '--push-label', 'region=eu', '--quiet'], cwd);
+    const b = await cli(['probe', '--once', '--history', 'b', '--checks', 'listFlows', '--pushgateway', url, '--target-name', 'production', '--push-label', 'region=eu', '--quiet'], cwd);
+    expect([a.code, b.code], `${a.err}${b.err}`).toEqual([0, 0]);
+    expect(pushes.map((p) => p.url)).toEqual(['/metrics/job/flowgauge_probe/target/staging/region/eu', '/metrics/job/flowgauge_probe/target/production/region/eu']);
+    expect(pushes[1]?.body).toContain('flowgauge_probe_total{target="production",check="listFlows",result="success"} 1');
+    const records = (await readHistory(join(cwd, 'a'))).records;
+    expect(records.map((r) => r.target)).toEqual(['staging']);
+    for (const bad of [['--target-name', 'https://api.example.com/v1'], ['--target-name', 'a b'], ['--push-label', 'target=x', '--pushgateway', url], ['--push-label', 'nope'], ['--push-label', 'region=eu']]) {
+      const r = await cli(['probe', '--once', '--history', 'c', ...bad], cwd);
+      expect(r.code, bad.join(' ')).toBe(2);
+      expect(r.err, bad.join(' ')).toMatch(/--target-name|--push-label/);
+    }
   });
 
   it('as a daemon runs whole rounds until --duration ends, and every printed record is in the history', async () => {

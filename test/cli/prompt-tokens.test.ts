@@ -99,12 +99,15 @@ describe('prompt lengths in tokens', () => {
       const n = t.prompts.length;
       expect(b?.promptTokens).toMatchObject({ count: n, p50: t.prompts[0], max: t.prompts[0] });
       expect(b?.ttftMs.count).toBe(n);
-      expect(b?.tpotMs.count).toBe(n);
-      expect(b?.itlMs.count).toBe(n * (OUTPUT_EVENTS - 1));
+      // Every stream has OUTPUT_EVENTS tokens; one a busy client read in one go (a burst) has no
+      // TPOT or gaps to tell: the band's TPOT count is its streams less its bursts, with their gaps.
+      expect(b?.tpotMs.count).toBeLessThanOrEqual(n);
+      expect(b?.itlMs.count).toBe((b?.tpotMs.count ?? -1) * (OUTPUT_EVENTS - 1));
       const outs = [...t.outputs].sort((a, c) => a - c);
       const mean = Math.round((outs.reduce((s, x) => s + x, 0) / n) * 10) / 10;
       expect(b?.outputTokens).toMatchObject({ count: n, max: outs[n - 1], mean });
     }
+    expect(Object.values(p?.byBand ?? {}).reduce((s, b) => s + b.tpotMs.count, 0)).toBe(ITERATIONS - (report.stream.deliveredAtOnce ?? 0));
     // Tokens per second needs time between the first token and the end: as the stream section counts it.
     expect(Object.values(p?.byBand ?? {}).reduce((s, b) => s + b.tokensPerS.count, 0)).toBe(report.stream.tokensPerS.count);
     const allOut = [...truth.values()].flatMap((t) => t.outputs);

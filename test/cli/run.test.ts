@@ -166,15 +166,18 @@ describe('flowgauge run', () => {
       const code = await main(
         [
           'run', scenarioFile('push', quick({})), '--base-url', service.baseUrl, '--token', SECRET, '--out', join(dir, 'push'),
-          '--pushgateway', base, '--otel', `${base}/v1/traces`, '--shard', '1/1',
+          '--pushgateway', base, '--otel', `${base}/v1/traces`, '--shard', '1/1', '--target-name', 'staging',
         ],
         io,
       );
       expect(io.err()).toBe('');
       expect(code).toBe(0);
       const push = received.find((r) => r.method === 'PUT' && r.url.startsWith('/metrics/job/flowgauge/'));
-      expect(push?.url).toMatch(/\/instance\/[^/]+\/shard\/1$/);
-      expect(push?.body).toMatch(/flowgauge_requests_total\{[^}]*operation="listFlows"/);
+      // The target in the group and on every series: runs against staging and production stay apart.
+      expect(push?.url).toMatch(/\/instance\/[^/]+\/target\/staging\/shard\/1$/);
+      expect(push?.body).toMatch(/flowgauge_requests_total\{[^}]*operation="listFlows"[^}]*target="staging"/);
+      const pushed = parseExposition(push?.body ?? '').filter((x) => x.name.startsWith('flowgauge_'));
+      expect(pushed.filter((x) => x.labels.target !== 'staging')).toEqual([]);
       // Scheduled starts are counted (they once stayed at 0): started plus dropped, as the report says.
       const pushedReport = JSON.parse(readFileSync(join(dir, 'push', 'report.json'), 'utf8')) as Report;
       expect(sumOf(parseExposition(push?.body ?? ''), 'flowgauge_scheduled_total')).toBe(pushedReport.load.started + pushedReport.load.dropped);

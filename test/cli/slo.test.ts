@@ -69,8 +69,8 @@ describe('flowgauge slo (via main)', () => {
     const io = memoryIo({ cwd: dir });
     const code = await main(['slo', 'rules', '--objective', '99.5%', '--period', '28d', '--latency', 'run=2s@99', '--out', 'rules/slo.yml'], io);
     expect(code).toBe(0);
-    // 16 probe + 16 load availability + 16 latency records; the 8 probe alerts (no load alerts by default).
-    expect(io.out()).toMatch(/^wrote .*slo\.yml \(48 recording rules, 8 alerts\)\n$/);
+    // 16 probe + 16 load availability + 16 latency records; the 10 probe alerts (no load alerts by default).
+    expect(io.out()).toMatch(/^wrote .*slo\.yml \(48 recording rules, 10 alerts\)\n$/);
     const text = readFileSync(join(dir, 'rules/slo.yml'), 'utf8');
     const file = parse(text) as { groups: { rules: { record?: string; expr: string }[] }[] };
     const exprs = file.groups.flatMap((g) => g.rules.map((r) => r.expr)).join('\n');

@@ -1,7 +1,8 @@
 /**
  * `flowgauge run --start-at` (and FLOWGAUGE_START_AT): shards hold their clocks until one instant,
- * so they run side by side; a time in the past or too far ahead is refused (exit 2), Ctrl-C while
- * waiting ends with 130 and no report. And `merge one.json` gives back the report it was given.
+ * so they run side by side; one that comes up after it joins the schedule in phase; a time past
+ * the scenario's whole duration or too far ahead is refused (exit 2), Ctrl-C while waiting ends
+ * with 130 and no report. And `merge one.json` gives back the report it was given.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,13 +47,13 @@ async function run(args: readonly string[], env: Record<string, string> = {}): P
 }
 
 describe('--start-at', () => {
-  it('a time in the past, too far ahead, or not a time with its zone is exit 2, naming the value and what is allowed', async () => {
+  it('a time past the scenario\'s whole duration, too far ahead, or not a time with its zone is exit 2, naming the value and what is allowed', async () => {
     const past = new Date(Date.now() - 30_000).toISOString();
     const r = await run(['--start-at', past]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(`flowgauge: --start-at "${past}" is 3`);
-    expect(r.err).toMatch(/is 3\d s in the past \(now is \S+Z\); /);
-    expect(r.err).toMatch(/give an ISO 8601 time with its zone, from 1 s ago \(starts at once\) to 24 h ahead, e\.g\. \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    expect(r.err).toMatch(/is 3\d s in the past \(now is \S+Z\), past the scenario's whole 1\.0 s: nothing would be left to send; /);
+    expect(r.err).toMatch(/give an ISO 8601 time with its zone, up to 24 h ahead \(one already past, by less than the scenario's 1\.0 s, joins the run in phase\), e\.g\. \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
     expect(r.report).toBeUndefined();
     expect(existsSync(r.dir)).toBe(false);
 
@@ -66,12 +67,47 @@ describe('--start-at', () => {
   });
 
   it('the flag wins over FLOWGAUGE_START_AT; up to a second past starts at once, said on stderr', async () => {
-    const r = await run(['--start-at', new Date(Date.now() - 400).toISOString()], { FLOWGAUGE_START_AT: '2020-01-01T00:00:00Z' });
-    expect(r.code, r.err).toBe(0);
-    expect(r.err).toMatch(/^flowgauge: started 0\.\d s after --start-at "/m);
-    expect(r.report?.load.started).toBe(20);
-    expect(parseStartAt(undefined, '', 0)).toBeUndefined();
-    expect(parseStartAt(undefined, '1970-01-01T00:00:05+00:00', 0)).toEqual({ atMs: 5000, given: 'FLOWGAUGE_START_AT="1970-01-01T00:00:05+00:00"' });
+    const three = join(dir, 'three.json');
+    writeFileSync(three, JSON.stringify({ name: 'three', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '3s' }, mix: [{ op: 'listFlows' }] }));
+    const at = new Date(Date.now() - 400);
+    const out = join(dir, 'past');
+    const io = memoryIo({ cwd: dir, env: { FLOWGAUGE_START_AT: '2020-01-01T00:00:00Z' } });
+    const code = await main(['run', three, '--base-url', service.baseUrl, '--token', TOKEN, '--quiet', '--no-audit', '--out', out, '--start-at', at.toISOString()], io);
+    expect(code, io.err()).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    // How late it really started decides which rule applies (a busy machine may take over a second to get there).
+    const lateMs = Date.parse(report.startedAt) - at.getTime();
+    if (lateMs <= 1000) {
+      expect(io.err()).toMatch(/^flowgauge: started 0\.\d s after --start-at "/m);
+      expect(report.load.started).toBe(60);
+      expect(report.load.missed).toBeUndefined();
+    } else {
+      expect(report.load.started + (report.load.missed ?? 0)).toBe(60);
+      expect(report.load.joinedAtS).toBeGreaterThan(1);
+    }
+    expect(parseStartAt(undefined, '', 0, 1000)).toBeUndefined();
+    expect(parseStartAt(undefined, '1970-01-01T00:00:05+00:00', 0, 1000)).toEqual({ atMs: 5000, given: 'FLOWGAUGE_START_AT="1970-01-01T00:00:05+00:00"' });
+    // Past by less than the scenario's whole schedule: allowed (the run joins it in phase); by all of it, refused.
+    expect(parseStartAt(undefined, '1970-01-01T00:00:05Z', 64_999, 60_000)?.atMs).toBe(5000);
+    expect(() => parseStartAt(undefined, '1970-01-01T00:00:05Z', 65_000, 60_000)).toThrow(/past the scenario's whole 1 min 0 s/);
+  });
+
+  it('a time already past joins the schedule in phase: every arrival is sent or counted as missed, and the report and stderr say how late', async () => {
+    const longer = join(dir, 'longer.json');
+    writeFileSync(longer, JSON.stringify({ name: 'longer', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '6s' }, mix: [{ op: 'listFlows' }] }));
+    const out = join(dir, 'late');
+    const at = new Date(Date.now() - 2000).toISOString();
+    const io = memoryIo({ cwd: dir });
+    const code = await main(['run', longer, '--base-url', service.baseUrl, '--token', TOKEN, '--quiet', '--no-audit', '--out', out, '--start-at', at, '--shard', '1/1'], io);
+    expect(code, io.err()).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+    // In phase: the 120 arrivals of the schedule are each sent or missed, none twice, none shifted out.
+    expect(report.load.started + (report.load.missed ?? 0)).toBe(120);
+    expect(report.load.missed).toBeGreaterThanOrEqual(40);
+    expect(report.load.joinedAtS).toBeGreaterThanOrEqual(2);
+    expect(report.warnings?.find((w) => w.code === 'JOINED_LATE')?.message).toMatch(/^came up \d+\.\d s after --start-at and joined its schedule in phase: the \d+ arrivals due before then were not sent/);
+    expect(io.err()).toMatch(/started \d+(\.\d)? s after --start-at "[^"]+": it joins the schedule \d+(\.\d)? s in, in phase with the shards that started on time/);
+    expect(report.shard).toMatchObject({ index: 1, count: 1, runId: `longer@${at.replace('.000Z', 'Z')}` });
   });
 
   it('two shards given the same --start-at start within 50 ms of each other, at that instant, and merge without a warning', async () => {

@@ -95,6 +95,10 @@ describe('verdict lines through the CLI', () => {
       expect(r.stream.count).toBe(10);
       expect(r.stream.deliveredAtOnce).toBe(10);
       expect(io.out()).toContain('10 of 10 streams delivered all their tokens at once: the answer was not streamed to flowgauge');
+      // Bursts are no figures of generation: none of their gaps, TPOT or rate is in the percentiles.
+      expect(r.stream.ttftMs.count).toBe(10);
+      expect([r.stream.itlMs.count, r.stream.tpotMs.count, r.stream.tokensPerS.count]).toEqual([0, 0, 0]);
+      expect(io.out()).toContain('bursts  10 of 10 streams delivered all their tokens in one read');
       // One that paces its tokens 15 ms apart is measured as streamed (a starved client may bunch
       // a stream's tokens now and then, which is why the note needs half of them).
       const io2 = memoryIo({ cwd: dir });

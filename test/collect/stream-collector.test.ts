@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createPromptLengthStats } from '../../src/collect/prompt-length.js';
 import { createStreamCollector } from '../../src/collect/stream-collector.js';
 import { MS, sample, streamTiming } from './samples.js';
 
@@ -73,6 +74,52 @@ describe('stream collector', () => {
     const s = c.snapshot();
     expect(s.count).toBe(3);
     expect(s.deliveredAtOnce).toBe(1);
+  });
+
+  it('keeps a stream delivered at once out of ITL, TPOT and tokens/s, and counts it apart', () => {
+    const c = createStreamCollector();
+    // Nine streamed answers: 13 tokens 100/12 ms apart, `end` with the last, so 130 tokens/s each.
+    const gap = (100 * MS) / 12;
+    for (let i = 0; i < 9; i++) {
+      const tokens = Array.from({ length: 13 }, (_, k) => 50 * MS + k * gap);
+      c.observe(sample({ op: 'stream', intendedNs: 0, startNs: 0, endNs: 150 * MS, stream: streamTiming(0, { start: 10 * MS, tokens, end: 150 * MS, usage: 13 }) }));
+    }
+    // One answer of 20 tokens in one read, `end` 1.2 ms later: 16,667 tokens/s if it counted.
+    const burst = Array.from({ length: 20 }, () => 400 * MS);
+    c.observe(sample({ op: 'stream', intendedNs: 0, startNs: 0, endNs: 401.2 * MS, stream: streamTiming(0, { start: 10 * MS, tokens: burst, end: 401.2 * MS, usage: 20 }) }));
+    const s = c.snapshot();
+    expect(s.count).toBe(10);
+    expect(s.deliveredAtOnce).toBe(1);
+    expect(s.tokens).toBe(9 * 13 + 20);
+    // TTFT and time to end still count every stream; the burst's TTFT is the largest.
+    expect(s.ttftMs.count).toBe(10);
+    near(s.ttftMs.max, 400);
+    expect(s.timeToEndMs.count).toBe(10);
+    // The rates are the nine streamed answers' only.
+    expect(s.itlMs.count).toBe(9 * 12);
+    near(s.itlMs.max, 100 / 12);
+    expect(s.tpotMs.count).toBe(9);
+    near(s.tpotMs.mean, 100 / 12);
+    expect(s.tokensPerS.count).toBe(9);
+    near(s.tokensPerS.mean, 130);
+    near(s.tokensPerS.max, 130);
+  });
+
+  it('keeps a stream delivered at once out of its prompt band\'s ITL, TPOT and tokens/s too', () => {
+    const p = createPromptLengthStats();
+    const at = (tokens: number[], end: number) =>
+      sample({ op: 'stream', inputTokens: 5, intendedNs: 0, startNs: 0, endNs: end, stream: streamTiming(0, { start: 10 * MS, tokens, end, usage: tokens.length }) });
+    p.observe(at([100 * MS, 110 * MS, 120 * MS], 120 * MS));
+    p.observe(at([300 * MS, 300 * MS, 300 * MS], 301 * MS));
+    const band = Object.values(p.section().prompts?.words?.byBand ?? {});
+    expect(band).toHaveLength(1);
+    const b = band[0]!;
+    expect(b.ttftMs.count).toBe(2);
+    expect(b.itlMs.count).toBe(2);
+    expect(b.tpotMs.count).toBe(1);
+    near(b.tpotMs.p50, 10);
+    expect(b.tokensPerS.count).toBe(1);
+    near(b.tokensPerS.p50, 150);
   });
 
   it('reports empty summaries with no streams', () => {

@@ -1,7 +1,7 @@
 /**
  * One error root: every error class of flowgauge extends `FlowgaugeError` and carries its code;
  * a server that cannot listen throws a `ListenError`; the CLI maps each code to its exit code
- * from one table.
+ * from one table. A `ConfigError`'s message is bounded however many problems it carries.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -12,7 +12,7 @@ import { UsageError } from '../../src/cli/context.js';
 import { EXIT, EXIT_OF_CODE, exitCodeOf } from '../../src/cli/exit-codes.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError } from '../../src/core/errors.js';
+import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError, MAX_SHOWN_ISSUES } from '../../src/core/errors.js';
 import { startDashboardServer, startWebhookReceiver } from '../../src/export/index.js';
 import { IterationInterrupted } from '../../src/run/vu.js';
 import { IterationFailure } from '../../src/scenario/index.js';
@@ -118,5 +118,32 @@ describe('exit codes from one table', () => {
   it('every exit code the table gives is a documented one', () => {
     const documented = new Set<number>(Object.values(EXIT));
     for (const [code, exit] of Object.entries(EXIT_OF_CODE)) expect(documented.has(exit), code).toBe(true);
+  });
+});
+
+describe('ConfigError', () => {
+  it('lists every problem up to the bound, then counts the rest; all stay in issues', () => {
+    const issues = Array.from({ length: 100 }, (_, i) => ({ path: `thresholds.k${i}`, message: `bad key ${i}` }));
+    const err = new ConfigError(issues, 'scenario "s" (s.json)');
+    const lines = err.message.split('\n');
+    expect(lines[0]).toBe('invalid scenario "s" (s.json) (100 problems):');
+    expect(lines.slice(1, -1)).toEqual(issues.slice(0, MAX_SHOWN_ISSUES).map((i) => `  - ${i.path}: ${i.message}`));
+    expect(lines.at(-1)).toBe(`  … and ${100 - MAX_SHOWN_ISSUES} more`);
+    expect(err.issues).toHaveLength(100);
+  });
+
+  it('says an allowed list once, under the first problem that has it', () => {
+    const long = 'a, b, c';
+    const err = new ConfigError([
+      { path: 'x', message: 'unknown "x"', allowed: long },
+      { path: 'y', message: 'wrong type' },
+      { path: 'z', message: 'unknown "z"', allowed: long },
+      { path: 'w', message: 'unknown "w"', allowed: 'd, e' },
+    ]);
+    expect(err.message).toBe(['invalid configuration (4 problems):', '  - x: unknown "x"', '    allowed: a, b, c', '  - y: wrong type', '  - z: unknown "z"', '  - w: unknown "w"', '    allowed: d, e'].join('\n'));
+  });
+
+  it('a single problem reads as before', () => {
+    expect(new ConfigError([{ path: '', message: 'must be an object' }], 'scenario').message).toBe('invalid scenario (1 problem):\n  - (root): must be an object');
   });
 });

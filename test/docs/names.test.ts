@@ -35,3 +35,17 @@ describe.each(docs)('%s', (doc) => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('README.md', () => {
+  it('lists every ready scenario `run --help` offers, and no other', async () => {
+    const { builtinScenarioNames } = await import('../../src/cli/scenario-path.js');
+    const ready = builtinScenarioNames();
+    expect(ready.length).toBeGreaterThanOrEqual(13);
+    const readme = readFileSync('README.md', 'utf8');
+    const item = readme.split('\n- ').find((l) => l.startsWith('`<scenario>` is a file'));
+    expect(item, 'the README item on <scenario>').toBeDefined();
+    const named = [...(item ?? '').matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1] as string);
+    expect([...new Set(named)].sort()).toEqual(ready);
+    expect(item).toContain(`the same ${ready.length} \`run --help\` lists`);
+  });
+});

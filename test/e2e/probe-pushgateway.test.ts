@@ -41,7 +41,8 @@ describe.skipIf(missing.length > 0 && !CI)('probe --once pushed to a real Pushga
     service = await startReferenceService({ latency: 'none' });
     const port = await freePort();
     gatewayUrl = `http://127.0.0.1:${port}`;
-    gateway = spawn('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Memory only: Debian's default persistence file is shared by every Pushgateway started on the machine.
+    gateway = spawn('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${port}`, '--persistence.file=', '--log.level=warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
     gateway.stdout?.on('data', (b: Buffer) => (gatewayLog += b.toString()));
     gateway.stderr?.on('data', (b: Buffer) => (gatewayLog += b.toString()));
     prom = await startPrometheus({ targets: [`127.0.0.1:${port}`], honorLabels: true });

@@ -136,7 +136,13 @@ describe('deploy/kubernetes', () => {
     const container = job?.spec.template.spec.containers[0];
     const script = String(container.args[0]);
     expect(script).toContain(`--shards ${job?.spec.completions}`);
-    expect(script).toContain('/reports/$RUN_ID/shard-$JOB_COMPLETION_INDEX');
+    expect(script).toContain('out="/reports/$RUN_ID/shard-$JOB_COMPLETION_INDEX"');
+    expect(script).toContain('--out "$out"');
+    // The old wrapper passed exit 1 (node itself failing to start) as success: test/e2e/job-wrappers.test.ts runs the new one.
+    expect(script).not.toMatch(/-le 1/);
+    // A failed shard is not retried (it would send its share again), and does not stop the others.
+    expect(job?.spec.backoffLimitPerIndex).toBe(0);
+    expect(job?.spec.backoffLimit).toBeUndefined();
     expect(script).not.toMatch(/--token/);
     const env = Object.fromEntries((container.env as { name: string }[]).map((e) => [e.name, e]));
     expect(env.FLOWGAUGE_TOKEN).toMatchObject({ valueFrom: { secretKeyRef: { key: 'token' } } });
@@ -153,7 +159,9 @@ describe('deploy/kubernetes', () => {
     const runId = (j: Record<string, any> | undefined): unknown =>
       (j?.spec.template.spec.containers[0].env as { name: string; value?: string }[]).find((e) => e.name === 'RUN_ID')?.value;
     expect(runId(merge)).toBe(runId(job));
-    expect(String(merge?.spec.template.spec.containers[0].args[0])).toMatch(/merge \/reports\/"\$RUN_ID"\/shard-\*\/report\.json/);
+    const mergeScript = String(merge?.spec.template.spec.containers[0].args[0]);
+    expect(mergeScript).toMatch(/set -- \/reports\/"\$RUN_ID"\/shard-\*\/report\.json/);
+    expect(mergeScript).toContain('merge "$@" -o "/reports/$RUN_ID/merged/report.json"');
     const claim = (j: Record<string, any> | undefined): unknown => j?.spec.template.spec.volumes[0].persistentVolumeClaim.claimName;
     expect(claim(merge)).toBe(claim(job));
     expect(claim(job)).toBe(read('reports-pvc.yaml')[0]?.metadata.name);

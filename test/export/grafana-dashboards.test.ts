@@ -136,10 +136,15 @@ describe('generateDashboards', () => {
     expect(uids.size).toBe(3);
   });
 
-  it('offers scenario, tier and shard on the run dashboard, check on the uptime one, both sources on the SLO one', () => {
+  it('offers scenario, tier and shard on the run dashboard, target and check on the uptime one, both sources on the SLO one', () => {
     expect(varsOf(d.run)).toEqual(['datasource', 'scenario', 'tier', 'shard', 'operation']);
-    expect(varsOf(d.slo)).toEqual(['datasource', 'check', 'tier']);
-    expect(varsOf(d.uptime)).toEqual(['datasource', 'check']);
+    expect(varsOf(d.slo)).toEqual(['datasource', 'target', 'check', 'tier']);
+    expect(varsOf(d.uptime)).toEqual(['datasource', 'target', 'check']);
+    // Every probe query is filtered by the chosen targets, and none sums across them.
+    for (const expr of exprsOf(d.uptime)) {
+      expect(expr).toContain('target=~"$target"');
+      for (const m of expr.matchAll(/\b(sum|min|max|avg)\s*(?:by\s*\(([^)]*)\)\s*)?\(/g)) expect(m[2] ?? '', expr).toContain('target');
+    }
     // Template variables are regex-matched, so "All" (.*) stays valid PromQL and also matches
     // series without the label (shard exists only on pushed, sharded runs).
     for (const [, db] of all) {
@@ -173,9 +178,10 @@ describe('generateDashboards', () => {
     expect(cert.length).toBe(2);
     for (const p of cert) {
       expect(p.fieldConfig?.defaults.unit).toBe('d');
-      expect(p.targets?.[0]?.expr).toBe(`min by (check) ((${PROBE_METRICS.tlsCertExpiry.name}{check=~"$check"} - time()) / 86400)`);
+      expect(p.targets?.[0]?.expr).toBe(`min by (target, check) ((${PROBE_METRICS.tlsCertExpiry.name}{target=~"$target",check=~"$check"} - time()) / 86400)`);
     }
-    expect(byTitle(d.uptime, /Last probe/).join()).toContain(`time() - max by (check) (${PROBE_METRICS.lastRun.name}`);
+    expect(byTitle(d.uptime, /Last probe/).join()).toContain(`time() - max by (target, check) (${PROBE_METRICS.lastRun.name}`);
+    expect(byTitle(d.uptime, /Last success/).join()).toContain(`time() - max by (target, check) (${PROBE_METRICS.lastSuccess.name}`);
   });
 
   it('lays panels out on the 24-column grid without overlaps, with unique ids', () => {

@@ -12,12 +12,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { otlpTracesEndpoint } from '../../src/export/otel-sdk.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import { startSilentServer } from './helpers/silent-server.js';
 import { freePort } from '../helpers/free-port.js';
 
 const SECRET = 'fg_otel_secret_token_0123456789';
@@ -169,12 +170,14 @@ describe('OTLP export by the book', () => {
       expect(a['server.port']).toBe(Number(base.port));
       expect(a['http.response.status_code']).toBe(200);
       expect(a['error.type']).toBeUndefined();
+      // url.template is url.full's path, /v1 included, with the ids as placeholders.
+      expect(`${base.origin}${String(a['url.template'])}`.replace('{flow_id}', encodeURIComponent(String(a['flowgauge.flow_id'])))).toBe(a['url.full']);
       if (a['flowgauge.operation'] === 'run') {
-        expect(s.name).toBe('POST /flows/{flow_id}/run');
+        expect(s.name).toBe('POST /v1/flows/{flow_id}/run');
         expect(a['http.request.method']).toBe('POST');
         expect(a['url.full']).toBe(`${service.baseUrl}/flows/${encodeURIComponent(String(a['flowgauge.flow_id']))}/run`);
       } else {
-        expect(s.name).toBe('GET /flows');
+        expect(s.name).toBe('GET /v1/flows');
         expect(a['http.request.method']).toBe('GET');
         // The query (and any credentials) never reach url.full.
         expect(a['url.full']).toBe(`${service.baseUrl}/flows`);
@@ -185,7 +188,7 @@ describe('OTLP export by the book', () => {
       expect(end >= start).toBe(true);
       if (start % 1_000_000n !== 0n || end % 1_000_000n !== 0n) subMs++;
     }
-    expect(names).toEqual(new Set(['POST /flows/{flow_id}/run', 'GET /flows']));
+    expect(names).toEqual(new Set(['POST /v1/flows/{flow_id}/run', 'GET /v1/flows']));
     // Nanosecond times, not milliseconds padded with zeros.
     expect(subMs).toBeGreaterThan(10);
   });
@@ -209,7 +212,7 @@ describe('OTLP export by the book', () => {
     expect(spans.length).toBeGreaterThan(0);
     for (const s of spans) {
       const a = attrs(s.attributes);
-      expect(s.name).toBe('GET /flows/{flow_id}');
+      expect(s.name).toBe('GET /v1/flows/{flow_id}');
       expect(a['http.response.status_code']).toBe(404);
       expect(a['error.type']).toBe('404');
       expect(a['url.full']).toBe(`${service.baseUrl}/flows/no-such-flow`);
@@ -265,6 +268,26 @@ describe('an export that fails never fails a passing run', () => {
     oneWarning(r.err, `http://127.0.0.1:${port}/v1/traces`);
     expect(r.err).toMatch(/ECONNREFUSED/);
     expect(r.out).toContain('PASS');
+  });
+
+  it('endpoint accepts and never answers: exit 0, one warning with the spans not delivered, the export given up and let go', async () => {
+    const silent = await startSilentServer();
+    try {
+      const running = runWithOtel('hanging', ['--otel', silent.url]);
+      const firstExportAt = await silent.firstRequest();
+      const r = await running;
+      const tookMs = performance.now() - firstExportAt;
+      expect(r.code).toBe(0);
+      oneWarning(r.err, `${silent.url}/v1/traces`);
+      expect(r.err).toMatch(/: \d+ spans? not delivered; /);
+      // Let go by the exporter (its close reaches this end a moment later), not left to hang the process.
+      await vi.waitFor(() => expect(silent.closedByClient()).toBe(silent.connections()), { timeout: 1000 });
+      // One bounded attempt of 1 s per export (the exporter's own default is 10 s of retries): generous.
+      expect(tookMs).toBeLessThan(8000);
+      expect(r.out).toContain('PASS');
+    } finally {
+      await silent.close();
+    }
   });
 
   it('endpoint answers 404: exit 0 and one warning', async () => {

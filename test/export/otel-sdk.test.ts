@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlowgaugeError, InvalidArgumentError } from '../../src/core/errors.js';
 import { enableOtlpExport } from '../../src/export/otel-sdk.js';
 import { createRequestTracer } from '../../src/export/tracing.js';
 import { BAD, makeSample } from './helpers/samples.js';
+import { startSilentServer } from './helpers/silent-server.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -64,5 +65,36 @@ describe('enableOtlpExport', () => {
   it('rejects a bad endpoint or an empty service name', async () => {
     await expect(enableOtlpExport({ endpoint: 'localhost:4318', serviceName: 'x' })).rejects.toThrow(InvalidArgumentError);
     await expect(enableOtlpExport({ serviceName: '' })).rejects.toThrow(InvalidArgumentError);
+  });
+
+  it('a collector that accepts and never answers: shutdown gives up after the export timeout, says how many spans were not delivered, and lets the connection go', async () => {
+    const silent = await startSilentServer();
+    cleanups.push(silent.close);
+    const said: string[] = [];
+    const otel = await enableOtlpExport({ endpoint: `${silent.url}/v1/traces`, serviceName: 'x', exportTimeoutMs: 200 }, undefined, (m) => said.push(m));
+    const tracer = createRequestTracer(otel.tracer);
+    for (let i = 0; i < 3; i++) tracer.startSpan('run', 'flow-a').end(makeSample({ status: 500, errorCode: 'INTERNAL_ERROR' }), BAD);
+    await otel.shutdown();
+    expect(silent.connections()).toBeGreaterThanOrEqual(1);
+    // One warning, naming the endpoint and what was lost; the run goes on without it.
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(new RegExp(`^flowgauge: warning: spans could not be exported to ${silent.url}/v1/traces \\(.+\\): 3 spans not delivered; the run's result does not depend on them\\n$`));
+    // The attempt was abandoned: its connection closed by the exporter, nothing left to hold the process.
+    await vi.waitFor(() => expect(silent.closedByClient()).toBe(silent.connections()), { timeout: 5000 });
+    // A second shutdown is the same one.
+    await otel.shutdown();
+    expect(said).toHaveLength(1);
+  });
+
+  it('a collector that is down: one warning with the count, after one attempt', async () => {
+    const silent = await startSilentServer();
+    const url = `${silent.url}/v1/traces`;
+    await silent.close();
+    const said: string[] = [];
+    const otel = await enableOtlpExport({ endpoint: url, serviceName: 'x' }, undefined, (m) => said.push(m));
+    createRequestTracer(otel.tracer).startSpan('run', 'flow-a').end(makeSample({ status: 200 }), BAD);
+    await otel.shutdown();
+    expect(said).toEqual([`flowgauge: warning: spans could not be exported to ${url} (connect ECONNREFUSED ${url.replace(/^http:\/\/|\/v1\/traces$/g, '')}): 1 span not delivered; the run's result does not depend on them\n`]);
+    expect(otel.undelivered()).toBe(1);
   });
 });

@@ -50,9 +50,10 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
     gate.assertPresent();
     const registry = new Registry();
     const metrics = createRunMetrics({ registry, scenario: 'integration', tier: 'pro', latencyBucketsS: [2, 0.5] });
-    const probes = createProbeMetrics({ registry });
+    const probes = createProbeMetrics({ registry, target: 'api.example.com' });
     feeder = startFeeder(metrics, probes, { intervalMs: 50 });
     const lastRun = gaugeOf(registry, PROBE_METRICS.lastRun);
+    const lastSuccess = gaugeOf(registry, PROBE_METRICS.lastSuccess);
     const certExpiry = gaugeOf(registry, PROBE_METRICS.tlsCertExpiry);
     let tick = 0;
     journey = setInterval(() => {
@@ -60,9 +61,11 @@ describe.skipIf(gate.skip)('real Prometheus against the generated rules and dash
       metrics.observeIteration?.('integration', tick % 10 === 0 ? 'failed' : 'completed');
       metrics.observeCheck?.('integration', 'history holds every turn', tick % 7 !== 0);
       for (const check of ['run', 'stream']) {
-        lastRun.set({ check }, Date.now() / 1000);
+        const target = 'api.example.com';
+        lastRun.set({ target, check }, Date.now() / 1000);
+        lastSuccess.set({ target, check }, Date.now() / 1000 - 1);
         // 10 days left: inside the 14-day warning.
-        certExpiry.set({ check }, Date.now() / 1000 + 10 * 86_400);
+        certExpiry.set({ target, check }, Date.now() / 1000 + 10 * 86_400);
       }
     }, 50);
     journey.unref();

@@ -26,7 +26,7 @@ const WINDOWS = ['5m', '30m', '1h', '2h', '6h', '1d', '3d', '30d'];
 describe('generatePrometheusRules: probes and load runs kept apart', () => {
   const f = generatePrometheusRules(DEFAULTS);
 
-  it('records the probe error ratio over every window, overall and per check, labelled sli_source="probe"', () => {
+  it('records the probe error ratio over every window, per target and per target and check (never across targets), labelled sli_source="probe"', () => {
     const probe = recordingRulesOf(f).filter((r) => r.record.startsWith('flowgauge:probe_'));
     expect(probe.map((r) => r.record)).toEqual(WINDOWS.flatMap((w) => [RECORDING_RULES.probeErrorRatio(w), RECORDING_RULES.probeErrorRatioByCheck(w)]));
     for (const r of probe) {
@@ -35,7 +35,9 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
       expect(r.expr).toContain(`${PROBE_METRICS.total.name}{result!="success"}`);
       expect(r.expr).not.toContain(RUN_METRICS.sliEvents.name);
     }
-    expect(probe.find((r) => r.record === RECORDING_RULES.probeErrorRatioByCheck('1h'))?.expr).toContain('sum by (check)');
+    expect(probe.find((r) => r.record === RECORDING_RULES.probeErrorRatioByCheck('1h'))?.expr).toContain('sum by (target, check)');
+    expect(probe.find((r) => r.record === RECORDING_RULES.probeErrorRatio('1h'))?.expr).toContain('sum by (target)');
+    for (const r of probe) expect(r.expr, r.record).not.toMatch(/sum \(|sum by \(check\)/);
   });
 
   it('records the load SLI per window, overall and per tier, labelled sli_source="load", from the load series only', () => {
@@ -52,7 +54,9 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
 
   it('alerts only on the probes by default: a load test never pages', () => {
     const alerts = alertingRulesOf(f);
-    expect(new Set(alerts.map((a) => a.alert))).toEqual(new Set([ALERT_NAMES.uptime, ALERT_NAMES.probeDown, ALERT_NAMES.probeStale, ALERT_NAMES.certExpiry]));
+    expect(new Set(alerts.map((a) => a.alert))).toEqual(
+      new Set([ALERT_NAMES.uptime, ALERT_NAMES.probeDown, ALERT_NAMES.probeStale, ALERT_NAMES.proberDown, ALERT_NAMES.probeAbsent, ALERT_NAMES.certExpiry, ALERT_NAMES.tlsVersion]),
+    );
     for (const a of alerts) {
       expect(a.labels[SLI_SOURCE.label]).toBe(SLI_SOURCE.probe);
       expect(a.expr).not.toContain(RUN_METRICS.sliEvents.name);
@@ -70,7 +74,7 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
         const t = Number((row.burnRate * (1 - objective)).toPrecision(12));
         expect(rule.expr).toBe(`${RECORDING_RULES.probeErrorRatioByCheck(row.long)} > ${t} and ${RECORDING_RULES.probeErrorRatioByCheck(row.short)} > ${t}`);
         expect(rule.labels).toMatchObject({ severity: row.severity === 'page' ? 'critical' : 'warning', slo: 'uptime', long_window: row.long, short_window: row.short });
-        expect(rule.annotations.summary).toContain('on check {{ $labels.check }}');
+        expect(rule.annotations.summary).toContain('on check {{ $labels.check }} of target {{ $labels.target }}');
       });
     }
   });
@@ -149,6 +153,24 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
     expect(bad({ probeInterval: '1500ms' })).toThrow(/probe interval/);
     expect(bad({ probeDownFor: '30s' })).toThrow(/probe down duration .* at least 1m/);
     expect(bad({ certExpiryWarning: '2d', certExpiryCritical: '3d' })).toThrow(/critical \(3d\) must be shorter than the warning \(2d\)/);
+    expect(bad({ probeScrapeJob: 'a"} or vector(1) #' })).toThrow(/^probe scrape job must be a Prometheus job name/);
+    expect(bad({ probePushJob: 'x y' })).toThrow(/^probe push job/);
+  });
+
+  it('watches the prober under the jobs it runs as, and leaves a job alert out when told ""', () => {
+    const names = (o: Partial<Parameters<typeof generatePrometheusRules>[0]>) => alertingRulesOf(generatePrometheusRules({ ...DEFAULTS, ...o }));
+    const dflt = names({});
+    expect(dflt.find((a) => a.alert === ALERT_NAMES.proberDown)?.expr).toBe('up{job="flowgauge-probe"} == 0');
+    expect(dflt.find((a) => a.alert === ALERT_NAMES.probeAbsent)?.expr).toMatch(/^absent\(flowgauge_probe_last_run_timestamp_seconds\{job="flowgauge_probe"\}\) and on \(\) count\(max_over_time\(/);
+    expect(names({ probeScrapeJob: 'probes' }).find((a) => a.alert === ALERT_NAMES.proberDown)?.expr).toBe('up{job="probes"} == 0');
+    const none = names({ probeScrapeJob: '', probePushJob: '' }).map((a) => a.alert);
+    expect(none).not.toContain(ALERT_NAMES.proberDown);
+    expect(none).not.toContain(ALERT_NAMES.probeAbsent);
+    // The dead prober pages; the findings are tickets, with no critical certificate row unless asked.
+    for (const a of dflt) {
+      if ([ALERT_NAMES.proberDown, ALERT_NAMES.probeAbsent, ALERT_NAMES.probeStale].includes(a.alert as never)) expect(a.labels.severity).toBe('critical');
+      if ([ALERT_NAMES.certExpiry, ALERT_NAMES.tlsVersion].includes(a.alert as never)) expect(a.labels.severity).toBe('warning');
+    }
   });
 
   it('names latency thresholds that are not default bucket bounds', () => {

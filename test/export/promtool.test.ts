@@ -38,7 +38,7 @@ describe.skipIf(gate.skip)('promtool', () => {
   it('check metrics accepts the exposition of a realistic run and probes', async () => {
     const registry = new Registry();
     const m = createRunMetrics({ registry, scenario: 'mixed-pro', tier: 'pro', latencyBucketsS: [1.7] });
-    const p = createProbeMetrics({ registry });
+    const p = createProbeMetrics({ registry, target: 'api.example.com' });
     let x = 1;
     const rand = () => ((x = (x * 16807) % 2147483647) - 1) / 2147483646;
     for (const [s, v] of sampleBatch(rand, 500)) m.observe(s, v);
@@ -76,9 +76,9 @@ describe.skipIf(gate.skip)('promtool', () => {
       ),
     );
     const r = promtool(['check', 'rules', plain, latency]);
-    // 16 probe + 16 load records and 8 probe alerts; + 3 × 16 latency records and 4 × 4 load alerts.
-    expect(r.output).toContain('SUCCESS: 40 rules found');
-    expect(r.output).toContain('SUCCESS: 104 rules found');
+    // 16 probe + 16 load records and 10 probe alerts; + 3 × 16 latency records and 4 × 4 load alerts.
+    expect(r.output).toContain('SUCCESS: 42 rules found');
+    expect(r.output).toContain('SUCCESS: 106 rules found');
     expect(r.status).toBe(0);
   });
 
@@ -93,16 +93,16 @@ describe.skipIf(gate.skip)('promtool', () => {
     const extracted = join(dir, 'from-resource.rules.yml');
     writeFileSync(extracted, stringify({ groups: resource.spec.groups }, { lineWidth: 0 }));
     const r = promtool(['check', 'rules', extracted]);
-    expect(r.output).toContain('SUCCESS: 44 rules found');
+    expect(r.output).toContain('SUCCESS: 46 rules found');
     expect(r.status).toBe(0);
     const deployed = parse(readFileSync(join(ROOT, 'deploy/kubernetes/flowgauge-prometheusrule.yaml'), 'utf8')) as { spec: { groups: unknown[] } };
     writeFileSync(extracted, stringify({ groups: deployed.spec.groups }, { lineWidth: 0 }));
-    expect(promtool(['check', 'rules', extracted]).output).toContain('SUCCESS: 40 rules found');
+    expect(promtool(['check', 'rules', extracted]).output).toContain('SUCCESS: 42 rules found');
   });
 
   it('check config accepts deploy/prometheus/prometheus.yml and the rules it loads', () => {
     const r = promtool(['check', 'config', 'deploy/prometheus/prometheus.yml']);
-    expect(r.output).toContain('SUCCESS: 40 rules found');
+    expect(r.output).toContain('SUCCESS: 42 rules found');
     expect(r.status).toBe(0);
   });
 
@@ -121,7 +121,7 @@ describe.skipIf(gate.skip)('promtool', () => {
   it('test rules can fail: the same tests against rules generated with other options', () => {
     // The deployed test files hold their expectations by hand; rules with another certificate
     // threshold, stale interval or objective must break them.
-    for (const options of [{ certExpiryCritical: '4d', probeInterval: '2m' }]) {
+    for (const options of [{ certExpiryCritical: '4d', probeInterval: '2m', probeScrapeJob: 'another-job' }]) {
       const sub = join(dir, 'mutant');
       mkdirSync(join(sub, 'rules'), { recursive: true });
       mkdirSync(join(sub, 'tests'), { recursive: true });
@@ -131,6 +131,7 @@ describe.skipIf(gate.skip)('promtool', () => {
       expect(r.status, JSON.stringify(options)).not.toBe(0);
       expect(r.output).toContain('FlowgaugeCertificateExpiry');
       expect(r.output).toContain('FlowgaugeProbeStale');
+      expect(r.output).toContain('FlowgaugeProberDown');
     }
   }, 120_000);
 

@@ -7,6 +7,7 @@ import { InvalidArgumentError } from '../../src/core/errors.js';
 import { createPushgatewayPusher, pushgatewayGroupUrl, type PushgatewayPusher } from '../../src/export/pushgateway.js';
 import { createRunMetrics } from '../../src/export/run-metrics.js';
 import { GOOD, makeSample } from './helpers/samples.js';
+import { startSilentServer } from './helpers/silent-server.js';
 
 interface Received {
   method: string;
@@ -149,5 +150,30 @@ describe('createPushgatewayPusher', () => {
     expect((await p.pushNow()).error).toBe('STOPPED');
     await expect(p.stop()).resolves.toBeDefined();
     expect(pg.received).toHaveLength(1);
+  });
+
+  it('a Pushgateway that accepts and never answers: the final push is one attempt of finalTimeoutMs, then abandoned, an in-flight push with it', async () => {
+    const silent = await startSilentServer();
+    cleanups.push(silent.close);
+    const clock = createFakeClock();
+    // The periodic timeout (60 s) would hold stop() for a minute; the final bound is 200 ms.
+    const p = createPushgatewayPusher({ url: silent.url, job: 'j', registry: new Registry(), intervalMs: 1000, clock, timeoutMs: 60_000, finalTimeoutMs: 200 });
+    p.start();
+    clock.advance(1000e6);
+    await silent.firstRequest();
+    const stopping = p.stop();
+    const final = await stopping;
+    expect(final).toEqual({ ok: false, status: 0, error: 'TIMEOUT' });
+    // The periodic push was abandoned and the final one made and given up: both counted as failed.
+    expect(p.stats()).toMatchObject({ pushes: 2, failures: 2 });
+    // Its connections are let go: nothing of the attempt outlives stop().
+    await vi.waitFor(() => expect(silent.closedByClient()).toBe(silent.connections()));
+    expect(silent.connections()).toBeGreaterThanOrEqual(1);
+  });
+
+  it('names the group without credentials for warnings', () => {
+    const p = createPushgatewayPusher({ url: 'http://user:secret@pg:9091', job: 'j', grouping: { target: 'api' }, registry: new Registry(), intervalMs: 1000, clock: createFakeClock() });
+    expect(p.shownUrl).toBe('http://pg:9091/metrics/job/j/target/api');
+    expect(() => createPushgatewayPusher({ url: 'http://pg', job: 'j', registry: new Registry(), intervalMs: 1000, clock: createFakeClock(), finalTimeoutMs: 0 })).toThrow(InvalidArgumentError);
   });
 });

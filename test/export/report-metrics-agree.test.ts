@@ -149,6 +149,8 @@ function pairs(series: readonly Series[], match: Record<string, string>, r: Pick
   add('stream_tokens', m(RUN_METRICS.streamTokens.name), s.tokens);
   add('stream_ttft _count', m(`${RUN_METRICS.streamTtft.name}_count`), s.ttftMs.count);
   add('stream_itl _count', m(`${RUN_METRICS.streamItl.name}_count`), s.itlMs.count);
+  add('stream_tpot _count', m(`${RUN_METRICS.streamTpot.name}_count`), s.tpotMs.count);
+  add('stream_output_tokens_per_second _count', m(`${RUN_METRICS.streamTokensPerSecond.name}_count`), s.tokensPerS.count);
   add('stream_time_to_start _count', m(`${RUN_METRICS.streamTimeToStart.name}_count`), s.timeToStartMs.count);
   const it = r.iterations;
   for (const k of ['completed', 'failed', 'interrupted'] as const) add(`iterations ${k}`, m(JOURNEY_METRICS.iterations.name, { result: k }), it?.[k] ?? 0);

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, register as globalRegistry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '../../src/core/errors.js';
+import { createStreamCollector } from '../../src/collect/stream-collector.js';
 import { FastCounter, FastGauge, FastHistogram } from '../../src/export/fast-metrics.js';
 import { createRunMetrics, statusClass } from '../../src/export/run-metrics.js';
 import { RUN_METRICS } from '../../src/slo/metric-names.js';
@@ -126,6 +127,36 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, RUN_METRICS.streamIncomplete.name)).toBe(1);
   });
 
+  it('records TPOT and output tokens/s per stream, and leaves a stream delivered in one read out of ITL, TPOT and tokens/s as the report does', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro' });
+    const c = createStreamCollector();
+    const intendedNs = 10_000 * MS;
+    // 4 tokens 20 ms apart, `end` 5 ms after the last: TPOT 65 ms / 3, 4 tokens in 65 ms.
+    const paced = makeSample({ op: 'stream', intendedNs, stream: makeStream(intendedNs, { ttftMs: 300, tokens: 4, itlMs: 20 }) });
+    // 20 tokens in one read, `end` 5 ms later: 4,000 tokens/s if it counted.
+    const burst = makeSample({ op: 'stream', intendedNs, stream: makeStream(intendedNs, { ttftMs: 400, tokens: 20, itlMs: 0 }) });
+    for (const x of [paced, burst]) {
+      m.observe(x, GOOD);
+      c.observe(x);
+    }
+    const s = parseExposition(await m.registry.metrics());
+    const tpot = RUN_METRICS.streamTpot.name;
+    const perS = RUN_METRICS.streamTokensPerSecond.name;
+    expect(valueOf(s, `${tpot}_count`)).toBe(1);
+    expect(valueOf(s, `${tpot}_sum`)).toBeCloseTo(0.065 / 3, 9);
+    expect(valueOf(s, `${perS}_count`)).toBe(1);
+    expect(valueOf(s, `${perS}_sum`)).toBeCloseTo(4 / 0.065, 6);
+    expect(valueOf(s, `${perS}_bucket`, { le: '50' })).toBe(0);
+    expect(valueOf(s, `${perS}_bucket`, { le: '75' })).toBe(1);
+    expect(valueOf(s, `${RUN_METRICS.streamItl.name}_count`)).toBe(3);
+    expect(valueOf(s, `${RUN_METRICS.streamTtft.name}_count`)).toBe(2);
+    expect(valueOf(s, RUN_METRICS.streamTokens.name)).toBe(24);
+    // The same counts as report.json's `stream`, from the same samples.
+    const r = c.snapshot(false);
+    expect(r.deliveredAtOnce).toBe(1);
+    expect([r.itlMs.count, r.tpotMs.count, r.tokensPerS.count, r.ttftMs.count]).toEqual([3, 1, 1, 2]);
+  });
+
   it('counts incomplete streams as the report does: 2xx streams without end or with an error event, never a refused one', async () => {
     const m = createRunMetrics({ scenario: 's', tier: 'pro' });
     const intendedNs = 10_000 * MS;
@@ -155,6 +186,22 @@ describe('createRunMetrics', () => {
     expect(valueOf(s, RUN_METRICS.dropped.name)).toBe(5);
     expect(valueOf(s, RUN_METRICS.scheduled.name)).toBe(10);
     expect(valueOf(s, RUN_METRICS.inFlight.name)).toBe(7);
+  });
+
+  it('labels every series with the target when given one (a name, never a URL), and none without', async () => {
+    const m = createRunMetrics({ scenario: 's', tier: 'pro', target: 'staging.example.com' });
+    m.observe(makeSample(), GOOD);
+    m.observe(makeSample({ op: 'stream', intendedNs: 0, stream: makeStream(0) }), GOOD);
+    const s = parseExposition(await m.registry.metrics());
+    expect(s.length).toBeGreaterThan(20);
+    expect(s.filter((x) => x.labels.target !== 'staging.example.com')).toEqual([]);
+    // Workers send their registries as JSON: the label goes with it.
+    const json = await m.registry.getMetricsAsJSON();
+    expect(json.flatMap((x) => x.values).every((v) => v.labels.target === 'staging.example.com')).toBe(true);
+    const plain = createRunMetrics({ scenario: 's', tier: 'pro' });
+    plain.observe(makeSample(), GOOD);
+    expect(parseExposition(await plain.registry.metrics()).some((x) => 'target' in x.labels)).toBe(false);
+    for (const bad of ['https://api.example.com/v1?token=x', 'a b', '']) expect(() => createRunMetrics({ scenario: 's', tier: 'pro', target: bad })).toThrow(InvalidArgumentError);
   });
 
   it('exposes zero series from the start so ratios and rates read 0, not "no data"', async () => {

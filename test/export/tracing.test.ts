@@ -29,11 +29,12 @@ describe('createRequestTracer', () => {
     rt.startSpan('getRun', undefined).end(makeSample({ op: 'getRun', flowId: undefined, status: 503, errorCode: 'SERVICE_UNAVAILABLE' }), BAD);
     rt.startSpan('run', 'flow-a').end(makeSample({ status: 429, errorCode: 'RATE_LIMITED' }), EXPECTED_429);
     const [ok, bad, throttled] = exporter.getFinishedSpans();
-    expect(ok?.name).toBe('POST /flows/{flow_id}/run');
+    // The template is url.full's path with the ids as placeholders: the base URL's /v1 in both.
+    expect(ok?.name).toBe('POST /v1/flows/{flow_id}/run');
     expect(ok?.kind).toBe(SpanKind.CLIENT);
     expect(ok?.attributes).toEqual({
       [SPAN_ATTRIBUTES.method]: 'POST',
-      [SPAN_ATTRIBUTES.urlTemplate]: '/flows/{flow_id}/run',
+      [SPAN_ATTRIBUTES.urlTemplate]: '/v1/flows/{flow_id}/run',
       [SPAN_ATTRIBUTES.urlFull]: 'http://api.test:8080/v1/flows/flow-a/run',
       [SPAN_ATTRIBUTES.serverAddress]: 'api.test',
       [SPAN_ATTRIBUTES.serverPort]: 8080,
@@ -43,6 +44,7 @@ describe('createRequestTracer', () => {
       [SPAN_ATTRIBUTES.sli]: 'good',
     });
     expect(ok?.status.code).toBe(SpanStatusCode.UNSET);
+    // Without the target's address the template is the operation's own path.
     expect(bad?.name).toBe('GET /runs/{run_id}');
     expect(bad?.attributes).toEqual({
       [SPAN_ATTRIBUTES.method]: 'GET',

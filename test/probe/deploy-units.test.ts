@@ -5,10 +5,13 @@
  * at every level it sets, so a misspelt key fails here rather than being ignored by the cluster.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ProbeRecord } from '../../src/probe/index.js';
+import { record } from './helpers.js';
 import { z } from 'zod';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -170,7 +173,18 @@ describe('deploy/systemd', () => {
     const env = steps.findIndex((l) => /^sudo install -m 0600 \/dev\/null \/etc\/flowgauge\/probe\.env$/.test(l));
     expect(dir).toBeGreaterThanOrEqual(0);
     expect(env).toBeGreaterThan(dir);
-    expect(steps.some((l) => /^sudo npm install -g flowgauge\b/.test(l))).toBe(true);
+  });
+
+  it('installs flowgauge as written: from the tarball npm pack makes (it is not published), never from the registry', () => {
+    const pkg = JSON.parse(read('package.json')) as { name: string; version: string };
+    // npm pack names an unscoped package's tarball <name>-<version>.tgz (test/package/pack.test.ts packs it).
+    const tarball = `${pkg.name}-${pkg.version}.tgz`;
+    for (const text of [service, read('docs/probes.md')]) {
+      expect(text).toMatch(/^#?\s*npm ci && npm pack\b/m);
+      expect(text).toMatch(new RegExp(`^#?\\s*sudo npm install -g \\./${tarball.replace(/\./g, '\\.')}\\s*$`, 'm'));
+      // `npm install -g flowgauge` fails while the name is not on the registry.
+      expect(text).not.toMatch(/npm install -g flowgauge\b/);
+    }
   });
 
   const analyze = existsSync('/usr/bin/systemd-analyze') ? '/usr/bin/systemd-analyze' : undefined;
@@ -200,4 +214,68 @@ describe('deploy/systemd', () => {
     // Headroom kept: a dropped directive or two is caught before the unit slides towards MEDIUM.
     expect(Number(m![1])).toBeLessThanOrEqual(2);
   });
+});
+
+/**
+ * The table of docs/probes.md, "Exit codes under a scheduler", row by row against the CronJob's
+ * very script (with a stand-in for node that prints the records and exits with the row's code)
+ * and the systemd unit's SuccessExitStatus: the docs, the wrappers and the probe say one thing.
+ */
+describe('exit codes under a scheduler: docs/probes.md, the CronJob script and the systemd unit agree', () => {
+  const docs = read('docs/probes.md');
+  const section = docs.slice(docs.indexOf('### Exit codes under a scheduler'));
+  const rows = section
+    .split('\n')
+    .filter((l) => /^\| (\d|0 or 1)/.test(l))
+    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()))
+    .map(([once = '', , pod = '', unit = '']) => ({ once, pod, unit }));
+  const script = cronJob.parse(parseAllDocuments(read('deploy/kubernetes/probe-cronjob.yaml'))[1]?.toJS()).spec.jobTemplate.spec.template.spec.containers[0]!.args.join('\n');
+  const unitOk = new Set([0, ...(/^SuccessExitStatus=(.*)$/m.exec(read('deploy/systemd/flowgauge-probe.service'))?.[1] ?? '').split(/\s+/).filter((x) => x !== '').map(Number)]);
+  const ok = { check: 'listFlows' as const, success: true, status: 200, error: null };
+  const rec = (over: Partial<ProbeRecord> = {}): string => JSON.stringify(record({ timeMs: Date.parse('2026-11-22T12:00:00Z'), ...ok, ...over }));
+  const five = (over: Partial<ProbeRecord> = {}) => Array.from({ length: 5 }, () => rec(over));
+  const cert = { version: 'TLSv1.3', versionOk: true, certValidTo: '2026-11-24T12:00:00.000Z', certDaysLeft: 2, authorized: true, certMinDays: 14, certOk: false };
+  /** What the probe prints and exits with, for each row. */
+  const cases: Record<string, { code: number; out: string[] }[]> = {
+    '0, with records': [{ code: 0, out: five() }],
+    '0, with records and a finding': [{ code: 0, out: five({ tls: cert }) }],
+    '1, with failed records': [{ code: 1, out: [...five().slice(3), rec({ success: false, status: 503, error: 'SERVICE_UNAVAILABLE' }), rec({ success: false, status: 0, error: 'CONNECTION_REFUSED' })] }],
+    '2': [{ code: 2, out: [] }],
+    '70': [{ code: 70, out: [] }, { code: 70, out: five().slice(2) }],
+    '76': [{ code: 76, out: five({ success: false, status: 404, error: 'NOT_FOUND' }) }],
+    '128+N': [{ code: 137, out: [] }, { code: 143, out: five() }],
+    '0 or 1 **without** the records to show for it': [{ code: 0, out: [] }, { code: 1, out: [] }],
+  };
+  const fake = mkdtempSync(join(tmpdir(), 'fg-fake-node-'));
+  writeFileSync(join(fake, 'node'), '#!/bin/sh\n[ -n "$FAKE_OUT" ] && printf \'%s\\n\' "$FAKE_OUT"\nexit "$FAKE_CODE"\n', { mode: 0o755 });
+  afterAll(() => rmSync(fake, { recursive: true, force: true }));
+
+  it('documents every case the probe can end in', () => {
+    // (Sorted: an object lists integer-like keys such as '2' first.)
+    expect(rows.map((r) => r.once).sort()).toEqual(Object.keys(cases).sort());
+  });
+
+  for (const [once, runs] of Object.entries(cases)) {
+    it(`probe --once ${once}`, () => {
+      const row = rows.find((r) => r.once === once);
+      expect(row, once).toBeDefined();
+      for (const { code, out } of runs) {
+        const r = spawnSync('sh', ['-c', script], {
+          env: { PATH: `${fake}:${process.env.PATH ?? ''}`, FAKE_CODE: String(code), FAKE_OUT: out.join('\n'), FLOWGAUGE_BASE_URL: 'http://127.0.0.1:9/v1' },
+          encoding: 'utf8',
+        });
+        const pod = r.status;
+        if (row!.pod.startsWith('succeeds')) expect(pod, `${once} (exit ${code}): ${r.stderr}`).toBe(0);
+        else {
+          expect(row!.pod).toMatch(/^fails/);
+          expect(pod, `${once} (exit ${code}): ${r.stderr}`).toBe(code === 0 && /70 for 0/.test(row!.pod) ? 70 : code);
+          expect(r.stderr).toContain(`flowgauge-probe: probe exited ${code} with ${out.length} records in the history: failing the pod`);
+        }
+        // The records are in the pod's log either way.
+        for (const line of out) expect(r.stdout).toContain(line);
+        if (row!.unit === 'succeeds' || row!.unit.startsWith('succeeds (')) expect(unitOk.has(code), `unit, exit ${code}`).toBe(true);
+        else if (row!.unit === 'fails') expect(unitOk.has(code), `unit, exit ${code}`).toBe(false);
+      }
+    });
+  }
 });

@@ -57,7 +57,8 @@ async function cronJob(cwd: string, ticks: number, down: (i: number) => boolean 
   for (let i = 0; i < ticks; i++) {
     offsetMs += start + i * 60_000 - (performance.timeOrigin + performance.now());
     times.push(performance.timeOrigin + performance.now());
-    const argv = ['probe', '--once', '--interval', '1m', '--history', 'h', '--checks', 'listFlows', '--quiet'];
+    // One target, down or up: named, since the dead port would otherwise be a target of its own.
+    const argv = ['probe', '--once', '--interval', '1m', '--history', 'h', '--checks', 'listFlows', '--quiet', '--target-name', 'api'];
     const io = memoryIo({ cwd });
     const code = await main([...argv, '--base-url', down(i) ? deadUrl : service.baseUrl, '--token', service.tokens.pro, '--pushgateway', gatewayUrl], io);
     expect(code, io.err()).toBe(down(i) ? 1 : 0);
@@ -73,7 +74,7 @@ describe('probe --once --pushgateway, six CronJob ticks', () => {
     const cwd = tempDir();
     const times = await cronJob(cwd, 6, (i) => i === 4);
     expect(pushes).toHaveLength(6);
-    expect(new Set(pushes.map((p) => p.url))).toEqual(new Set(['/metrics/job/flowgauge_probe']));
+    expect(new Set(pushes.map((p) => p.url))).toEqual(new Set(['/metrics/job/flowgauge_probe/target/api']));
     const ok = pushes.map((_, i) => valueOf(pushed(i), P.total.name, { check: 'listFlows', result: 'success' }));
     const bad = pushes.map((_, i) => valueOf(pushed(i), P.total.name, { check: 'listFlows', result: 'failure' }));
     expect(ok).toEqual([1, 2, 3, 4, 4, 5]);
@@ -91,6 +92,10 @@ describe('probe --once --pushgateway, six CronJob ticks', () => {
       expect(last * 1000).toBeGreaterThanOrEqual(times[i] as number);
       expect(last * 1000 - (times[i] as number)).toBeLessThan(10_000);
     }
+    // When the check last succeeded survives the failed round's push (it replaced the group).
+    const lastOk = pushes.map((_, i) => valueOf(pushed(i), P.lastSuccess.name, { target: 'api', check: 'listFlows' }));
+    expect(lastOk[4]).toBe(lastOk[3]);
+    expect(lastOk[5]).toBeGreaterThan(lastOk[4] as number);
     // Over http no certificate was seen, so none is claimed.
     expect(pushed(5).some((s) => s.name === P.tlsCertExpiry.name)).toBe(false);
   });

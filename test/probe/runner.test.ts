@@ -31,13 +31,15 @@ async function service(options: Parameters<typeof startReferenceService>[0] = {}
 describe('probe runner against the reference service', () => {
   it('runs every check once per round and records phases, status and stream TTFT', async () => {
     const svc = await service({ latency: { ttftMs: 5, itlMs: 1, tokens: { min: 3, max: 3 }, runOverheadMs: 0 } });
-    const metrics = createProbeMetrics();
+    const host = new URL(svc.baseUrl).host;
+    const metrics = createProbeMetrics({ target: host });
     const runner = createProbeRunner({ target: { baseUrl: svc.baseUrl, webhookHost: svc.webhookHost, token: svc.tokens.pro }, metrics });
     const round = await runner.runRound();
     expect(round.records.map((r) => [r.check, r.success, r.status, r.error])).toEqual(CHECK_NAMES.map((c) => [c, true, 200, null]));
     expect(round.success).toBe(true);
     for (const r of round.records) {
-      expect(r).toMatchObject({ v: 1, round: 0, intervalMs: 30_000, tls: null });
+      // The target defaults to the base URL's host: a name, never the path.
+      expect(r).toMatchObject({ v: 1, target: host, round: 0, intervalMs: 30_000, tls: null });
       expect(r.phasesMs.dns).toBeNull();
       expect(r.phasesMs.connect).toBeGreaterThanOrEqual(0);
       expect(r.phasesMs.ttfb).toBeGreaterThanOrEqual(0);
@@ -49,10 +51,10 @@ describe('probe runner against the reference service', () => {
     expect(round.records.filter((r) => r.check !== 'stream').every((r) => r.ttftMs === null)).toBe(true);
 
     const text = await metrics.registry.metrics();
-    expect(text).toContain('flowgauge_probe_success{check="stream"} 1');
-    expect(text).toContain('flowgauge_probe_total{check="run",result="success"} 1');
-    expect(text).toMatch(/flowgauge_probe_duration_seconds_count\{check="stream",phase="ttft"\} 1/);
-    expect(text).toMatch(/flowgauge_probe_duration_seconds_count\{check="listFlows",phase="connect"\} 1/);
+    expect(text).toContain(`flowgauge_probe_success{target="${host}",check="stream"} 1`);
+    expect(text).toContain(`flowgauge_probe_total{target="${host}",check="run",result="success"} 1`);
+    expect(text).toContain(`flowgauge_probe_duration_seconds_count{target="${host}",check="stream",phase="ttft"} 1`);
+    expect(text).toContain(`flowgauge_probe_duration_seconds_count{target="${host}",check="listFlows",phase="connect"} 1`);
     // The token appears nowhere the runner puts data.
     const token = svc.tokens.pro;
     expect(JSON.stringify(round)).not.toContain(token);
@@ -63,11 +65,11 @@ describe('probe runner against the reference service', () => {
 
   it('records and exports the DNS phase when the target is named', async () => {
     const svc = await service();
-    const metrics = createProbeMetrics();
+    const metrics = createProbeMetrics({ target: 'probe.test' });
     const lookup = ((_host: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) =>
       setImmediate(() => (opts.all === true ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : cb(null, '127.0.0.1', 4)))) as unknown as LookupFunction;
     const runner = createProbeRunner({
-      target: { baseUrl: `http://probe.test:${svc.port}/v1`, token: svc.tokens.pro },
+      target: { baseUrl: `http://probe.test:${svc.port}/v1`, token: svc.tokens.pro, name: 'probe.test' },
       checks: ['listFlows'],
       metrics,
       lookup,
@@ -75,7 +77,7 @@ describe('probe runner against the reference service', () => {
     const [r] = (await runner.runRound()).records;
     expect(r?.success).toBe(true);
     expect(r?.phasesMs.dns).toBeGreaterThanOrEqual(0);
-    expect(await metrics.registry.metrics()).toMatch(/flowgauge_probe_duration_seconds_count\{check="listFlows",phase="dns"\} 1/);
+    expect(await metrics.registry.metrics()).toContain('flowgauge_probe_duration_seconds_count{target="probe.test",check="listFlows",phase="dns"} 1');
   });
 
   it('classifies failures per check', async () => {
@@ -186,5 +188,34 @@ describe('probe runner against the reference service', () => {
     const issues = (err as ConfigError).issues.map((i) => i.path);
     expect(issues).toEqual(['target.baseUrl', 'target.token', 'checks[0]', 'intervalMs', 'failuresToOpen']);
     expect((err as Error).message).not.toContain(token);
+    const named = () => createProbeRunner({ target: { baseUrl: 'http://127.0.0.1:9/v1', token, name: 'https://api.example.com/v1' } });
+    expect(named).toThrow(ConfigError);
+    expect(() => named()).toThrow(/target\.name/);
+    // Metrics labelled for another target would blend two targets' series.
+    expect(() => createProbeRunner({ target: { baseUrl: 'http://127.0.0.1:9/v1', token }, metrics: createProbeMetrics({ target: 'other' }) })).toThrow(/target="other"/);
+  });
+
+  it('says which records the history could not store, and reports them as not stored', async () => {
+    const svc = await service();
+    const seen: [string, boolean][] = [];
+    const errors: string[] = [];
+    let n = 0;
+    // Every other append fails, as a full disk does.
+    const history = { dir: '/nowhere', append: async () => (n++ % 2 === 0 ? { ok: true as const } : { ok: false as const, error: 'ENOSPC' }), close: async () => undefined };
+    const runner = createProbeRunner({
+      target: { baseUrl: svc.baseUrl, token: svc.tokens.pro },
+      checks: ['listFlows', 'getFlow'],
+      history,
+      onRecord: (r, stored) => seen.push([r.check, stored]),
+      onHistoryError: (e) => errors.push(e),
+    });
+    const round = await runner.runRound();
+    expect(round.unstored).toBe(1);
+    expect(seen).toEqual([
+      ['listFlows', true],
+      ['getFlow', false],
+    ]);
+    expect(errors).toEqual(['ENOSPC']);
+    expect(runner.stats().historyErrors).toBe(1);
   });
 });

@@ -52,7 +52,7 @@ describe('slo status over a window larger than its data', () => {
     const s = buildSloStatus(recs, { nowMs: NOW, windowMs: 3_600_000 });
     const cert = s.warnings.filter((w) => w.includes('certificate'));
     expect(cert).toEqual([
-      `the certificate seen by listFlows and run expires in 2.0 days (${tls.certValidTo}), under the probe's 14-day minimum: renew it (uptime is not affected: the answers were good; \`probe --once\` exits 1 until it is renewed)`,
+      `the certificate seen by listFlows and run expires in 2.0 days (${tls.certValidTo}), under the probe's 14-day minimum: renew it (uptime is not affected: the answers were good; a finding, not downtime, until it is renewed or expires)`,
     ]);
     expect(renderStatusText(s)).toMatch(/certificate expires in 2\.0 days \(under the 14-day minimum\)/);
   });

@@ -125,7 +125,7 @@ describe.skipIf(!OPENSSL)('probing over HTTPS', () => {
 
   it('flags a certificate with 2 days left, under the 14-day minimum, without counting the good answer as down, and exports when it expires', async () => {
     const baseUrl = await tlsProxy('TLSv1.3', { key: shortKey, cert: shortCert });
-    const metrics = createProbeMetrics();
+    const metrics = createProbeMetrics({ target: new URL(baseUrl).host });
     const runner = createProbeRunner({ target: { baseUrl, token: svc.tokens.pro, tls: { ca: shortCert } }, checks: ['listFlows'], metrics });
     expect(runner.options.certMinDays).toBe(14);
     const [r] = (await runner.runRound()).records;
@@ -144,7 +144,7 @@ describe.skipIf(!OPENSSL)('probing over HTTPS', () => {
     expect(l?.tls?.certDaysLeft).toBeLessThan(2.01);
   });
 
-  it('`probe --once` exits 1 naming the expiring certificate, while the history records the good answer as up', async () => {
+  it('`probe --once` exits 0 with the expiring certificate said as a finding, not a failure, while the history records the good answer as up', async () => {
     const baseUrl = await tlsProxy('TLSv1.3', { key: shortKey, cert: shortCert });
     const dir = tempDir('flowgauge-probe-cert-');
     writeFileSync(join(dir, 'ca.pem'), shortCert);
@@ -153,8 +153,10 @@ describe.skipIf(!OPENSSL)('probing over HTTPS', () => {
     const r = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
       const child = execFile(process.execPath, args, { cwd: root, env: { ...process.env, FLOWGAUGE_TOKEN: svc.tokens.pro } }, (e, out, err) => done({ code: child.exitCode, out, err }));
     });
-    expect(r.err).toMatch(/listFlows: the certificate has 2\.0 days left, under --cert-min-days 14: renew it/);
-    expect(r.code).toBe(1);
+    // Not downtime and not a broken prober: a scheduler must not fail the job for 14 days over it.
+    expect(r.err).toMatch(/flowgauge: finding: listFlows: the certificate has 2\.0 days left \(\d{4}-\d\d-\d\dT[\d:.]+Z\), under --cert-min-days 14: renew it/);
+    expect(r.err).toContain('flowgauge: all 1 checks succeeded');
+    expect(r.code).toBe(0);
     const [rec] = r.out.trim().split('\n').map((l) => JSON.parse(l) as { success: boolean; tls: { certOk: boolean } });
     expect(rec).toMatchObject({ success: true, tls: { certOk: false } });
   });

@@ -85,10 +85,51 @@ describe('readProbeTotals', () => {
     const torn = await readProbeTotals(dir, NOW);
     expect(torn.folded).toBe(recs.length);
     expect(torn.totals).toEqual(good.totals);
-    const cp = JSON.parse(readFileSync(path, 'utf8')) as { totals: { bounds: number[] } };
-    cp.totals.bounds = [1, 2, 3];
+    const cp = JSON.parse(readFileSync(path, 'utf8')) as { v: number; targets: Record<string, { bounds: number[] }> };
+    expect(cp.v).toBe(2);
+    (cp.targets[''] as { bounds: number[] }).bounds = [1, 2, 3];
     writeFileSync(path, JSON.stringify(cp));
     expect((await readProbeTotals(dir, NOW)).folded).toBe(recs.length);
+  });
+
+  it('keeps the targets of one history apart: a prober counts its own records and those that name no target', async () => {
+    const dir = tempDir();
+    const old = history().filter((r) => Date.parse(r.time) < START + DAY_MS);
+    const later = history().filter((r) => Date.parse(r.time) >= START + DAY_MS);
+    // Day 0 before targets were kept; then two probers, one per target, append to one directory.
+    writeHistory(dir, [...old, ...later.map((r) => ({ ...r, target: 'staging' })), ...later.map((r) => ({ ...r, target: 'prod', success: true }))]);
+    const staging = await readProbeTotals(dir, NOW, 'staging');
+    const prod = await readProbeTotals(dir, NOW, 'prod');
+    const runsOf = (recs: readonly ProbeRecord[]) => ({ success: recs.filter((r) => r.check === 'run' && r.success).length, failure: recs.filter((r) => r.check === 'run' && !r.success).length });
+    expect(staging.totals.checks.run).toMatchObject(runsOf([...old, ...later]));
+    expect(prod.totals.checks.run).toMatchObject(runsOf([...old, ...later.map((r) => ({ ...r, success: true }))]));
+    // Read again from the checkpoint (days 0 and 1 settled), the same.
+    expect(prod.through).toBe(utcDay(START + DAY_MS));
+    expect((await readProbeTotals(dir, NOW, 'prod')).totals).toEqual(prod.totals);
+    expect((await readProbeTotals(dir, NOW, 'staging')).totals).toEqual(staging.totals);
+  });
+
+  it('reads a checkpoint of version 1 (before targets) as the records that name no target', async () => {
+    const dir = tempDir();
+    writeHistory(dir, history());
+    const before = await readProbeTotals(dir, NOW);
+    const path = join(dir, TOTALS_CHECKPOINT);
+    const cp = JSON.parse(readFileSync(path, 'utf8')) as { through: string; targets: Record<string, unknown> };
+    writeFileSync(path, JSON.stringify({ v: 1, through: cp.through, totals: cp.targets[''] }));
+    const after = await readProbeTotals(dir, NOW, 'api.example.com');
+    expect(after.folded).toBe(12 * 2);
+    expect(after.totals).toEqual(before.totals);
+  });
+
+  it('knows when each check last ran and last succeeded', async () => {
+    const dir = tempDir();
+    const recs = history();
+    writeHistory(dir, recs);
+    const { totals } = await readProbeTotals(dir, NOW);
+    const finishedS = (r: ProbeRecord): number => (Date.parse(r.time) + (r.checkMs ?? 0)) / 1000;
+    const runs = recs.filter((r) => r.check === 'run');
+    expect(totals.checks.run?.lastRunS).toBeCloseTo(finishedS(runs.at(-1) as ProbeRecord), 6);
+    expect(totals.checks.run?.lastSuccessS).toBeCloseTo(finishedS(runs.filter((r) => r.success).at(-1) as ProbeRecord), 6);
   });
 
   it('reads a history it cannot write to, saying why the checkpoint was not kept', async () => {

@@ -49,7 +49,7 @@ describe('verdict headlines never flatter', () => {
 
   it('streams whose tokens all came at once are said not to have been streamed, so ITL passes for nothing', () => {
     const base = passing();
-    const note = '7 of 10 streams delivered all their tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so inter-token latency and TPOT say nothing of generation';
+    const note = '7 of 10 streams delivered all their tokens at once: the answer was not streamed to flowgauge (a buffering proxy, or a service that sends it whole), so they are left out of inter-token latency, TPOT and tokens per second';
     const most: Report = { ...base, stream: { ...base.stream, count: 10, deliveredAtOnce: 7 } };
     expect(renderSummary(most)).toContain(note);
     expect(renderMarkdown(most)).toContain(note);
@@ -57,6 +57,18 @@ describe('verdict headlines never flatter', () => {
     expect(renderSummary({ ...base, stream: { ...base.stream, count: 10, deliveredAtOnce: 4 } })).not.toContain('tokens at once');
     const { deliveredAtOnce: _absent, ...older } = base.stream;
     expect(renderSummary({ ...base, stream: { ...older, count: 10 } })).not.toContain('tokens at once');
+  });
+
+  it('names even one burst, in the summary, report.md and report.html, and what it is left out of', () => {
+    const base = passing();
+    const one: Report = { ...base, stream: { ...base.stream, count: 300, deliveredAtOnce: 1 } };
+    const sentence = '1 of 300 streams delivered all its tokens in one read (a burst: not streamed to flowgauge); left out of inter-token latency, TPOT and tokens per second, which are of the other 299';
+    expect(renderSummary(one)).toContain(`bursts  ${sentence}`);
+    expect(renderMarkdown(one)).toContain(`${sentence}.`);
+    expect(renderHtml(one, ASSETS)).toContain(`<p class="note">${sentence}.</p>`);
+    // One burst is no verdict: the headline speaks only when most streams came that way.
+    expect(renderSummary(one)).not.toContain('tokens at once');
+    expect(renderSummary({ ...base, stream: { ...base.stream, count: 300, deliveredAtOnce: 0 } })).not.toContain('bursts');
   });
 
   it("429s without the service's rate-limit headers are said to be someone else's, in every rendering", () => {

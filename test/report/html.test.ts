@@ -159,6 +159,35 @@ describe('renderHtml', () => {
   });
 });
 
+describe('a schedule that ends inside the last slice', () => {
+  it('makes the last point partial: its rate per second of the part it holds, the budget ending where the schedule did', () => {
+    const base = fixtureReport();
+    // The schedule ended 0.25 s into the 60th slice: its requests are a quarter second's.
+    const report: Report = { ...base, load: { ...base.load, scheduleS: 59.25 } };
+    const data = buildChartData(report);
+    expect(data.partial).toEqual({ fromS: 59, toS: 59.25 });
+    const last = report.slices.at(-1)!;
+    expect(data.rate?.requestsPerS.at(-1)).toBe(last.requests / 0.25);
+    expect(data.rate?.requestsPerS.at(-2)).toBe(report.slices.at(-2)!.requests);
+    expect(data.budget?.t.at(-1)).toBe(59.25);
+    expect(renderHtml(report, ASSETS)).toContain('The last point holds the schedule&#39;s final 0.25 s (shaded): its rates are per second of that part.');
+  });
+
+  it('is whole when the schedule fills its last slice, when slices follow its end, and is grouped with long runs', () => {
+    const base = fixtureReport();
+    expect(buildChartData({ ...base, load: { ...base.load, scheduleS: 60 } }).partial).toBeNull();
+    // A journey's steps after the schedule's end: the last slices are not on the schedule.
+    expect(buildChartData({ ...base, load: { ...base.load, scheduleS: 57.5 } }).partial).toBeNull();
+    expect(renderHtml({ ...base, load: { ...base.load, scheduleS: 60 } }, ASSETS)).not.toContain('(shaded)');
+    // 3000 slices in steps of 3: the last step (2997–3000 s) holds 1.5 s of a schedule of 2998.5 s.
+    const slices = Array.from({ length: 3000 }, (_, i) => ({ ...(base.slices[i % base.slices.length] as Report['slices'][number]), t: i }));
+    const long = buildChartData({ ...base, slices, durationS: 3000, load: { ...base.load, scheduleS: 2998.5 } });
+    expect(long.partial).toEqual({ fromS: 2997, toS: 2998.5 });
+    const lastThree = slices.slice(-3).reduce((n, x) => n + x.requests, 0);
+    expect(long.rate?.requestsPerS.at(-1)).toBeCloseTo(lastThree / 1.5, 3);
+  });
+});
+
 describe('chart helpers', () => {
   it('percentile curves rise from the minimum to the maximum, x in nines', () => {
     const h = createLatencyHistogram();

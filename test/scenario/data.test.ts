@@ -37,6 +37,18 @@ describe('data files', () => {
     expect(await issueOf(readDataFile(arr))).toEqual({ path: `${arr}:2`, message: 'each line must be a JSON object such as {"prompt": "…"}' });
   });
 
+  it('a row nested deeper than 64 levels is refused naming its line, before it is parsed or walked', async () => {
+    const nest = (n: number): string => `{"a":${'['.repeat(n - 1)}${']'.repeat(n - 1)}}`;
+    // 64 levels (the row object and 63 arrays) is the most a row may have.
+    expect(await readDataFile(file('ok-deep.jsonl', `${nest(64)}\n`))).toHaveLength(1);
+    const deep = file('deep.jsonl', `{"prompt":"a"}\n\n${nest(65)}\n`);
+    expect(await issueOf(readDataFile(deep))).toEqual({ path: `${deep}:3`, message: 'a row is nested deeper than 64 levels of arrays and objects; the limit is 64' });
+    // Three million levels: refused from the text, never a stack overflow in a walk of the row.
+    const bomb = file('bomb.json', `[{"prompt":"a"},\n${nest(3_000_000)}]`);
+    expect(await issueOf(readDataFile(bomb))).toMatchObject({ path: `${bomb}:2`, message: expect.stringContaining('the limit is 64') });
+    expect(await readDataFile(file('ok-deep.json', `[${nest(64)}]`))).toHaveLength(1);
+  });
+
   it('reads a .json array and names the entry that is not an object', async () => {
     expect(await readDataFile(file('a.json', '[{"prompt":"x"},{"prompt":"y"}]'))).toHaveLength(2);
     const bad = file('b.json', '[{"prompt":"x"}, 3]');

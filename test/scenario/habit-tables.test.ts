@@ -55,7 +55,7 @@ async function checkForm(form: string): Promise<void> {
   const help = await helpOf(command);
   expect(help, `${form}: no command ${command}`).toMatch(new RegExp(`flowgauge ${command}\\b`));
   for (const [i, a] of args.entries()) {
-    const flag = /^(--?[a-z][a-z-]*)/.exec(a)?.[1];
+    const flag = /^(--?[a-z][a-z0-9-]*)/.exec(a)?.[1];
     if (flag === undefined) continue;
     expect(help, `${form}: ${command} has no ${flag}`).toMatch(new RegExp(`(^|[\\s,])${flag}(\\s|,|$)`, 'm'));
     if (flag === '-d' || flag === '--duration') expect(parseDurationMs(args[i + 1]), form).toBeGreaterThan(0);

@@ -284,3 +284,34 @@ describe('hostile scenario files (refused with a ConfigError naming the file and
     expect(dev.issues[0]?.message).toBe('is a device; give a regular file');
   });
 });
+
+describe('k6 scripts are told apart before they run', () => {
+  it('an ESM import, export-from, require or dynamic import of k6: a ConfigError saying what the file is and the command that converts it', async () => {
+    const marker = join(dir, 'k6-ran');
+    const sideEffect = `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`;
+    const forms: [string, string, string, number][] = [
+      ['esm.js', `import http from 'k6/http';\nimport { sleep } from 'k6';\nexport default function () { http.get('https://test.k6.io'); sleep(1); }\n`, 'k6/http', 1],
+      ['cjs.cjs', `${sideEffect}const { check } = require("k6");\nmodule.exports.default = function () {};\n`, 'k6', 2],
+      ['typed.ts', `// a k6 script in TypeScript\nimport { Options } from 'k6/options';\nexport const options: Options = { vus: 1 };\nexport default function (): void {}\n`, 'k6/options', 2],
+      ['reexport.mjs', `export { default } from 'k6/http';\n`, 'k6/http', 1],
+      ['dynamic.mjs', `const ws = await import('k6/ws');\nexport default ws;\n`, 'k6/ws', 1],
+    ];
+    for (const [name, text, module, line] of forms) {
+      const err = await rejection(loadScenarioFile(file(name, text)));
+      expect(err, name).toBeInstanceOf(ConfigError);
+      const message = (err as ConfigError).message;
+      expect(message).toContain(`is a k6 script (it imports '${module}' on line ${line}); flowgauge runs its own scenario format`);
+      expect(message).toContain(`flowgauge new --from-k6 ${join(dir, name)}`);
+      expect(message).toContain(`writes ${name.replace(/\..*$/, '')}.ts`);
+      expect(message).not.toMatch(/Cannot find module|require stack|\n\s+at /);
+    }
+    // Detected from the text: the script's own code never ran.
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('k6 named in a comment or a string is no import: the scenario loads', async () => {
+    const path = file('mentions-k6.ts', `// converted from: import http from 'k6/http'\nconst note = "require('k6')";\nexport default { ...${JSON.stringify(scenario)}, description: note };\n`);
+    expect(await loadScenarioFile(path)).toEqual({ ...scenario, description: "require('k6')" });
+  });
+});

@@ -311,3 +311,42 @@ describe('default thresholds by traffic', () => {
     expect(keys({ name: 'j', tier: 'pro', load, journey: async () => {}, thresholds: { checks: '>=90%' } })).toEqual(['checks >=90% (explicit)']);
   });
 });
+
+describe('every problem at once, thresholds included', () => {
+  it('two threshold mistakes and a schema mistake are one error of 3 problems, each at its path, the file named', () => {
+    const raw = { ...base, load: { rate: '600/min', duration: 'soon' }, thresholds: { 'run.latncy.p99': '<1s', availability: ['rate>0.9'], 'run.latency.p95': '<fast' } };
+    let error: ConfigError | undefined;
+    try {
+      resolveScenario(raw, {}, { source: 'checkout.json' });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.issues.map((i) => i.path).sort()).toEqual(['load.duration', 'thresholds.availability', 'thresholds["run.latency.p95"]', 'thresholds["run.latncy.p99"]']);
+    expect(error?.message).toMatch(/^invalid scenario "demo" \(checkout\.json\) \(4 problems\):/);
+    expect(error?.message).toContain('did you mean "run.latency.p99"?');
+    expect(error?.message).toContain('cannot read "<fast"');
+  });
+
+  it('a threshold on an operation the mix never sends is found with the rest, and a scope in a one-scenario file too', () => {
+    const issues = issuesOf({ ...base, tier: 'gold', thresholds: { 'getRun.latency.p99': '<1s', 'demo:availability': '>=99%' } });
+    expect(issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      expect.stringMatching(/^tier: /),
+      'thresholds["getRun.latency.p99"]: getRun is not in the mix, so this would never be observed; the mix sends run',
+      'thresholds["demo:availability"]: "demo:" scopes a threshold to one scenario of several; this run has one: write "availability"',
+    ]);
+  });
+
+  it("in a plan, the plan's thresholds and each scenario's, at their own paths", async () => {
+    const { resolveRunPlan } = await import('../../src/scenario/index.js');
+    const member = { tier: 'pro', load: { rate: '1/s', duration: '1s' }, mix: [{ op: 'listFlows' }] };
+    let error: ConfigError | undefined;
+    try {
+      resolveRunPlan({ name: 'p', scenarios: { a: { ...member, thresholds: { 'listFlows.latncy.p99': '<1s' } }, b: { ...member, load: { rate: 'lots' } } }, thresholds: { 'c:availability': '>=99%', availabilty: '>=99%' } });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error?.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['scenarios.a.thresholds["listFlows.latncy.p99"]', 'thresholds["c:availability"]', 'thresholds.availabilty', expect.stringMatching(/^scenarios\.b\.load/)]));
+    expect(error?.issues.find((i) => i.path === 'thresholds["c:availability"]')?.message).toBe('no scenario "c"; scenarios: a, b');
+  });
+});

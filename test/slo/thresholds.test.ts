@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fmtThresholdValue } from '../../src/report/format.js';
-import { parseThresholdKey, splitThresholdKey } from '../../src/slo/threshold-grammar.js';
+import { parseThresholdKey, splitThresholdKey, unitOf } from '../../src/slo/threshold-grammar.js';
 import { evaluateThresholds, parseThreshold, thresholdOfResult } from '../../src/slo/thresholds.js';
 import type { ParsedThreshold } from '../../src/slo/thresholds.js';
 
@@ -10,6 +10,8 @@ function ok(key: string, expr: string): ParsedThreshold {
   if (!r.ok) throw new Error(`expected ${key}: ${expr} to parse, got: ${r.error}`);
   return r.threshold;
 }
+
+const unitOfKey = (key: string): ReturnType<typeof unitOf> => unitOf(parseThresholdKey(key)?.metric ?? { kind: 'dropped' });
 
 function err(key: string, expr: string): string {
   const r = parseThreshold(key, expr);
@@ -65,12 +67,16 @@ describe('threshold grammar', () => {
     expect(err('dropped', '== 0%')).toMatch(/plain number/);
   });
 
-  it('names what is allowed for unknown keys', () => {
-    for (const key of ['latency.p99', 'run.latency.p42', 'fly.latency.p99', 'stream.ttfx.p99', 'ratelimit.all', 'availability.p99', '', 'errors']) {
-      const e = err(key, '< 1s');
-      expect(e).toMatch(/unknown threshold metric/);
-      expect(e).toContain('<op>.latency.<stat>');
-      expect(e).toContain('contract.violations');
+  it('names what is allowed for unknown keys, the list apart so many problems say it once', () => {
+    for (const key of ['latency.p99', 'run.latency.p42', 'fly.latency.p99', 'stream.ttfx.p99', 'ratelimit.all', 'availability.p99', '', 'errors', 'http:', 'http:a b.latency.p99']) {
+      const r = parseThreshold(key, '< 1s');
+      expect(r.ok).toBe(false);
+      if (r.ok) continue;
+      expect(r.error).toMatch(/unknown threshold metric/);
+      expect(r.error).not.toContain('contract.violations');
+      expect(r.allowed).toContain('<op>.latency.<stat>');
+      expect(r.allowed).toContain('http:<name>');
+      expect(r.allowed).toContain('contract.violations');
     }
   });
 
@@ -105,6 +111,86 @@ describe('threshold grammar', () => {
   it('survives non-string input from untyped scenario files', () => {
     expect(parseThreshold(42 as unknown as string, '< 1').ok).toBe(false);
     expect(parseThreshold('dropped', null as unknown as string).ok).toBe(false);
+  });
+});
+
+describe("thresholds on every row of ops: operations and a journey's own requests (http:<name>)", () => {
+  it('reads http:<name> rows as operations, names with dots included, never as a scope', () => {
+    expect(ok('http:raw.latency.p95', '< 500ms')).toMatchObject({ key: 'http:raw.latency.p95', metric: { kind: 'latency', op: 'http:raw', stat: 'p95' }, unit: 'ms', value: 500 });
+    expect(ok('http:raw.latency.p95', '< 1s').scope).toBeUndefined();
+    expect(ok('http:auth.login.latency.p99', '< 1s').metric).toEqual({ kind: 'latency', op: 'http:auth.login', stat: 'p99' });
+    expect(ok('http:health_check-2.errors.rate', '< 1%')).toMatchObject({ metric: { kind: 'requests', op: 'http:health_check-2', counter: 'errorsRate' }, unit: 'ratio', value: 0.01 });
+    expect(ok('http:raw.count', '> 10')).toMatchObject({ metric: { kind: 'requests', op: 'http:raw', counter: 'count' }, unit: 'count' });
+    expect(ok('http:raw.errors', '== 0')).toMatchObject({ metric: { kind: 'requests', op: 'http:raw', counter: 'errors' }, unit: 'count' });
+    // Scoped to a scenario of several, as any key.
+    expect(ok('pro:http:raw.latency.p95', '< 1s')).toMatchObject({ key: 'pro:http:raw.latency.p95', scope: 'pro', metric: { kind: 'latency', op: 'http:raw' } });
+    // A scenario named http scopes with its name, as any other.
+    expect(ok('http:http:raw.latency.p95', '< 1s')).toMatchObject({ scope: 'http', metric: { op: 'http:raw' } });
+    expect(ok('http:availability', '>= 99%')).toMatchObject({ scope: 'http', metric: { kind: 'availability' } });
+    expect(splitThresholdKey('http:raw.latency.p95')).toEqual({ scope: undefined, metricKey: 'http:raw.latency.p95' });
+  });
+
+  it('gives the operations the same counters', () => {
+    expect(ok('run.count', '> 0').metric).toEqual({ kind: 'requests', op: 'run', counter: 'count' });
+    expect(ok('stream.errors', '< 5').metric).toEqual({ kind: 'requests', op: 'stream', counter: 'errors' });
+    expect(ok('listFlows.errors.rate', '< 0.5%')).toMatchObject({ metric: { kind: 'requests', op: 'listFlows', counter: 'errorsRate' }, value: 0.005 });
+    // The run-wide keys are what they were.
+    expect(ok('errors.rate', '< 1%').metric).toEqual({ kind: 'errorsRate' });
+    expect(ok('stream.latency.p99', '< 1s').metric).toEqual({ kind: 'latency', op: 'stream', stat: 'p99' });
+    expect(ok('stream.ttft.count', '> 1').metric).toEqual({ kind: 'stream', metric: 'ttft', stat: 'count' });
+  });
+
+  it('a mix refuses a row it never sends, an http: row included', () => {
+    const mix = { ops: ['listFlows', 'run'] as const };
+    const refused = (key: string): string => {
+      const r = parseThreshold(key, '< 1s', { ops: [...mix.ops] });
+      if (r.ok) throw new Error(`${key} was accepted`);
+      return r.error;
+    };
+    expect(refused('http:raw.latency.p95')).toMatch(/^http:raw is a journey's own request \(vu\.http\); a mix sends none.*the mix sends listFlows, run$/);
+    expect(refused('getRun.count')).toMatch(/^getRun is not in the mix/);
+    expect(parseThreshold('run.errors.rate', '< 1%', { ops: [...mix.ops] }).ok).toBe(true);
+  });
+
+  it('offers raw.latency.p95 written for a vu.http row its prefix, and fixes the suffix of an http: key', () => {
+    expect(err('raw.latency.p95', '< 1s')).toContain('did you mean "http:raw.latency.p95"?');
+    expect(err('http:raw.latncy.p95', '< 1s')).toContain('did you mean "http:raw.latency.p95"?');
+    expect(err('http:auth.login.eror.rate', '< 1%')).toContain('did you mean "http:auth.login.errors.rate"?');
+    expect(err('http.raw.latency.p95', '< 1s')).toContain('did you mean "http:raw.latency.p95"?');
+    expect(err('listflows.latency.p99', '< 1s')).toContain('did you mean "listFlows.latency.p99"?');
+    // The grammar's own words are no request's name.
+    expect(err('availability.count', '< 1')).not.toContain('http:');
+  });
+
+  it('every did-you-mean, pasted back, validates: in a mix, in a journey, scoped or not', () => {
+    const keys = ['availability', 'errors.rate', 'dropped', 'checks', 'iteration.duration.p95', 'ratelimit.premature429', 'run.latency.p99', 'listFlows.errors.rate', 'stream.ttft.p95', 'getUsage.count', 'http:raw.latency.p95', 'http:auth.login.errors'];
+    const typos = (k: string): string[] => {
+      const out: string[] = [];
+      for (let i = 0; i < k.length; i++) {
+        out.push(k.slice(0, i) + k.slice(i + 1));
+        out.push(`${k.slice(0, i)}x${k.slice(i + 1)}`);
+        out.push(`${k.slice(0, i)}${k[i + 1] ?? ''}${k[i] ?? ''}${k.slice(i + 2)}`);
+        out.push(`${k.slice(0, i)}e${k.slice(i)}`);
+      }
+      return out;
+    };
+    const contexts = [{}, { ops: ['listFlows' as const, 'run' as const] }, { ops: ['stream' as const] }];
+    const exprFor = (key: string): string => ({ ms: '< 1s', ratio: '>= 50%', count: '>= 0', perS: '> 1' })[parseThresholdKey(key)?.metric ? unitOfKey(key) : 'count'];
+    let offered = 0;
+    for (const context of contexts) {
+      for (const scope of ['', 'pro:']) {
+        for (const typo of keys.flatMap(typos)) {
+          const r = parseThreshold(`${scope}${typo}`, '< 1', context);
+          if (r.ok) continue;
+          const m = /did you mean "([^"]+)"\?/.exec(r.error);
+          if (m === null) continue;
+          offered++;
+          const pasted = parseThreshold(`${scope}${m[1] as string}`, exprFor(m[1] as string), context);
+          expect(pasted.ok, `${scope}${typo} → ${m[1]} in ${JSON.stringify(context)}: ${pasted.ok ? '' : pasted.error}`).toBe(true);
+        }
+      }
+    }
+    expect(offered).toBeGreaterThan(500);
   });
 });
 

@@ -1,15 +1,26 @@
 /**
- * `flowgauge capacity <op>`: the highest throughput of one operation that meets a latency and
- * an error objective. Closed-model steps on flowgauge's own client at doubling concurrency,
- * then a bisection, every answer judged as `run` judges it; prints each step, the verdict
- * (stopped by rate limiting, or by service capacity) and an ASCII chart, and writes
- * capacity.json and a self-contained capacity.html.
+ * `flowgauge capacity <op>`: the highest throughput of one operation that meets its latency and
+ * error objectives: request p99, and for `stream` the LLM ones a GuideLLM user sweeps by (TTFT
+ * p95, TPOT p95). Closed-model steps on flowgauge's own client at doubling concurrency, then a
+ * bisection, every answer judged as `run` judges it; prints each step (with TTFT, TPOT and output
+ * tokens/s for streams), the verdict (stopped by rate limiting, or by service capacity) and an
+ * ASCII chart, and writes capacity.json, capacity.md and a self-contained capacity.html.
  */
 import { resolve } from 'node:path';
 import { createClient } from '../../api/index.js';
 import { OPS, isOpName, type OpName } from '../../core/ops.js';
 import { DURATION_HELP, parseDurationMs, parsePercent } from '../../core/units.js';
-import { createClientMeasure, describeCapacity, renderCapacityAscii, renderCapacityHtml, renderCapacityTable, sweepCapacity, type CapacityObjectives } from '../../capacity/index.js';
+import {
+  createClientMeasure,
+  describeCapacity,
+  renderCapacityAscii,
+  renderCapacityHtml,
+  renderCapacityMarkdown,
+  renderCapacityTable,
+  sweepCapacity,
+  type CapacityObjectives,
+  type StepStreamFigures,
+} from '../../capacity/index.js';
 import { prepareTargets } from '../../run/prepare.js';
 import { resolveScenario } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
@@ -21,7 +32,9 @@ import type { MakeCommand } from './command.js';
 
 interface CapacityArgs extends TargetArgs {
   op: string;
-  p99: string;
+  p99?: string | undefined;
+  'ttft-p95'?: string | undefined;
+  'tpot-p95'?: string | undefined;
   'max-errors': string;
   step: string;
   start: number;
@@ -30,10 +43,37 @@ interface CapacityArgs extends TargetArgs {
   json?: boolean | undefined;
 }
 
-function parseArgs(args: CapacityArgs): { op: OpName; p99Ms: number; maxErrorRatio: number; stepS: number } {
+/** The request p99 objective when none is named (and no stream objective either). */
+const DEFAULT_P99 = '500ms';
+
+/** A latency objective flag, in ms; undefined when not given. */
+function objectiveMs(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const v = parseDurationMs(value);
+  if (v === undefined || v <= 0) throw new UsageError(`--${flag} "${value}" is not ${DURATION_HELP}`);
+  return v;
+}
+
+interface ParsedCapacityArgs {
+  readonly op: OpName;
+  readonly p99Ms: number | undefined;
+  readonly ttftP95Ms: number | undefined;
+  readonly tpotP95Ms: number | undefined;
+  readonly maxErrorRatio: number;
+  readonly stepS: number;
+}
+
+function parseArgs(args: CapacityArgs): ParsedCapacityArgs {
   if (!isOpName(args.op)) throw new UsageError(`"${args.op}" is not an operation; use one of ${OPS.join(', ')}`);
-  const p99Ms = parseDurationMs(args.p99);
-  if (p99Ms === undefined || p99Ms <= 0) throw new UsageError(`--p99 "${args.p99}" is not ${DURATION_HELP}`);
+  const ttftP95Ms = objectiveMs('ttft-p95', args['ttft-p95']);
+  const tpotP95Ms = objectiveMs('tpot-p95', args['tpot-p95']);
+  const llm = ttftP95Ms !== undefined || tpotP95Ms !== undefined;
+  if (llm && args.op !== 'stream') {
+    throw new UsageError(`--${ttftP95Ms !== undefined ? 'ttft-p95' : 'tpot-p95'} judges streams: it applies to \`capacity stream\`, not ${args.op} (use --p99 for it)`);
+  }
+  // A stream objective replaces the request p99 unless --p99 is given too: a whole answer's time is
+  // not what a stream's user waits for.
+  const p99Ms = objectiveMs('p99', args.p99 ?? (llm ? undefined : DEFAULT_P99));
   const maxErrorRatio = parsePercent(args['max-errors']);
   if (maxErrorRatio === undefined || maxErrorRatio >= 1) throw new UsageError(`--max-errors "${args['max-errors']}" is not a percentage below 100%, e.g. 1%`);
   const stepMs = parseDurationMs(args.step);
@@ -44,31 +84,42 @@ function parseArgs(args: CapacityArgs): { op: OpName; p99Ms: number; maxErrorRat
   }
   if (args['max-concurrency'] < args.start) throw new UsageError(`--max-concurrency (${args['max-concurrency']}) is below --start (${args.start})`);
   // Steps are whole seconds, as the table shows them.
-  return { op: args.op, p99Ms, maxErrorRatio, stepS: Math.round(stepMs / 1000) };
+  return { op: args.op, p99Ms, ttftP95Ms, tpotP95Ms, maxErrorRatio, stepS: Math.round(stepMs / 1000) };
+}
+
+/** A stream step's LLM figures for its progress line, or nothing for other operations. */
+function streamFigures(st: StepStreamFigures | undefined): string {
+  if (st === undefined) return '';
+  const p95 = (x: { readonly count: number; readonly p95: number }): string => (x.count === 0 ? '—' : `${x.p95.toFixed(1)} ms`);
+  const bursts = st.deliveredAtOnce > 0 ? `, ${st.deliveredAtOnce} of ${st.count} streams in one read (left out of TPOT and tokens/s)` : '';
+  return `, TTFT p95 ${p95(st.ttftMs)}, TPOT p95 ${p95(st.tpotMs)}, ${st.outputTokensPerS.toFixed(0)} output tokens/s${bursts}`;
 }
 
 /** The `capacity` command. */
 export const capacityCommand: MakeCommand = (ctx) => ({
   command: 'capacity <op>',
-  describe: 'find the highest throughput of one operation that meets a p99 and an error objective',
+  describe: 'find the highest throughput of one operation that meets a latency objective (p99; TTFT or TPOT p95 for streams) and an error objective',
   builder: (y) =>
     y
       .positional('op', { type: 'string', demandOption: true, describe: `operation: ${OPS.join(', ')}` })
       .options(TARGET_OPTIONS)
       .options({
-        p99: { type: 'string', default: '500ms', describe: `latency objective: p99 at most this (${DURATION_HELP})` },
+        p99: { type: 'string', describe: `latency objective: request p99 at most this (${DURATION_HELP}; default ${DEFAULT_P99} unless --ttft-p95 or --tpot-p95 is given)` },
+        'ttft-p95': { type: 'string', describe: 'stream objective: time to first token p95 at most this (capacity stream; e.g. 500ms)' },
+        'tpot-p95': { type: 'string', describe: 'stream objective: time per output token p95 at most this (capacity stream; e.g. 50ms)' },
         'max-errors': { type: 'string', default: '1%', describe: 'error objective: at most this share of failed requests, 429s included' },
         step: { type: 'string', default: '5s', describe: 'length of each step (whole seconds)' },
         start: { type: 'number', default: 1, describe: 'first concurrency' },
         'max-concurrency': { type: 'number', default: 256, describe: 'highest concurrency tried' },
-        out: { type: 'string', describe: 'directory for capacity.json and capacity.html (default reports/capacity-<op>-<timestamp>/)' },
+        out: { type: 'string', describe: 'directory for capacity.json, capacity.md and capacity.html (default reports/capacity-<op>-<timestamp>/)' },
         json: { type: 'boolean', describe: 'print capacity.json to stdout; the table goes to stderr' },
       }),
   handler: async (argv) => {
     const { io } = ctx;
     const args = withEnvBaseUrl(argv as unknown as CapacityArgs, io.env);
     checkOutFlag(args.out);
-    const { op, p99Ms, maxErrorRatio, stepS } = parseArgs(args);
+    const { op, p99Ms, ttftP95Ms, tpotP95Ms, maxErrorRatio, stepS } = parseArgs(args);
+    const goals = { p99Ms, ttftP95Ms, tpotP95Ms, maxErrorRatio };
     const log = args.json === true ? io.stderr : io.stdout;
     await checkReportDir(io.cwd, args.out);
     const target = await resolveTarget(args, io, 'enterprise');
@@ -90,19 +141,20 @@ export const capacityCommand: MakeCommand = (ctx) => ({
         const advertisedLimit = (await client.listFlows({ limit: 1 })).meta.rateLimit?.limit;
         const entry = prep.mix[0];
         if (entry === undefined) throw new UsageError(`capacity ${op}: no operation to measure`);
-        const objectives: CapacityObjectives = { op, p99Ms, maxErrorRatio, advertisedLimit };
+        const objectives: CapacityObjectives = { op, ...goals, advertisedLimit };
         const where = op === 'trigger' ? `${client.webhookHost}/api/v1/webhook/…` : `${client.baseUrl}/…`;
         log.write(`flowgauge: capacity of ${op} (${where}): ${stepS}s steps from concurrency ${args.start} up to ${args['max-concurrency']}\n`);
         const startedAtMs = Date.now();
         const result = await sweepCapacity({
-          p99Ms,
-          maxErrorRatio,
+          ...goals,
           startConcurrency: args.start,
           maxConcurrency: args['max-concurrency'],
           measure: createClientMeasure({ client, entry, targets, durationS: stepS }),
           onStep: (s) => {
             const why = Object.entries(s.bad ?? {}).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, n]) => `${k} ×${n}`).join(', ');
-            log.write(`  concurrency ${s.concurrency}: ${s.goodPerS.toFixed(0)} good/s, p99 ${s.p99Ms.toFixed(1)} ms, errors ${(s.errorRatio * 100).toFixed(1)}%${why === '' ? '' : ` (${why})`}${s.meets ? '' : ` (fails: ${s.limit ?? ''})`}\n`);
+            log.write(
+              `  concurrency ${s.concurrency}: ${s.goodPerS.toFixed(0)} good/s, p99 ${s.p99Ms.toFixed(1)} ms${streamFigures(s.stream)}, errors ${(s.errorRatio * 100).toFixed(1)}%${why === '' ? '' : ` (${why})`}${s.meets ? '' : ` (fails: ${s.limit ?? ''})`}\n`,
+            );
           },
         });
         const verdict = describeCapacity(result, objectives);
@@ -112,11 +164,15 @@ export const capacityCommand: MakeCommand = (ctx) => ({
         const dir = args.out !== undefined ? resolve(io.cwd, args.out) : resolve(io.cwd, 'reports', `capacity-${op}-${stamp}`);
         const subtitle = `${op} at ${where}${target.embedded ? ' (embedded reference service)' : ''}, ${stepS}s steps, ${new Date(startedAtMs).toISOString()}`;
         const json = JSON.stringify(
-          { schema: 'flowgauge/capacity@1', op, target: { baseUrl: client.baseUrl, embedded: target.embedded }, objectives: { p99Ms, maxErrorRatio }, stepS, startedAt: new Date(startedAtMs).toISOString(), verdict, ...result },
+          { schema: 'flowgauge/capacity@1', op, target: { baseUrl: client.baseUrl, embedded: target.embedded }, objectives: goals, stepS, startedAt: new Date(startedAtMs).toISOString(), verdict, ...result },
           null,
           2,
         );
-        const written = await writeReportFiles(dir, { 'capacity.json': `${json}\n`, 'capacity.html': renderCapacityHtml(result, objectives, subtitle) });
+        const written = await writeReportFiles(dir, {
+          'capacity.json': `${json}\n`,
+          'capacity.md': renderCapacityMarkdown(result, objectives, subtitle),
+          'capacity.html': renderCapacityHtml(result, objectives, subtitle),
+        });
         log.write(`flowgauge: wrote ${written.join(', ')}\n`);
         if (args.json === true) io.stdout.write(`${json}\n`);
         ctx.setExit(result.best === undefined ? EXIT.FAILED : EXIT.OK);

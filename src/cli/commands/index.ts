@@ -32,8 +32,8 @@ export const commandEntries: readonly CommandEntry[] = [
     load: async () => (await import('./run.js')).runCommand,
   },
   {
-    command: 'new <name>',
-    describe: 'write a commented scenario file that runs as it is (a mix by default)',
+    command: 'new [name]',
+    describe: 'write a commented scenario file that runs as it is (a mix by default), or convert a k6 script (--from-k6)',
     load: async () => (await import('./new.js')).newCommand,
   },
   {
@@ -58,7 +58,7 @@ export const commandEntries: readonly CommandEntry[] = [
   },
   {
     command: 'slo',
-    describe: 'generate Prometheus SLO rules and Grafana dashboards',
+    describe: 'SLOs: Prometheus rules (slo rules) and Grafana dashboards (slo dashboards), and the uptime, error budget and incidents of a probe history (slo status)',
     load: async () => (await import('./slo.js')).sloCommand,
   },
   {
@@ -68,7 +68,7 @@ export const commandEntries: readonly CommandEntry[] = [
   },
   {
     command: 'capacity <op>',
-    describe: 'find the highest throughput of one operation that meets a p99 and an error objective',
+    describe: 'find the highest throughput of one operation that meets a latency objective (p99; TTFT or TPOT p95 for streams) and an error objective',
     load: async () => (await import('./capacity.js')).capacityCommand,
   },
   {

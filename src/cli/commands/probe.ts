@@ -2,8 +2,9 @@
  * `flowgauge probe`: scheduled uptime checks against a target (the embedded reference service
  * without --base-url). As a daemon it runs a round every --interval until SIGINT/SIGTERM (or
  * --duration), serving /metrics when asked; with --once it runs one round, pushes to a
- * Pushgateway when given, and exits 0 when every check succeeded, 1 otherwise (a CronJob).
- * Every check is appended to the durable history in --history.
+ * Pushgateway when given, and exits 0 when every check succeeded, 1 when the target failed one,
+ * and anything else when the prober failed (a CronJob: `onceVerdict`). Every check is appended to
+ * the durable history in --history, under the probe's --target-name.
  */
 import { resolve } from 'node:path';
 import { createSystemClock } from '../../core/clock.js';
@@ -24,6 +25,7 @@ import {
   createProbeRunner,
   deriveOnceInterval,
   isCheckName,
+  onceVerdict,
   openHistoryWriter,
   probeResultOf,
   readProbeResume,
@@ -38,9 +40,10 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import type { TextSink } from '../io.js';
 import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
-import { readCaFile, resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
+import { checkTargetName, readCaFile, resolveTarget, TARGET_NAME_OPTION, TARGET_OPTIONS, targetNameFor, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 import { makeDirectory } from '../report-files.js';
+import { finalPush, parsePushLabels } from '../probe-push.js';
 
 interface ProbeArgs extends TargetArgs {
   interval?: string | undefined;
@@ -60,6 +63,8 @@ interface ProbeArgs extends TargetArgs {
   ca?: string | undefined;
   json?: boolean | undefined;
   quiet?: boolean | undefined;
+  'target-name'?: string | undefined;
+  'push-label'?: string[] | undefined;
 }
 
 const DAY_MS = 86_400_000;
@@ -125,9 +130,12 @@ function probeRoute(runner: ProbeRunner, checks: readonly CheckName[]): MetricsR
     const check = params.get('check');
     if (check === null || !(checks as readonly string[]).includes(check)) return unknownCheckAnswer(check, checks);
     const { record, checkS } = await runner.checkNow(check as CheckName);
-    return renderProbeAnswer(check, { ...probeResultOf(record, recordTimeMs(record), checkS), status: record.status });
+    return renderProbeAnswer(runner.options.targetName, check, { ...probeResultOf(record, recordTimeMs(record), checkS), status: record.status });
   };
 }
+
+/** The exit code of each `--once` verdict (docs/probes.md, "Exit codes under a scheduler"). */
+const ONCE_EXIT = { ok: EXIT.OK, failed: EXIT.FAILED, 'not-the-interface': EXIT.PROTOCOL, unrecorded: EXIT.INTERNAL } as const;
 
 /** The `probe` command. */
 export const probeCommand: MakeCommand = (ctx) => ({
@@ -155,8 +163,10 @@ export const probeCommand: MakeCommand = (ctx) => ({
         describe: 'serve Prometheus /metrics (counters continued from the history) and /probe?check=<name> (one check run now) on this port (on --metrics-host)',
       },
       ...METRICS_HOST_OPTION,
-      once: { type: 'boolean', describe: 'run each check once and exit: 0 all succeeded, 1 any failed' },
-      pushgateway: { type: 'string', describe: 'push the probe metrics to this Pushgateway (after --once, or every interval)' },
+      once: { type: 'boolean', describe: 'run each check once and exit: 0 all succeeded, 1 the target failed a check (findings such as an expiring certificate are said and exported, not failures)' },
+      ...TARGET_NAME_OPTION,
+      pushgateway: { type: 'string', describe: 'push the probe metrics to this Pushgateway (after --once, or every interval), to the group job="flowgauge_probe", target=<--target-name>' },
+      'push-label': { type: 'string', array: true, requiresArg: true, describe: 'a further label of the Pushgateway group, name=value (repeatable), e.g. region=eu-west-1' },
       duration: { type: 'string', describe: 'stop the daemon after this long' },
       flow: { type: 'string', describe: 'flow id the flow checks address (default: the first published flow)' },
       insecure: { type: 'boolean', describe: 'accept any TLS certificate (still recorded and reported)' },
@@ -178,6 +188,9 @@ export const probeCommand: MakeCommand = (ctx) => ({
     if (!Number.isInteger(failuresToOpen) || failuresToOpen < 1) throw new UsageError(`--failures-to-open must be a whole number >= 1, got ${failuresToOpen}`);
     const certMinDays = args['cert-min-days'];
     if (!(Number.isFinite(certMinDays) && certMinDays >= 0)) throw new UsageError(`--cert-min-days must be a number of days >= 0 (0 only records them), got ${String(certMinDays)}`);
+    checkTargetName(args['target-name']);
+    const pushLabels = parsePushLabels(args['push-label']);
+    if (args['push-label'] !== undefined && args.pushgateway === undefined) throw new UsageError('--push-label labels the Pushgateway group: give it with --pushgateway URL');
     const ca = args.ca === undefined ? undefined : await readCaFile(args.ca, io.cwd);
     const metricsBind = metricsHost(args['metrics-host'], args['metrics-port']);
     const historyDir = resolve(io.cwd, args.history);
@@ -188,6 +201,13 @@ export const probeCommand: MakeCommand = (ctx) => ({
     const log: TextSink = args.json === true ? io.stderr : io.stdout;
 
     const target = await resolveTarget(args, io, 'pro');
+    let targetName: string;
+    try {
+      targetName = targetNameFor(args['target-name'], target);
+    } catch (err) {
+      await target.close();
+      throw err;
+    }
     const clock = createSystemClock();
     let metricsServer: MetricsServer | undefined;
     const closing: (() => Promise<unknown>)[] = [];
@@ -205,10 +225,10 @@ export const probeCommand: MakeCommand = (ctx) => ({
       if (target.embedded) log.write(`flowgauge: no --base-url given; probing the embedded reference service at ${target.baseUrl}\n`);
       let metrics: ProbeMetrics | undefined;
       if (args['metrics-port'] !== undefined || args.pushgateway !== undefined) {
-        metrics = createProbeMetrics();
-        // Before the writer prunes: the counters go on from every record the history holds,
-        // so a pushed --once run or a restarted daemon never reads as a counter reset.
-        const totals = await readProbeTotals(historyDir, clock.wallMs());
+        metrics = createProbeMetrics({ target: targetName });
+        // Before the writer prunes: the counters go on from every record of this target the
+        // history holds, so a pushed --once run or a restarted daemon never reads as a counter reset.
+        const totals = await readProbeTotals(historyDir, clock.wallMs(), targetName);
         metrics.seed(totals.totals);
         if (totals.checkpointError !== undefined) {
           io.stderr.write(`flowgauge: could not write the counters' checkpoint in ${historyDir} (${totals.checkpointError}); the next start reads the whole history again\n`);
@@ -217,19 +237,21 @@ export const probeCommand: MakeCommand = (ctx) => ({
       const history = await openHistoryWriter({ dir: historyDir, retentionMs });
       closing.push(() => history.close());
       // Folded, not read: a day of a fast probe can be far more than fits in memory.
-      const resume = await readProbeResume(historyDir, { fromMs: clock.wallMs() - DAY_MS }, clock.wallMs());
+      const resume = await readProbeResume(historyDir, { fromMs: clock.wallMs() - DAY_MS }, clock.wallMs(), targetName);
       if (args.once === true && args.interval === undefined) intervalMs = onceInterval(resume.latest, checks, clock.wallMs(), log);
 
       const pusher =
         args.pushgateway === undefined || metrics === undefined
           ? undefined
-          : createPushgatewayPusher({ url: args.pushgateway, job: 'flowgauge_probe', registry: metrics.registry, intervalMs, clock });
+          : // job and target: probers of two targets keep two groups, never replacing each other's counters.
+            createPushgatewayPusher({ url: args.pushgateway, job: 'flowgauge_probe', grouping: { target: targetName, ...pushLabels }, registry: metrics.registry, intervalMs, clock });
 
       const runner = createProbeRunner({
         target: {
           baseUrl: target.baseUrl,
           ...(target.webhookHost !== undefined ? { webhookHost: target.webhookHost } : {}),
           token: target.token,
+          name: targetName,
           tls: { ...(ca !== undefined ? { ca } : {}), ...(args.insecure === true ? { rejectUnauthorized: false } : {}) },
         },
         checks,
@@ -242,9 +264,11 @@ export const probeCommand: MakeCommand = (ctx) => ({
         history,
         ...(metrics !== undefined ? { metrics } : {}),
         resume: resume.tails,
-        onRecord: (r) => {
-          if (args.json === true) out.write(`${JSON.stringify(r)}\n`);
-          else if (args.quiet !== true) out.write(formatRecord(r));
+        onRecord: (r, stored) => {
+          // --json prints only what the history holds: a wrapper counts these lines as recorded.
+          if (args.json === true) {
+            if (stored) out.write(`${JSON.stringify(r)}\n`);
+          } else if (args.quiet !== true) out.write(formatRecord(r));
         },
         onIncident: (e) => log.write(formatIncident(e)),
         onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${error}\n`),
@@ -257,16 +281,19 @@ export const probeCommand: MakeCommand = (ctx) => ({
 
       if (args.once === true) {
         const round = await runner.runRound();
-        if (pusher !== undefined) {
-          const pushed = await pusher.stop();
-          if (!pushed.ok) io.stderr.write(`flowgauge: push to the Pushgateway failed: ${pushed.error ?? `HTTP ${pushed.status}`}\n`);
-        }
-        const failed = round.records.filter((r) => !r.success).map((r) => r.check);
-        // The certificate target is the service's own, apart from uptime: it fails the round, not the checks.
-        const expiring = round.records.filter((r) => r.tls?.certOk === false);
-        log.write(failed.length === 0 ? `flowgauge: all ${round.records.length} checks succeeded\n` : `flowgauge: failed: ${failed.join(', ')}\n`);
-        for (const r of expiring) log.write(`flowgauge: ${r.check}: the certificate has ${r.tls?.certDaysLeft?.toFixed(1) ?? '?'} days left, under --cert-min-days ${r.tls?.certMinDays ?? ''}: renew it\n`);
-        ctx.setExit(failed.length === 0 && expiring.length === 0 ? EXIT.OK : EXIT.FAILED);
+        if (pusher !== undefined) await finalPush(pusher, io.stderr);
+        const v = onceVerdict(round.records, round.unstored);
+        const n = round.records.length;
+        if (v.outcome === 'unrecorded') {
+          io.stderr.write(`flowgauge: ${round.unstored} of ${n} records could not be stored in ${historyDir} (said above): this round is not in the history, so the prober failed\n`);
+        } else if (v.outcome === 'not-the-interface') {
+          io.stderr.write(
+            `flowgauge: every check answered 404 with a page that is not the service's error body: this is not the interface; check the path of --base-url (${target.baseUrl}; the interface's paths live under /v1). Recorded as failed checks.\n`,
+          );
+        } else log.write(v.failed.length === 0 ? `flowgauge: all ${n} checks succeeded\n` : `flowgauge: failed: ${v.failed.join(', ')}\n`);
+        // Findings are not downtime: said and exported (records, metrics, alerts), never the exit code.
+        for (const f of v.findings) log.write(`flowgauge: finding: ${f}\n`);
+        ctx.setExit(ONCE_EXIT[v.outcome]);
         return;
       }
 
@@ -280,7 +307,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
       await stopped;
       if (timer !== undefined) clearTimeout(timer);
       await runner.stop();
-      if (pusher !== undefined) await pusher.stop();
+      if (pusher !== undefined) await finalPush(pusher, io.stderr);
       const s = runner.stats();
       log.write(`flowgauge: stopped after ${s.rounds} rounds (${s.records} records, ${s.failures} failed, ${s.skipped} skipped ticks, ${s.historyErrors} write errors)\n`);
       ctx.setExit(EXIT.OK);

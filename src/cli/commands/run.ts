@@ -22,8 +22,9 @@ import { asyncFlags, exporterFlags, overridesOf, parseEnvFlags, parseShard, RUN_
 import { checkReportDir, checkWholeNumberFlags, resolveWithFlags } from '../run-input.js';
 import { builtinScenarioNames, findScenarioFile } from '../scenario-path.js';
 import { listenForStop } from '../signals.js';
-import { createStartGate, parseStartAt } from '../start-at.js';
-import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl } from '../target-options.js';
+import { shardIdentity } from '../shard-identity.js';
+import { createStartGate, parseStartAt, planScheduleMs } from '../start-at.js';
+import { checkTargetName, resolveTarget, TARGET_NAME_OPTION, TARGET_OPTIONS, targetNameFor, withEnvBaseUrl } from '../target-options.js';
 import { checkTenantTokens, ownTokenOf, tenantTokens, tierKeyOf, withOwnToken } from '../tenants.js';
 import { scenarioNotFound } from '../usage-messages.js';
 import { autoWorkersNote, checkWorkerFlags, parseWorkers } from '../workers-option.js';
@@ -37,6 +38,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     y
       .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (.ts/.js/.json/.yaml) or ready scenario name' })
       .options(TARGET_OPTIONS)
+      .options(TARGET_NAME_OPTION)
       .options(RUN_OPTIONS),
   // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
   handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), async () => {
@@ -46,12 +48,16 @@ export const runCommand: MakeCommand = (ctx) => ({
     if (file === undefined) throw new UsageError(scenarioNotFound(args.scenario, resolve(io.cwd, args.scenario), builtinScenarioNames()));
     checkWholeNumberFlags(argv);
     checkOutFlag(args.out);
+    checkTargetName(args['target-name']);
     const env = { ...io.env, ...parseEnvFlags(args.env) };
     const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env }), overridesOf(args), file));
-    const shard = parseShard(args, io.env);
+    const sharded = parseShard(args, io.env);
+    if (sharded === undefined && args['run-id'] !== undefined) throw new UsageError('--run-id names the run a shard belongs to: give it with --shard i/N or --shards N');
     // Only the CLI reads the system time: the wait is on this clock, the engine's is another of the same kind.
     const wall = createSystemClock();
-    const startAt = parseStartAt(args['start-at'], io.env.FLOWGAUGE_START_AT, wall.wallMs());
+    const startAt = parseStartAt(args['start-at'], io.env.FLOWGAUGE_START_AT, wall.wallMs(), planScheduleMs(plan));
+    // Which shard of which run: the report says so, and merge checks it.
+    const shard = sharded === undefined ? undefined : await shardIdentity(sharded, plan, file, { flag: args['run-id'], env: io.env.FLOWGAUGE_RUN_ID, startAtMs: startAt?.atMs, scenario: plan.name });
     const workers = parseWorkers(args.workers);
     const workersNote = autoWorkersNote(args.workers, workers);
     if (workersNote !== undefined) io.stderr.write(`flowgauge: ${workersNote}\n`);
@@ -94,6 +100,7 @@ export const runCommand: MakeCommand = (ctx) => ({
       session = await createRunSession({
         scenario: plan,
         target: { baseUrl: target.baseUrl, embedded: target.embedded },
+        targetName: targetNameFor(args['target-name'], target),
         // One client per token, sized from its scenarios so it never silently caps them; each worker gets its share.
         connect: {
           baseUrl: target.baseUrl,
@@ -104,6 +111,7 @@ export const runCommand: MakeCommand = (ctx) => ({
         },
         workers,
         ...(shard !== undefined ? { shard } : {}),
+        ...(startAt !== undefined ? { startAtMs: startAt.atMs } : {}),
         follow: extra.follow,
         audit: args.audit !== false,
         notifications: tracking,

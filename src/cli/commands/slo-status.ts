@@ -1,8 +1,8 @@
 /**
  * `flowgauge slo status`: uptime per check and overall (time-based and probe-based), error
- * budget left, burn rate and incidents with their RTO verdicts, read from a probe history.
- * Exit 0 when overall uptime meets the objective, 1 when not (or nothing was observed),
- * 2 for bad input (no history there, bad flags).
+ * budget left, burn rate and incidents with their RTO verdicts, read from a probe history, one
+ * section per target it holds. Exit 0 when overall uptime meets the objective (every target's),
+ * 1 when not (or nothing was observed), 2 for bad input (no history there, bad flags).
  *
  * A subcommand module: the `slo` command adds it next to `rules` and `dashboards`.
  */
@@ -10,7 +10,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
-import { createSloStatusFold, foldHistory, renderStatusHtml, renderStatusText } from '../../probe/index.js';
+import { readSloStatus, renderStatusHtml, renderStatusText } from '../../probe/index.js';
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -64,11 +64,9 @@ export const sloStatusCommand: MakeCommand = (ctx: CommandContext) => ({
       () => false,
     );
     if (!isDir) throw new UsageError(`no probe history at ${dir}: run flowgauge probe --history ${args.history} first`);
-    // Folded as the lines are read: a history of any size in bounded memory. A day more than
-    // the window, so a probe just before the window start clips into it.
-    const fold = createSloStatusFold({ nowMs, windowMs, objective, failuresToOpen });
-    const scan = await foldHistory(dir, { fromMs: nowMs - windowMs - 86_400_000, toMs: nowMs }, (r, t) => fold.add(r, t));
-    const status = fold.finish({ files: scan.files.length, tornTails: scan.tornTails, badLines: scan.badLines });
+    // Folded as the lines are read: a history of any size in bounded memory, one status per
+    // target it holds. A day more than the window, so a probe just before the window start clips into it.
+    const { status } = await readSloStatus(dir, { fromMs: nowMs - windowMs - 86_400_000, toMs: nowMs }, { nowMs, windowMs, objective, failuresToOpen });
     const text = args.json === true ? `${JSON.stringify(status, null, 2)}\n` : args.html === true ? renderStatusHtml(status) : renderStatusText(status);
     if (args.out === undefined) io.stdout.write(text);
     else {

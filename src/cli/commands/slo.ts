@@ -60,6 +60,8 @@ interface SloArgs {
   'probe-down-for'?: string | undefined;
   'cert-warning'?: string | undefined;
   'cert-critical'?: string | undefined;
+  'probe-scrape-job'?: string | undefined;
+  'probe-push-job'?: string | undefined;
   'load-alerts'?: boolean | undefined;
 }
 
@@ -72,8 +74,16 @@ const SHARED_OPTIONS = {
 const PROBE_OPTIONS = {
   'probe-interval': { type: 'string', describe: 'how often the probe runs (its --interval or CronJob schedule); FlowgaugeProbeStale after twice this (default 1m)' },
   'probe-down-for': { type: 'string', describe: 'how long every probe of a check must fail before FlowgaugeProbeDown (default 5m)' },
-  'cert-warning': { type: 'string', describe: 'certificate expiry warning when less than this is left (default 14d)' },
-  'cert-critical': { type: 'string', describe: 'certificate expiry critical when less than this is left (default 3d)' },
+  'cert-warning': { type: 'string', describe: 'certificate expiry warning (a ticket) when less than this is left (default 14d)' },
+  'cert-critical': { type: 'string', describe: 'also a critical certificate alert (a page) when less than this is left (default none: an expired certificate pages as FlowgaugeProbeDown)' },
+  'probe-scrape-job': {
+    type: 'string',
+    describe: 'Prometheus job of the scraped probe daemon: FlowgaugeProberDown pages when its up is 0 (default flowgauge-probe; "" leaves the alert out)',
+  },
+  'probe-push-job': {
+    type: 'string',
+    describe: 'job the probe CronJob pushes under: FlowgaugeProbeAbsent pages when its series, there within the day, are gone (default flowgauge_probe; "" leaves the alert out)',
+  },
 } as const;
 
 const RULE_OPTIONS = {
@@ -104,6 +114,8 @@ const FLAG_OF: readonly (readonly [RegExp, string])[] = [
   [/^probe down duration/, '--probe-down-for'],
   [/^certificate expiry warning/, '--cert-warning'],
   [/^certificate expiry critical/, '--cert-critical'],
+  [/^probe scrape job/, '--probe-scrape-job'],
+  [/^probe push job/, '--probe-push-job'],
 ];
 
 /** Turns the shared flags into validated generator options (`UsageError` on bad input). */
@@ -119,6 +131,8 @@ export function sloOptionsFromArgs(args: SloArgs): SloRuleOptions {
     ...(args['probe-down-for'] === undefined ? {} : { probeDownFor: args['probe-down-for'] }),
     ...(args['cert-warning'] === undefined ? {} : { certExpiryWarning: args['cert-warning'] }),
     ...(args['cert-critical'] === undefined ? {} : { certExpiryCritical: args['cert-critical'] }),
+    ...(args['probe-scrape-job'] === undefined ? {} : { probeScrapeJob: args['probe-scrape-job'] }),
+    ...(args['probe-push-job'] === undefined ? {} : { probePushJob: args['probe-push-job'] }),
     ...(args['load-alerts'] === true ? { loadAlerts: true } : {}),
   };
   try {
@@ -159,7 +173,7 @@ async function writeText(ctx: CommandContext, path: string, text: string): Promi
 function rulesCommand(ctx: CommandContext) {
   return {
     command: 'rules',
-    describe: 'print Prometheus recording rules and alerts: uptime burn rate, probe down and stale, certificate expiry (YAML)',
+    describe: 'print Prometheus recording rules and alerts: uptime burn rate per target and check, probe down, a dead prober (stale, down, absent), certificate and TLS findings (YAML)',
     builder: (y: Argv) =>
       y.options(SHARED_OPTIONS).options(PROBE_OPTIONS).options(RULE_OPTIONS).options({ out: { type: 'string', describe: 'write to this file instead of stdout' } }),
     handler: async (argv: unknown) => {
@@ -265,10 +279,10 @@ function dashboardsCommand(ctx: CommandContext) {
   };
 }
 
-/** The `slo` command: `slo rules`, `slo dashboards`. */
+/** The `slo` command: `slo rules`, `slo dashboards`, `slo status`. */
 export const sloCommand: MakeCommand = (ctx) => ({
   command: 'slo',
-  describe: 'generate Prometheus SLO rules and Grafana dashboards',
+  describe: 'SLOs: Prometheus rules (slo rules) and Grafana dashboards (slo dashboards), and the uptime, error budget and incidents of a probe history (slo status)',
   builder: (y) =>
     y
       .command(rulesCommand(ctx))

@@ -48,10 +48,10 @@ export const constantArrivalRate = defineExecutor<ConstantArrivalRateInput>()({
   meanRatePerS: (load) => load.ratePerS,
   peakRatePerS: (load) => load.ratePerS,
   shownLength: (load) => forSeconds(load.durationMs),
-  create(load, { clock, job, shard }) {
+  create(load, { clock, job, shard, startOffsetMs }) {
     checkPositive('ratePerS', load.ratePerS);
     checkPositive('durationMs', load.durationMs);
     checkCount('maxInFlight', load.maxInFlight);
-    return new OpenExecutor(clock, job, createConstantSchedule(load.ratePerS, load.durationMs, shard), load.maxInFlight);
+    return new OpenExecutor(clock, job, createConstantSchedule(load.ratePerS, load.durationMs, shard), load.maxInFlight, startOffsetMs);
   },
 });

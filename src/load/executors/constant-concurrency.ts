@@ -45,11 +45,11 @@ export const constantConcurrency = defineExecutor<ConstantConcurrencyInput>()({
   meanRatePerS: () => 0,
   peakRatePerS: () => 0,
   shownLength: (load) => forSeconds(load.durationMs),
-  create(load, { clock, job, shard }) {
+  create(load, { clock, job, shard, startOffsetMs }) {
     checkCount('concurrency', load.concurrency);
     checkPositive('durationMs', load.durationMs);
     // Shard i takes ceil or floor of its share, so the shares add up to the whole.
     const workers = Math.floor((load.concurrency + shard.count - 1 - shard.index) / shard.count);
-    return new ClosedExecutor(clock, job, workers, load.durationMs);
+    return new ClosedExecutor(clock, job, workers, load.durationMs, startOffsetMs);
   },
 });

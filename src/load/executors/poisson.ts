@@ -66,13 +66,13 @@ export const poisson = defineExecutor<PoissonInput>()({
   meanRatePerS: (load) => load.ratePerS,
   peakRatePerS: (load) => load.ratePerS,
   shownLength: (load) => forSeconds(load.durationMs),
-  create(load, { clock, job, seed, shard }) {
+  create(load, { clock, job, seed, shard, startOffsetMs }) {
     checkPositive('ratePerS', load.ratePerS);
     checkPositive('durationMs', load.durationMs);
     checkCount('maxInFlight', load.maxInFlight);
     if (!(load.burstiness >= 0.1) || !Number.isFinite(load.burstiness)) {
       throw new InvalidArgumentError(`burstiness must be a finite number >= 0.1, got ${load.burstiness}`);
     }
-    return new OpenExecutor(clock, job, createGammaSchedule(load, seed, shard), load.maxInFlight);
+    return new OpenExecutor(clock, job, createGammaSchedule(load, seed, shard), load.maxInFlight, startOffsetMs);
   },
 });

@@ -79,7 +79,7 @@ export const rampingArrivalRate = defineExecutor<RampingArrivalRateInput>()({
   },
   peakRatePerS: (load) => load.stages.reduce((max, s) => Math.max(max, s.targetRatePerS), load.startRatePerS),
   shownLength: () => 'for its stages',
-  create(load, { clock, job, shard }) {
+  create(load, { clock, job, shard, startOffsetMs }) {
     checkNonNegative('startRatePerS', load.startRatePerS);
     if (load.stages.length === 0) throw new InvalidArgumentError('stages must not be empty');
     let total = 0;
@@ -90,6 +90,6 @@ export const rampingArrivalRate = defineExecutor<RampingArrivalRateInput>()({
     });
     checkPositive('total stage duration', total);
     checkCount('maxInFlight', load.maxInFlight);
-    return new OpenExecutor(clock, job, createRampingSchedule(load.startRatePerS, load.stages, shard), load.maxInFlight);
+    return new OpenExecutor(clock, job, createRampingSchedule(load.startRatePerS, load.stages, shard), load.maxInFlight, startOffsetMs);
   },
 });

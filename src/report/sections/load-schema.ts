@@ -40,6 +40,13 @@ export const loadSchema = obj(
     scheduleS: nonNegative,
     /** Added in @1: worker threads that generated the load (`flowgauge run --workers N`); absent for one. */
     workers: z.int().min(1),
+    /**
+     * Added in @1: arrivals due before the run joined its schedule (it came up after `--start-at`
+     * and joined in phase), not sent and in no other count; absent when none.
+     */
+    missed: count,
+    /** Added in @1: how far into its schedule the run joined it, in s (how late after `--start-at`); absent when on time. */
+    joinedAtS: nonNegative,
   },
 );
 

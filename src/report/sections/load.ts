@@ -4,7 +4,7 @@
  * shard's schedule ran (each placed on the wall clock by its start), so shards started apart are
  * not credited with the sum of their rates.
  */
-import { bySection, fields, recompute, round3, setting, sum, sumOrNull, type Part, type Rule } from './merge-kit.js';
+import { bySection, fields, max, recompute, round3, setting, sum, sumOrNull, type Part, type Rule } from './merge-kit.js';
 import { worst } from './merge-histograms.js';
 import type { BuildReportInput, FullSection, ScopeState } from './project-kit.js';
 import type { LoadReport } from './load-schema.js';
@@ -54,6 +54,9 @@ export const loadMerge: Rule<LoadReport> = fields<LoadReport>({
   scheduleS: recompute((_m, parents) => (parents.every((p) => p.value.scheduleS !== undefined) ? windowS(parents) : undefined)),
   // Threads that generated the load, over all shards.
   workers: sum,
+  missed: sum,
+  // The latest any shard joined (each shard's own is in the SHARDS_NOT_TOGETHER warning).
+  joinedAtS: max<number>(),
 });
 
 /** `load` of a report or a scenario section: the achieved rate over the schedule's own window. */
@@ -71,6 +74,8 @@ export function loadOf(load: BuildReportInput['load'], durationS: number): LoadR
     ...(load.cancelled !== undefined && load.cancelled > 0 ? { cancelled: load.cancelled } : {}),
     ...(load.cut !== undefined && load.cut > 0 ? { cut: load.cut, ...(load.gracefulStopS !== undefined ? { gracefulStopS: load.gracefulStopS } : {}) } : {}),
     ...(scheduleS !== undefined ? { scheduleS } : {}),
+    ...(load.missed !== undefined && load.missed > 0 ? { missed: load.missed } : {}),
+    ...(load.joinedAtS !== undefined && load.joinedAtS > 0 ? { joinedAtS: round3(load.joinedAtS) } : {}),
   };
 }
 

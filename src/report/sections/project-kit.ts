@@ -7,6 +7,7 @@ import type { Pct } from '../../collect/histogram.js';
 import type { IterationStatsSnapshot } from '../../collect/iteration-stats.js';
 import type { ThresholdResult } from '../../slo/thresholds.js';
 import type { RunWarning } from './warnings-schema.js';
+import type { ShardReport } from './shards-schema.js';
 import type { ScenarioReport } from './scenarios-schema.js';
 import type { Section } from './merge-kit.js';
 import type { AsyncRunsReport } from './async-runs-schema.js';
@@ -34,6 +35,10 @@ export interface BuildReportInput {
     readonly cut?: number;
     /** The grace period that ended, in s (written with `cut`). */
     readonly gracefulStopS?: number;
+    /** Arrivals due before the run joined its schedule (it started after `--start-at`), not sent. */
+    readonly missed?: number;
+    /** How far into its schedule the run joined it, in s (it started that long after `--start-at`). */
+    readonly joinedAtS?: number;
   };
   readonly snapshot: CollectorSnapshot;
   /** Journey accounting; its sections appear only when journeys ran. */
@@ -47,6 +52,8 @@ export interface BuildReportInput {
   readonly phases?: PhaseSectionValues;
   readonly warnings?: readonly RunWarning[];
   readonly abortedBy?: string;
+  /** Which shard of which run this is (a distributed run's shard). */
+  readonly shard?: ShardReport;
   /** Results to embed; evaluate them against this report with `evaluateReportThresholds`. */
   readonly thresholds: readonly ThresholdResult[];
   /** Defaults to the snapshot's objective. */

@@ -21,6 +21,7 @@ import type { FullSections, RunState } from './project-kit.js';
 import { rateLimitSection } from './rate-limit.js';
 import { runSections } from './run.js';
 import { scenariosSection } from './scenarios.js';
+import { shardSection, shardsSection } from './shards.js';
 import { sliceMsSection, slicesSection } from './slices.js';
 import { sloSection } from './slo.js';
 import { stepsSection } from './steps.js';
@@ -31,6 +32,9 @@ import { warningsSection } from './warnings.js';
 /** Every section of report@1, how it is projected and how it merges (in the order of the report's fields). */
 export const REPORT_SECTIONS: FullSections<Report, RunState> = {
   schema: runSections.schema,
+  // Before every setting: reports of other runs or scenarios are named as such, not by the first field that differs.
+  shard: shardSection,
+  shards: shardsSection,
   scenario: runSections.scenario,
   interrupted: runSections.interrupted,
   target: runSections.target,

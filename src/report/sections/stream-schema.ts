@@ -21,11 +21,11 @@ export const streamSchema = obj(
     incomplete: count,
     timeToStartMs: pct,
     ttftMs: pct,
-    /** Every gap between consecutive token arrivals. */
+    /** Every gap between consecutive token arrivals (streams delivered at once left out). */
     itlMs: pct,
-    /** (last token − first token) / (tokens − 1), per stream with at least two tokens. */
+    /** (end − first token) / (tokens − 1), per stream with at least two tokens (streams delivered at once left out). */
     tpotMs: pct,
-    /** tokens / (end − first token), per completed stream; in tokens per second, not ms. */
+    /** tokens / (end − first token), per completed stream (streams delivered at once left out); in tokens per second, not ms. */
     tokensPerS: pct,
     /** Token events received in all streams. */
     tokens: count,
@@ -36,9 +36,10 @@ export const streamSchema = obj(
     ttfbMs: written(pct),
     timeToEndMs: written(pct),
     /**
-     * Streams of two or more tokens whose tokens all arrived at one instant (one read): the answer
-     * was not streamed to the client, so their ITL and TPOT say nothing of generation. Optional for
-     * reports written before it was counted.
+     * Streams of two or more tokens whose tokens all arrived at one instant (one read, a burst): the
+     * answer was not streamed to the client, so they are left out of `itlMs`, `tpotMs` and
+     * `tokensPerS` (and of the prompt bands' same figures). Optional for reports written before it
+     * was counted; merges as a sum.
      */
     deliveredAtOnce: count,
     unknownEvents: written(count),

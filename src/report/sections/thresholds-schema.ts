@@ -25,4 +25,4 @@ export const thresholdSchema = obj(
 );
 
 /** report@1 `verdict`. */
-export const verdictSchema = z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED']);
+export const verdictSchema = z.enum(['PASS', 'FAIL', 'INTERRUPTED', 'ABORTED', 'PARTIAL']);

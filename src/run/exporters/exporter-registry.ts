@@ -38,7 +38,7 @@ export interface RunExporters {
   tick(p: RunProgress): void;
   /** The final report. */
   end(report: Report): void;
-  /** Closes every one, in order; failures are said, never thrown. */
+  /** Closes every one at once (each bounded, so the final push and the span shutdown wait together); failures are said, never thrown. */
   close(): Promise<void>;
 }
 
@@ -47,8 +47,10 @@ const anyExporter = (e: Exporters): Exporter<string, unknown> => e as unknown as
 /** Starts every exporter `wishes` names; resolves once all listen. When one fails, those started are closed and the error thrown. */
 export async function startExporters(wishes: ExporterWishes, ctx: ExporterContext): Promise<RunExporters> {
   const started: { readonly name: string; readonly e: StartedExporter }[] = [];
+  // At once: each close is bounded (a final push, a span shutdown: one attempt of at most 1 s), and
+  // one endpoint that does not answer must not add its wait to another's.
   const close = async (): Promise<void> => {
-    for (const { e } of started) await e.close();
+    await Promise.all(started.map(({ e }) => e.close()));
   };
   try {
     for (const exporter of EXPORTERS) {

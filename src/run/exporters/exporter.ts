@@ -26,6 +26,12 @@ export interface ExporterContext {
   readonly workers: number;
   /** This process's shard of a distributed run. */
   readonly shard: { readonly index: number; readonly count: number } | undefined;
+  /**
+   * The target's name (`--target-name`; by default the base URL's host): what keeps the series of
+   * one target apart from another's in one Prometheus or Pushgateway. Undefined only for a base
+   * URL whose host is no name (the CLI asks for the flag then).
+   */
+  readonly targetName: string | undefined;
   /** Where it says what it serves (its URL). */
   readonly log: TextSink;
   /** Where it says what failed later (a push, a span export): never thrown. */
@@ -48,7 +54,10 @@ export interface StartedExporter {
   tick?(p: RunProgress): void;
   /** The final report, after every output had it. */
   end?(report: Report): void;
-  /** Final push, flush, servers closed; failures are said, never thrown. */
+  /**
+   * Final push, flush, servers closed; failures are said, never thrown. Bounded (a final push or
+   * a span shutdown gets one attempt of at most 1 s): a down endpoint never holds the run's end.
+   */
   close(): Promise<void>;
 }
 

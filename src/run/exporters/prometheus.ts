@@ -11,6 +11,7 @@ import {
   createMetricsAggregate,
   createPushgatewayPusher,
   createRunMetrics,
+  DEFAULT_FINAL_PUSH_TIMEOUT_MS,
   startMetricsServer,
   type MetricsServer,
   type MetricsSnapshot,
@@ -29,16 +30,18 @@ export interface PrometheusWish {
   readonly port?: number | undefined;
   /** The address it listens on (default 127.0.0.1). */
   readonly host?: string | undefined;
-  /** Push to this Pushgateway (job flowgauge, grouped by instance and shard). */
+  /** Push to this Pushgateway (job flowgauge, grouped by instance, target and shard). */
   readonly pushgateway?: string | undefined;
 }
 
 const tierLabel = (t: ResolvedRunPlan['scenarios'][number]['tier']): string => (typeof t === 'string' ? t : 'custom');
 
-function metricsOptions(plan: ResolvedRunPlan): Omit<RunMetricsOptions, 'registry'> {
+function metricsOptions(plan: ResolvedRunPlan, targetName: string | undefined): Omit<RunMetricsOptions, 'registry'> {
   const first = plan.scenarios[0];
   return {
     scenario: plan.name,
+    // The registry's default label: every series, a worker's snapshots too, says which target it measured.
+    ...(targetName !== undefined ? { target: targetName } : {}),
     tier: plan.scenarios.length > 1 || first === undefined ? 'mixed' : tierLabel(first.tier),
     // Latency thresholds become bucket bounds, so Prometheus can judge them exactly.
     latencyBucketsS: parsePlanThresholds(plan).all.filter((t) => t.unit === 'ms').map((t) => t.value / 1000),
@@ -58,7 +61,7 @@ async function serve(source: MetricsSource, wish: PrometheusWish, ctx: ExporterC
     pusher = createPushgatewayPusher({
       url: wish.pushgateway,
       job: 'flowgauge',
-      grouping: { instance: hostname(), ...(ctx.shard !== undefined ? { shard: String(ctx.shard.index + 1) } : {}) },
+      grouping: { instance: hostname(), ...(ctx.targetName !== undefined ? { target: ctx.targetName } : {}), ...(ctx.shard !== undefined ? { shard: String(ctx.shard.index + 1) } : {}) },
       registry: source,
       intervalMs: 10_000,
       clock: createSystemClock(),
@@ -73,18 +76,22 @@ export const prometheusExporter: Exporter<'prometheus', PrometheusWish> = {
   name: 'prometheus',
   async start(wish, ctx) {
     const split = ctx.workers > 1;
-    const metrics = split ? undefined : createRunMetrics(metricsOptions(ctx.plan));
+    const metrics = split ? undefined : createRunMetrics(metricsOptions(ctx.plan, ctx.targetName));
     const aggregate = split ? createMetricsAggregate() : undefined;
     // The receiver's own counters join the run's registry (one thread only: notifications need it).
     if (metrics !== undefined) ctx.notifications?.attachMetrics(metrics);
     const { server, pusher } = await serve(metrics?.registry ?? (aggregate as NonNullable<typeof aggregate>).source, wish, ctx);
     return {
       output: metrics === undefined ? undefined : createMetricsOutput(metrics),
-      brief: split ? metricsOptions(ctx.plan) : undefined,
+      brief: split ? metricsOptions(ctx.plan, ctx.targetName) : undefined,
       collect: (worker, snapshot) => aggregate?.update(worker, snapshot as MetricsSnapshot),
       async close() {
+        // One bounded attempt (DEFAULT_FINAL_PUSH_TIMEOUT_MS), then one warning naming what was not delivered.
         const pushed = await pusher?.stop();
-        if (pushed !== undefined && !pushed.ok) ctx.warn.write(`flowgauge: the final Pushgateway push failed (${pushed.error ?? pushed.status})\n`);
+        if (pushed !== undefined && !pushed.ok && pusher !== undefined) {
+          const why = pushed.error === 'TIMEOUT' ? `no answer within ${DEFAULT_FINAL_PUSH_TIMEOUT_MS / 1000} s` : (pushed.error ?? `HTTP ${pushed.status}`);
+          ctx.warn.write(`flowgauge: warning: the run's final metrics were not delivered to ${pusher.shownUrl} (${why}); the report has every figure\n`);
+        }
         if (server !== undefined) {
           await server.close();
           ctx.log.write(`flowgauge: Prometheus metrics at ${server.url} closed (the run ended)\n`);

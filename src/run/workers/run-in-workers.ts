@@ -16,6 +16,7 @@ import type { RunOutcome } from '../engine.js';
 import type { ExporterSnapshots } from '../exporters/exporter-registry.js';
 import type { RunOutput } from '../output.js';
 import { mergeProgress, type RunProgress } from '../progress.js';
+import { shardOfReport, type RunShard } from '../run-shard.js';
 import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
 
 /** Options of `runInWorkers`. */
@@ -26,9 +27,10 @@ export interface WorkerRunOptions {
   readonly stopSignal: AbortSignal;
   /**
    * This process's shard of a distributed run, split again over the workers: worker w runs
-   * shard `index + count·w` of `count·N`, which are exactly the arrivals of shard `index`.
+   * shard `index + count·w` of `count·N`, which are exactly the arrivals of shard `index`. Its
+   * identity (run id, fingerprint) is the merged report's `shard`, not the workers'.
    */
-  readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  readonly shard?: RunShard | undefined;
   /**
    * The session's outputs in this thread: `tick` gets the workers' merged progress about once a
    * second, `scheduleEnded` the merged report of their schedules, `end` the final merged report.
@@ -93,7 +95,7 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<RunOutcome> {
     if (parts.length === 0 || slots.some((s) => s.failed !== undefined)) return;
     let report: Report;
     try {
-      report = wholeReport(parts, o.count, lostSoFar(), abortedBy);
+      report = wholeReport(parts, o.count, lostSoFar(), abortedBy, o.shard);
     } catch {
       return; // the final merge says what is wrong
     }
@@ -128,8 +130,10 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<RunOutcome> {
   };
   const outer = o.shard ?? { index: 0, count: 1 };
   for (let index = 0; index < o.count; index++) {
-    // Whatever else the shard carries goes to every worker as it is; only its place in the split changes.
-    const shard = { ...outer, index: outer.index + outer.count * index, count: outer.count * o.count };
+    // A worker gets its place in the split and nothing else: the shard's identity (run id,
+    // fingerprint) is written on the merged report alone. A worker's report that carried it
+    // would be merged as one shard of count·N, the other workers' shards named missing.
+    const shard = { index: outer.index + outer.count * index, count: outer.count * o.count };
     const worker = new Worker(o.entry ?? WORKER_ENTRY, { workerData: { ...o.input, shard } satisfies WorkerInput });
     let slot!: WorkerSlot;
     const ended = new Promise<void>((resolve) => {
@@ -191,7 +195,7 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<RunOutcome> {
   const lost = lostSoFar();
   if (done.length === 0) throw new FlowgaugeError('FG_INTERNAL', `every worker ended without a report: ${lost.map((l) => `worker ${l.i + 1}: ${l.reason}`).join('; ')}`);
 
-  const report = wholeReport(done.map((d) => ({ worker: d.i, report: d.report })), o.count, lost, abortedBy);
+  const report = wholeReport(done.map((d) => ({ worker: d.i, report: d.report })), o.count, lost, abortedBy, o.shard);
   const dataExhausted = [...new Set(done.flatMap((d) => d.dataExhausted))];
   // As in one thread: the schedule's report first, then the final one to every output.
   await scheduleReported;
@@ -210,6 +214,7 @@ function wholeReport(
   count: number,
   lost: readonly { readonly i: number; readonly reason: string; readonly started: number }[],
   abortedBy: string | undefined,
+  shard: RunShard | undefined,
 ): Report {
   const merged = mergeReports(parts.map((p) => p.report), { names: parts.map((p) => `worker ${p.worker + 1}`) });
   const lostWarnings: RunWarning[] = lost.map((l) => ({
@@ -221,8 +226,10 @@ function wholeReport(
   const passed = merged.passed && lost.length === 0;
   const aborted = abortedBy ?? merged.abortedBy;
   const { warnings: _w, abortedBy: _a, ...rest } = merged;
+  const identity = shardOfReport(shard);
   return {
     ...rest,
+    ...(identity !== undefined ? { shard: identity } : {}),
     load: { ...merged.load, workers: count },
     interrupted,
     passed,

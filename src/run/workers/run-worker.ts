@@ -59,6 +59,7 @@ async function runShard(): Promise<void> {
       ...clients,
       target: input.target,
       shard: input.shard,
+      ...(input.startAtMs !== undefined ? { startAtMs: input.startAtMs } : {}),
       stopSignal: stop.signal,
       abortSignal: peerAbort.signal,
       onAbort: (by) => send({ type: 'aborted', by }),

@@ -18,8 +18,10 @@ export interface WorkerInput {
    * the worker loads the scenario file (with this environment) and takes the journeys alone.
    */
   readonly journeys: { readonly file: string; readonly env: Readonly<Record<string, string | undefined>>; readonly names: readonly string[] } | undefined;
-  /** Its shard of the run: every `count`-th arrival from `index`. */
+  /** Its shard of the run: every `count`-th arrival from `index` (the shard's identity stays in the main thread). */
   readonly shard: { readonly index: number; readonly count: number };
+  /** The instant the run's shards share (`--start-at`), ms: a worker that starts later joins its schedule in phase. */
+  readonly startAtMs?: number | undefined;
   readonly target: { readonly baseUrl: string; readonly embedded: boolean };
   /** The run's clients, each rebuilt from its own options with this worker's share of the connections. Never printed. */
   readonly clients: ClientSpecs;

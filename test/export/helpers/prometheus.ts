@@ -23,22 +23,34 @@ export interface TestPrometheus {
 
 export { freePort };
 
+/** One scrape job of a test Prometheus. */
+export interface ScrapeJob {
+  readonly name: string;
+  readonly targets: readonly string[];
+  /** Keep the scraped `job`/`instance` labels (as a Pushgateway must be scraped). */
+  readonly honorLabels?: boolean;
+}
+
 /**
- * Starts Prometheus scraping `targets` (host:port) every second, with `rulesYaml` loaded;
- * `honorLabels` keeps the scraped `job`/`instance` labels (as a Pushgateway must be scraped).
+ * Starts Prometheus scraping `targets` (host:port) every second as the job `flowgauge`, and any
+ * further `jobs`, with `rulesYaml` loaded; `honorLabels` keeps the scraped `job`/`instance`
+ * labels of the `flowgauge` job (as a Pushgateway must be scraped).
  */
-export async function startPrometheus(opts: { targets: readonly string[]; rulesYaml?: string; honorLabels?: boolean }): Promise<TestPrometheus> {
+export async function startPrometheus(opts: { targets: readonly string[]; rulesYaml?: string; honorLabels?: boolean; jobs?: readonly ScrapeJob[] }): Promise<TestPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'flowgauge-prom-'));
   if (opts.rulesYaml !== undefined) writeFileSync(join(dir, 'rules.yml'), opts.rulesYaml);
+  const jobs: ScrapeJob[] = [...(opts.targets.length > 0 ? [{ name: 'flowgauge', targets: opts.targets, honorLabels: opts.honorLabels === true }] : []), ...(opts.jobs ?? [])];
   writeFileSync(
     join(dir, 'prometheus.yml'),
     [
       'global: { scrape_interval: 1s, evaluation_interval: 1s }',
       opts.rulesYaml !== undefined ? 'rule_files: [rules.yml]' : '',
       'scrape_configs:',
-      '  - job_name: flowgauge',
-      opts.honorLabels === true ? '    honor_labels: true' : '',
-      `    static_configs: [{ targets: [${opts.targets.map((t) => `'${t}'`).join(', ')}] }]`,
+      ...jobs.flatMap((j) => [
+        `  - job_name: ${j.name}`,
+        j.honorLabels === true ? '    honor_labels: true' : '',
+        `    static_configs: [{ targets: [${j.targets.map((t) => `'${t}'`).join(', ')}] }]`,
+      ]),
       '',
     ].join('\n'),
   );
