@@ -46,6 +46,7 @@ export const EXIT_OF_CODE: Readonly<Record<FlowgaugeErrorCode, ExitCode>> = {
   FG_FILE_NOT_FOUND: EXIT.BAD_INPUT,
   FG_REPORT_INVALID: EXIT.BAD_INPUT,
   FG_HISTORY_UNREADABLE: EXIT.BAD_INPUT,
+  FG_SCRIPT_UNREADABLE: EXIT.BAD_INPUT,
   // An address of this machine that is taken or not its own is bad input, as a bad flag is.
   FG_LISTEN_FAILED: EXIT.BAD_INPUT,
   FG_TARGET_UNREACHABLE: EXIT.UNREACHABLE,

@@ -23,6 +23,8 @@ export type FlowgaugeErrorCode =
   | 'FG_USAGE'
   /** A server of flowgauge's own could not listen on its address (`ListenError`). */
   | 'FG_LISTEN_FAILED'
+  /** A script read without running it (a k6 script) cannot be read as JavaScript (`ScanError`). */
+  | 'FG_SCRIPT_UNREADABLE'
   /** A journey's `vu.fail` (`IterationFailure`): the iteration failed, the run goes on. */
   | 'FG_ITERATION_FAILED'
   /** Think time cut by the run's stop (`IterationInterrupted`): the iteration ends there. */

@@ -16,6 +16,7 @@ import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError, MAX_SHO
 import { startDashboardServer, startWebhookReceiver } from '../../src/export/index.js';
 import { IterationInterrupted } from '../../src/run/vu.js';
 import { IterationFailure } from '../../src/scenario/index.js';
+import { ScanError } from '../../src/scenario/k6/js-scan.js';
 import { startReferenceService } from '../../src/target/index.js';
 import { createCodedError } from '../../src/transport/wire-errors.js';
 
@@ -59,6 +60,7 @@ describe('one error root', () => {
     ['InvalidArgumentError', new InvalidArgumentError('x'), InvalidArgumentError, 'FG_INVALID_ARGUMENT'],
     ['IterationFailure', new IterationFailure('failed on purpose'), IterationFailure, 'FG_ITERATION_FAILED'],
     ['IterationInterrupted', new IterationInterrupted(), IterationInterrupted, 'FG_ITERATION_INTERRUPTED'],
+    ['ScanError (a k6 script read without running it)', new ScanError(3, 'unclosed'), ScanError, 'FG_SCRIPT_UNREADABLE'],
   ] as const)('%s is a FlowgaugeError carrying its code', (_name, err, kind, code) => {
     expect(err).toBeInstanceOf(FlowgaugeError);
     expect(err).toBeInstanceOf(kind);
@@ -106,6 +108,7 @@ describe('exit codes from one table', () => {
     expect(exitCodeOf(new FlowgaugeError('FG_INTERRUPTED', 'x'))).toBe(EXIT.INTERRUPTED);
     expect(exitCodeOf(new FlowgaugeError('FG_INTERNAL', 'x'))).toBe(EXIT.INTERNAL);
     expect(exitCodeOf(new FlowgaugeError('FG_LISTEN_FAILED', 'x'))).toBe(EXIT.BAD_INPUT);
+    expect(exitCodeOf(new ScanError(1, 'x'))).toBe(EXIT.BAD_INPUT);
   });
 
   it('has no exit code for the client errors, which are data (one thrown is a bug)', () => {

@@ -12,8 +12,11 @@ import { resolveScenario } from '../../src/scenario/index.js';
 import { instantJob } from './helpers.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
-/** Scenarios written out: the `new` command's templates, capacity's own scenario, k6 hints. */
-const WRITES_SCENARIOS = ['cli/new-templates.ts', 'cli/commands/capacity.ts', 'scenario/unknown-keys.ts'];
+/**
+ * Scenarios written out: the `new` command's templates, capacity's own scenario, k6 hints, and
+ * the k6 converter's loads (k6's executors of the same names, written as flowgauge's).
+ */
+const WRITES_SCENARIOS = ['cli/new-templates.ts', 'cli/commands/capacity.ts', 'scenario/unknown-keys.ts', 'scenario/k6/k6-options.ts'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
