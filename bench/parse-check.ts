@@ -1,7 +1,9 @@
 /**
  * What one 2xx body costs the client to read, in-process and without a network (so the figures
  * hold still on a shared machine): decoding the bytes, `JSON.parse`, the compiled contract check
- * (`src/api/fast-validate.ts`) and, for comparison, zod's own parse. Bodies are the saturation
+ * (`src/api/fast-validate.ts`), the layout check that accepts a body unparsed
+ * (`src/api/layout-check.ts`, what the client runs first), the depth scan the parsed path runs
+ * before `JSON.parse`, and, for comparison, zod's own parse. Bodies are the saturation
  * servers' 4.2 KB flow page, made unique two ways: the first flow's id rewritten per body (what
  * `bench/servers/json-server.ts --unique` serves), and every id, timestamp and URL different
  * (what a live service's pages look like).
@@ -13,6 +15,8 @@
 import { flowListBody } from './lib/flow-list-body.js';
 import { numFlag } from './lib/args.js';
 import { fastCheckOf } from '../src/api/fast-validate.js';
+import { LayoutCheck } from '../src/api/layout-check.js';
+import { jsonDeeperThan } from '../src/core/input-limits.js';
 import { flowListSchema } from '../src/api/schemas.js';
 import { decodeBody } from '../src/transport/transport.js';
 
@@ -76,6 +80,17 @@ for (const [name, next] of [
   const decode = measure('  decode (UTF-8)', text);
   const parse = measure('  decode + JSON.parse', () => JSON.parse(text()));
   const checked = measure('  decode + JSON.parse + compiled check', () => check(JSON.parse(text())));
+  const deep = measure('  decode + depth scan + JSON.parse + check', () => {
+    const t = text();
+    return !jsonDeeperThan(t) && check(JSON.parse(t));
+  });
+  const layout = new LayoutCheck(flowListSchema);
+  layout.learn(JSON.parse(flowListBody()));
+  if (!layout.accepts(text())) throw new Error('the layout learned from the flow page does not accept these pages');
+  const learned = measure('  decode + layout check (no parse)', () => layout.accepts(text()));
   const zod = measure('  decode + JSON.parse + zod safeParse', () => flowListSchema.safeParse(JSON.parse(text())).success);
-  console.log(`  → JSON.parse ${(parse - decode).toFixed(2)} µs, compiled check ${(checked - parse).toFixed(2)} µs, zod ${(zod - parse).toFixed(2)} µs`);
+  console.log(
+    `  → JSON.parse ${(parse - decode).toFixed(2)} µs, compiled check ${(checked - parse).toFixed(2)} µs, depth scan ${(deep - checked).toFixed(2)} µs, ` +
+      `layout check ${(learned - decode).toFixed(2)} µs (÷ parse + check ${((learned - decode) / (checked - decode)).toFixed(2)}), zod ${(zod - parse).toFixed(2)} µs`,
+  );
 }

@@ -2,7 +2,8 @@
  * `npm run bench`: flowgauge against its peers, in one run, on loopback only.
  *
  *   npm run bench                 every case (about 20 minutes)
- *   npm run bench -- --quick      every case, shortened (a smoke run)
+ *   npm run bench -- --quick      every case, one round each
+ *   npm run bench -- --smoke      every case, cut to a few seconds (1,000 streams in case 3b): does it all run?
  *   npm run bench -- --only saturation,memory,journey
  *   npm run bench -- --only streaming --streams 2000   the streaming case at 2,000 concurrent streams
  *   npm run bench -- --only streaming --streams 5000 --stream-pacing 20x500ms   long-lived paced streams
@@ -48,7 +49,8 @@ function selected(): Set<string> {
 }
 
 async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
+  const smoke = process.argv.includes('--smoke');
+  const quick = smoke || process.argv.includes('--quick');
   const flagsArg = process.argv.find((a) => a.startsWith('--memory-node-flags='));
   const memoryNodeFlags = flagsArg === undefined ? [] : flagsArg.slice('--memory-node-flags='.length).split(/\s+/).filter((f) => f !== '');
   const only = selected();
@@ -62,12 +64,12 @@ async function main(): Promise<void> {
   const started = performance.now();
   const peers = findPeers();
   const ctx: BenchContext = {
-    plan: benchPlan(quick, memoryNodeFlags, streams, pacing),
+    plan: benchPlan(quick, memoryNodeFlags, streams, pacing, smoke),
     peers,
     log: (m) => process.stderr.write(`bench: ${m}\n`),
   };
   const loadStart = loadavg();
-  ctx.log(`cases: ${[...only].join(', ')}${quick ? ' (quick)' : ''}; pinned: ${canPin()}`);
+  ctx.log(`cases: ${[...only].join(', ')}${smoke ? ' (smoke)' : quick ? ' (quick)' : ''}; pinned: ${canPin()}`);
 
   const ni = process.argv.indexOf('--node-bins');
   const nodeBins = ni >= 0 ? (process.argv[ni + 1] ?? '').split(',').filter((s) => s !== '') : [];
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   const dir = join(ROOT, 'reports', 'bench');
   mkdirSync(dir, { recursive: true });
   const stamp = now.toISOString().replace(/[:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const name = `${stamp}${quick ? '-quick' : ''}`;
+  const name = `${stamp}${smoke ? '-smoke' : quick ? '-quick' : ''}`;
   writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   const md = renderBenchMarkdown(report);
   writeFileSync(join(dir, `${name}.md`), md);

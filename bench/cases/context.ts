@@ -18,10 +18,15 @@ export interface BenchPlan {
   readonly pacing: { readonly tokens: number; readonly intervalMs: number };
   /** Extra node flags of the memory driver (`--memory-node-flags`), for experiments; none by default. */
   readonly memoryNodeFlags: readonly string[];
+  /** `--smoke`: the quick plan cut further (a check that every case runs end to end, its figures not for judging). */
+  readonly smoke?: boolean;
+  /** Concurrent streams of case 3b (10,000; 1,000 under `--smoke`). */
+  readonly manyStreams?: number;
 }
 
-/** The full plan, and the `--quick` smoke plan. */
-export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = [], streamConcurrency = 200, pacing = { tokens: 20, intervalMs: 20 }): BenchPlan {
+/** The full plan, the `--quick` plan (one round each), and the `--smoke` plan (shorter still, 1,000 streams in case 3b). */
+export function benchPlan(quick: boolean, memoryNodeFlags: readonly string[] = [], streamConcurrency = 200, pacing = { tokens: 20, intervalMs: 20 }, smoke = false): BenchPlan {
+  if (smoke) return { quick: true, smoke, rounds: 1, saturationS: 2, warmupS: 1, openRatePerS: 5000, openS: 3, streamS: 2, memoryRequests: 20_000, memoryNodeFlags, streamConcurrency, pacing, manyStreams: 1000 };
   return quick
     ? { quick, rounds: 1, saturationS: 3, warmupS: 1, openRatePerS: 5000, openS: 5, streamS: 3, memoryRequests: 100_000, memoryNodeFlags, streamConcurrency, pacing }
     : { quick, rounds: 2, saturationS: 6, warmupS: 2, openRatePerS: 5000, openS: 20, streamS: 8, memoryRequests: 1_000_000, memoryNodeFlags, streamConcurrency, pacing };

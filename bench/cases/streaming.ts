@@ -9,6 +9,7 @@
  * lockstep). Tools alternate over the rounds; figures are medians.
  */
 import { spawnScript } from '../lib/bundle.js';
+import { fixedSseServer, spawnFixedSseServer } from '../lib/c-server.js';
 import { GENERATOR_CORE, resultOf, SERVER_CORE } from '../lib/proc.js';
 import { median, medianOf, ratio, type Percentiles } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
@@ -30,6 +31,8 @@ export interface StreamRun {
   /** (peak − baseline) ÷ concurrent streams: what holding one open stream costs (bytes). */
   readonly bytesPerStream?: number;
   readonly ttftErrorMs?: Percentiles;
+  /** TTFT itself over the same streams (ms): first token's arrival − the stream's start, a new connection's connect included, timed alike by flowgauge and the floor. */
+  readonly ttftSteadyMs?: Percentiles;
   /** flowgauge only: the client's event-loop delay (1 ms timer) during the run. */
   readonly eventLoopDelayMs?: { readonly p50: number; readonly p99: number; readonly max: number };
   /** floor only: the connections it held and the seconds it was asked to run (for its validity). */
@@ -67,7 +70,15 @@ export interface StreamingResult {
   readonly ttftErrorP99Ms: number | undefined;
   /** The same for the raw-socket floor: what the machine costs any client. */
   readonly floorTtftErrorP99Ms: number | undefined;
+  /** Which server answered the paced streams: the fixed-schedule C server, or the Node one without a C compiler. */
+  readonly pacedServer?: string;
+  /** TTFT itself, p99 (median over rounds), flowgauge and the floor timed alike (connect included): the ratio's target is ≤ 1.5. */
+  readonly ttftP99Ms?: number | undefined;
+  readonly floorTtftP99Ms?: number | undefined;
 }
+
+/** What the paced runs' server is called in the report. */
+export const serverName = (fixed: unknown): string => (fixed === undefined ? 'Node (bench/servers/sse-server.ts)' : 'C, fixed schedule (bench/servers/sse-fixed.c)');
 
 /**
  * A floor round measures the floor only if each connection carried streams back to back for
@@ -89,8 +100,12 @@ export function checkFloorRound(run: StreamRun, pacing: { readonly tokens: numbe
   return problems.length === 0 ? run : { ...run, invalid: problems.join('; ') };
 }
 
-export async function withServer<T>(args: readonly string[], body: (base: string) => Promise<T>): Promise<T> {
-  const server = await spawnScript('servers/sse-server.ts', args, SERVER_CORE);
+/**
+ * Runs `body` against a streaming server on the server core: the fixed-schedule C server when
+ * `fixed` gives it (paced streams only: it cannot be the bottleneck), else the Node server.
+ */
+export async function withServer<T>(args: readonly string[], body: (base: string) => Promise<T>, fixed?: { bin: string; list: string }): Promise<T> {
+  const server = fixed === undefined ? await spawnScript('servers/sse-server.ts', args, SERVER_CORE) : spawnFixedSseServer(fixed, args, SERVER_CORE);
   try {
     const ready = await server.waitFor(/READY (.*)/);
     const { port } = JSON.parse(ready[1] as string) as { port: number };
@@ -125,6 +140,7 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
   const { tokens, intervalMs } = plan.pacing;
   // Long-lived streams (a token every 500 ms) must be measured to their end, several times over.
   const pacedS = Math.max(plan.streamS, Math.ceil((2.5 * tokens * intervalMs) / 1000));
+  const fixed = fixedSseServer(ctx.log);
   await withServer(['--tokens', String(tokens), '--interval-ms', String(intervalMs), '--first-ms', String(FIRST_MS)], async (base) => {
     // An odd number of rounds, so the median p99 is one run's (the machine's stalls make it jumpy).
     const rounds = plan.rounds % 2 === 0 ? plan.rounds + 1 : plan.rounds;
@@ -135,7 +151,7 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
       if (floorRun.invalid !== undefined) ctx.log(`streaming: the floor round ${round + 1} is invalid (${floorRun.invalid}); reported, not counted`);
       floorRuns.push(floorRun);
     }
-  });
+  }, fixed);
   const p99 = (runs: readonly StreamRun[]): number | undefined => medianOf(runs.map((r) => r.ttftErrorMs?.p99));
   const ttftErrorP99Ms = p99(pacedRuns);
   const paced = pacedRuns.find((r) => r.ttftErrorMs?.p99 === ttftErrorP99Ms) ?? pacedRuns[0];
@@ -152,5 +168,8 @@ export async function runStreaming(ctx: BenchContext): Promise<StreamingResult> 
     paced,
     ttftErrorP99Ms,
     floorTtftErrorP99Ms: p99(floorRuns.filter((r) => r.invalid === undefined)),
+    pacedServer: serverName(fixed),
+    ttftP99Ms: medianOf(pacedRuns.map((r) => r.ttftSteadyMs?.p99)),
+    floorTtftP99Ms: medianOf(floorRuns.filter((r) => r.invalid === undefined).map((r) => r.ttftSteadyMs?.p99)),
   };
 }

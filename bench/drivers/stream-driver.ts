@@ -71,6 +71,8 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
   const collectors = createCollectors({ runStartNs: t0 });
   const ref = pairedReading();
   const ttftErrorsMs: number[] = [];
+  // TTFT itself (first token's arrival − the call's start, a new connection's connect included), timed as the floor times it.
+  const ttftsMs: number[] = [];
   const late: { atS: number; errMs: number }[] = [];
   // Event-loop delay while streaming: a stall shows here and in the TTFT error alike.
   const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -113,6 +115,7 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
         return;
       }
       ttftErrorsMs.push(errMs);
+      ttftsMs.push((first - m.startNs) / 1e6);
       if (errMs > 2 && late.length < 50) late.push({ atS: Math.round((first - t0) / 1e6) / 1000, errMs: Math.round(errMs * 100) / 100 });
     }
   };
@@ -139,6 +142,7 @@ async function flowgauge(seconds: number): Promise<Record<string, unknown>> {
     ttftMs: snap.stream.ttftMs,
     itlMs: snap.stream.itlMs,
     ttftErrorMs: percentiles(ttftErrorsMs),
+    ttftSteadyMs: percentiles(ttftsMs),
     rampS,
     ttftErrorOpeningMs: openingErrorsMs.length > 0 ? percentiles(openingErrorsMs) : undefined,
     openingS,
@@ -216,22 +220,25 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
   let answered = 0;
   const deadline = t0 + seconds * 1000;
   const errorsMs: number[] = [];
+  const ttftsMs: number[] = [];
   let streams = 0;
   const connection = (): Promise<void> =>
     new Promise((resolve) => {
+      // A connection's first stream starts before the connection exists: its connect counts in
+      // its TTFT, as a new connection's does in flowgauge's (timed from the call).
+      let startedAt = performance.now();
       const socket = connect({ host: url.hostname, port: Number(url.port) });
       socket.setNoDelay(true);
       let text = '';
-      let startedAt = 0;
       let found = false;
       let first = true;
-      const send = (): void => {
+      const send = (fresh: boolean): void => {
         text = '';
         found = false;
-        startedAt = performance.now();
+        if (!fresh) startedAt = performance.now();
         socket.write(request);
       };
-      socket.on('connect', send);
+      socket.on('connect', () => send(true));
       socket.on('data', (chunk: Buffer) => {
         const at = performance.now();
         if (first) {
@@ -243,13 +250,16 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
           const err = firstTokenError(text, at, ref);
           if (err !== undefined) {
             found = true;
-            if (startedAt >= steady) errorsMs.push(err);
+            if (startedAt >= steady) {
+              errorsMs.push(err);
+              ttftsMs.push(at - startedAt);
+            }
           }
         }
         // The chunked body's last chunk: the stream is over.
         if (text.endsWith('\r\n0\r\n\r\n')) {
           streams++;
-          if (performance.now() < deadline) send();
+          if (performance.now() < deadline) send(false);
           else socket.end();
         }
       });
@@ -258,7 +268,7 @@ async function floor(seconds: number): Promise<Record<string, unknown>> {
     });
   await Promise.all(Array.from({ length: concurrency }, connection));
   // What bench/cases/streaming.ts checks a floor round's validity with: streams per connection and length.
-  return { tool: 'floor', streams, connections: concurrency, plannedS: seconds, elapsedS: (performance.now() - t0) / 1000, ttftErrorMs: percentiles(errorsMs) };
+  return { tool: 'floor', streams, connections: concurrency, plannedS: seconds, elapsedS: (performance.now() - t0) / 1000, ttftErrorMs: percentiles(errorsMs), ttftSteadyMs: percentiles(ttftsMs) };
 }
 
 const runOnce = mode === 'bare' ? bare : mode === 'floor' ? floor : flowgauge;

@@ -112,6 +112,21 @@ export function maxOf(xs: readonly (number | undefined)[]): number | undefined {
   return v.length > 0 ? Math.max(...v) : undefined;
 }
 
+/** A median with the spread it came from: the smallest and largest value, and how many there were. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly n: number;
+}
+
+/** The median and range of the values that were measured (finite), undefined when none was. */
+export function spreadOf(xs: readonly (number | undefined)[]): Spread | undefined {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  if (v.length === 0) return undefined;
+  return { median: median(v), min: Math.min(...v), max: Math.max(...v), n: v.length };
+}
+
 /** a ÷ b, or undefined when either is missing or b is 0. */
 export function ratio(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return undefined;

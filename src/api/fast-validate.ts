@@ -23,8 +23,8 @@ import { formatLeafOf } from './format-checks.js';
 /** A compiled check: true exactly when zod would accept the (JSON) value. */
 export type FastCheck = (value: unknown) => boolean;
 
-/** The slice of zod 4's internal definition this compiler reads. */
-interface Def {
+/** The slice of zod 4's internal definition this compiler (and `layout-check.ts`) reads. */
+export interface Def {
   readonly type: string;
   readonly checks?: readonly unknown[];
   readonly format?: string;
@@ -38,14 +38,17 @@ interface Def {
   readonly entries?: Readonly<Record<string, unknown>>;
 }
 
-function defOf(schema: z.ZodType): Def | undefined {
+/** A schema's zod 4 definition, or undefined when it is not one this module knows. */
+export function defOf(schema: z.ZodType): Def | undefined {
   const def = (schema as unknown as { _zod?: { def?: Def } })._zod?.def;
   return def !== undefined && typeof def.type === 'string' ? def : undefined;
 }
 
-const hasChecks = (def: Def): boolean => def.checks !== undefined && def.checks.length > 0;
+/** True when a definition carries checks (refinements, lengths, formats of numbers…). */
+export const hasChecks = (def: Def): boolean => def.checks !== undefined && def.checks.length > 0;
 
-function checkFormat(check: unknown): string | undefined {
+/** The number format a check stands for (`safeint` for `.int()`), if it is one. */
+export function checkFormat(check: unknown): string | undefined {
   const d = (check as { _zod?: { def?: { check?: string; format?: string } } })._zod?.def;
   return d?.check === 'number_format' ? d.format : undefined;
 }

@@ -109,3 +109,58 @@ export function formatCheckOf(schema: z.ZodType): (v: string) => boolean {
   if (fallback === undefined) return (v) => pattern.test(v);
   return (v) => (v.length <= maxLength && pattern.test(v)) || fallback(v);
 }
+
+/**
+ * What an embedded pattern may hold once `\d` and `\.` are taken out: literal characters,
+ * groups, plain classes and quantifiers, with no escape, wildcard or negated class left, so
+ * it can never match `"`, `\` or a control character.
+ */
+const EMBEDDABLE_REST = /^[A-Za-z0-9()[\]{}|?:+*,-]*$/;
+
+const isDigitChar = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+/**
+ * True when `source` (anchored `^…$`, `\d` and `\.` taken out) can be embedded: no alternation
+ * outside every group (which would change meaning once the anchors go) and no class range but
+ * between digits (`[0-z]` would take in `\`).
+ */
+function embeddable(source: string): boolean {
+  if (!EMBEDDABLE_REST.test(source)) return false;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (inClass) {
+      if (c === ']') inClass = false;
+      else if (c === '-' && source[i + 1] !== ']' && !(isDigitChar(source[i - 1]) && isDigitChar(source[i + 1]))) return false;
+    } else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * The format of a string schema as a pattern that can stand inside a whole-body pattern
+ * (`layout-check.ts`) between the JSON string's quotes, matching exactly the strings zod
+ * accepts for it when they hold no escape; undefined for formats that cannot be (the body then
+ * takes the parsed path). Pattern-only formats embed zod's own pattern without its anchors
+ * (refused unless it provably cannot cross a quote); a bare `url` embeds `CERTAIN_URL`, its tail
+ * narrowed to exclude `"` and `\\`, behind a look-ahead that keeps it to `CERTAIN_URL_MAX`.
+ */
+export function embeddedFormatSource(schema: z.ZodType): string | undefined {
+  const def = stringDefOf(schema) ?? {};
+  if (def.checks !== undefined && def.checks.length > 0) return undefined;
+  if (isBareUrl(def)) {
+    const tail = CERTAIN_URL.source.slice(1, -1).replace('[\\x21-\\x7e]', '[\\x21\\x23-\\x5b\\x5d-\\x7e]');
+    return `(?=[^"]{0,${CERTAIN_URL_MAX}}")(?:${tail})`;
+  }
+  const p = zodPattern(def);
+  if (p === undefined || p.flags !== '') return undefined;
+  const src = p.source;
+  if (!src.startsWith('^') || !src.endsWith('$') || src.endsWith('\\$')) return undefined;
+  const inner = src.slice(1, -1);
+  if (!embeddable(inner.replace(/\\[d.]/g, ''))) return undefined;
+  return `(?:${inner})`;
+}

@@ -14,6 +14,8 @@ import { createApiError, createTransportError } from './errors.js';
 import { parseRateLimitHeaders, type ResponseHeaders } from './rate-limit-headers.js';
 import { redactDeep, redactRateLimit } from './redact.js';
 import type { ApiResult, ResponseMeta } from './result.js';
+import { jsonDeeperThan, MAX_ANSWER_DEPTH } from '../core/input-limits.js';
+import { layoutCheckOf } from './layout-check.js';
 import type { ExchangeTimes } from '../transport/transport.js';
 import { errorBodySchema } from './schemas.js';
 import { describeType, isJsonObject, NO_VIOLATIONS, violationsOf, type BodySampler, type Redact } from './validate.js';
@@ -73,8 +75,11 @@ export function responseMeta(
 
 /** Stands for text that is not JSON (a sentinel rather than a wrapper object per body). */
 const NOT_JSON: unique symbol = Symbol('not JSON');
+/** Stands for JSON nested deeper than `MAX_ANSWER_DEPTH`, refused before it is parsed. */
+const TOO_DEEP: unique symbol = Symbol('too deep');
 
 function parseJson(text: string): unknown {
+  if (jsonDeeperThan(text)) return TOO_DEEP;
   try {
     return JSON.parse(text);
   } catch {
@@ -84,6 +89,7 @@ function parseJson(text: string): unknown {
 
 function bodyShape(text: string, parsed: unknown): string {
   if (text === '') return 'empty';
+  if (parsed === TOO_DEEP) return `JSON nested deeper than ${MAX_ANSWER_DEPTH} levels`;
   return parsed === NOT_JSON ? 'non-JSON text' : describeType(parsed);
 }
 
@@ -105,10 +111,17 @@ export function successResult<T>(ctx: ResponseContext, op: OpName, schema: z.Zod
   const seen = ctx.bodies?.lookup(op, text);
   if (seen !== undefined) return lazyBodyResult<T>(text, m, seen.violations);
   if (ctx.mode === 'sample' && ctx.sampler?.next() === false) return lazyBodyResult<T>(text, m, NO_VIOLATIONS);
+  // A body in a layout the schema was seen to accept is judged by one expression over its text,
+  // unparsed (`layout-check.ts`); an extra check reads the value, so those bodies are parsed.
+  const layout = ctx.validate && extra === undefined ? layoutCheckOf(schema) : undefined;
+  if (layout?.accepts(text) === true) {
+    ctx.bodies?.keep(op, text, NO_VIOLATIONS);
+    return lazyBodyResult<T>(text, m, NO_VIOLATIONS);
+  }
   const parsed = parseJson(text);
   if (!isJsonObject(parsed)) {
     const got = bodyShape(text, parsed);
-    const violations = [{ op, path: '(root)', expected: parsed === NOT_JSON ? 'JSON' : 'object', got }];
+    const violations = [{ op, path: '(root)', expected: parsed === NOT_JSON || parsed === TOO_DEEP ? 'JSON' : 'object', got }];
     const error = createTransportError('MALFORMED_BODY', `${op}: HTTP ${status} body is ${got}, not a JSON object`);
     return { ok: false, error, meta: m, violations };
   }
@@ -121,6 +134,7 @@ export function successResult<T>(ctx: ResponseContext, op: OpName, schema: z.Zod
       extra(op, value, out);
       if (out.length > 0) violations = out;
     }
+    if (violations === NO_VIOLATIONS) layout?.learn(value);
   }
   ctx.bodies?.keep(op, text, violations);
   return { ok: true, value: value as T, meta: m, violations };
@@ -147,7 +161,7 @@ class LazyBodyResult {
   get value(): unknown {
     if (this.parsed === UNPARSED) {
       const v = parseJson(this.text);
-      this.parsed = v === NOT_JSON ? undefined : v;
+      this.parsed = v === NOT_JSON || v === TOO_DEEP ? undefined : v;
     }
     return this.parsed;
   }

@@ -11,6 +11,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { TimedStreamEvent } from './result.js';
 import { isJsonObject } from './validate.js';
+import { jsonDeeperThan } from '../core/input-limits.js';
 
 /** Feeds chunks of one body. */
 export interface SseDecoder {
@@ -30,6 +31,8 @@ const STREAM_OPTS = { stream: true } as const;
  * not a JSON object with a string `type` (then `data` is the raw text).
  */
 export function toTimedEvent(data: string, atNs: number): TimedStreamEvent {
+  // One event nested a million deep is malformed, refused before JSON.parse would build it.
+  if (jsonDeeperThan(data)) return { type: 'malformed', atNs, data };
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);

@@ -6,6 +6,7 @@
 import type { TransportErrorCode } from '../core/codes.js';
 import { ByteBudget, MAX_STREAM_BYTES } from '../transport/bounded-body.js';
 import { createTransportError } from './errors.js';
+import { classifyTransportError } from '../transport/wire-errors.js';
 import type { BodyStream, ExchangeHandle, ExchangeTimes, Transport } from '../transport/transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
@@ -139,7 +140,8 @@ function settle(
   const meta = responseMeta(ctx.redact, status, headerRequestId(resHeaders), resHeaders, startNs, t);
   const violations = state.violations;
   // A connection lost after the `end` event cost the caller nothing: the stream is complete.
-  if (err !== undefined && (!timing.complete || state.errorEvent !== undefined)) {
+  // Bytes that broke HTTP after it (a second answer to the request) are a finding all the same.
+  if (err !== undefined && (!timing.complete || state.errorEvent !== undefined || classifyTransportError(err, signal) === 'PROTOCOL_ERROR')) {
     return { ...transportResult<never>('stream', err, signal, status, resHeaders, startNs, t, ctx.redact), violations, timing };
   }
   let code: TransportErrorCode | undefined;

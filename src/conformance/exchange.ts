@@ -14,6 +14,7 @@ import { deadlineError } from '../transport/transport.js';
 import { createUndiciDispatcher } from '../transport/undici-dispatcher.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
+import { jsonDeeperThan } from '../core/input-limits.js';
 import { parseSseText, type SseView } from './sse-view.js';
 
 /** Whose credentials a request carries. */
@@ -125,7 +126,8 @@ function headerMap(h: Record<string, string | string[] | undefined>): Record<str
 }
 
 function parseJson(text: string): unknown {
-  if (text === '') return undefined;
+  // A bomb nested millions deep is refused before JSON.parse would build it.
+  if (text === '' || jsonDeeperThan(text)) return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -5,6 +5,7 @@
  */
 import { createSseDecoder } from '../api/sse-decoder.js';
 import { isJsonObject } from '../api/validate.js';
+import { jsonDeeperThan } from '../core/input-limits.js';
 
 /** One event of the body. */
 export interface SseViewEvent {
@@ -43,7 +44,7 @@ export function parseSseText(text: string): SseView {
       // The decoder calls an object without a string `type` malformed too; the view keeps it as data.
       let parsed: unknown;
       try {
-        parsed = JSON.parse(e.data as string);
+        parsed = jsonDeeperThan(e.data as string) ? undefined : JSON.parse(e.data as string);
       } catch {
         parsed = undefined;
       }

@@ -84,6 +84,31 @@ function scanJsonDepth(text: string, max: number): { deepest: number; at: number
 }
 
 /**
+ * Deepest nesting of arrays and objects accepted in an answer a target sends (a response body,
+ * an SSE event, a probe's or the conformance battery's answers) before it is parsed. The
+ * interface's bodies nest under ten; past this an answer is malformed, decided by
+ * `jsonDeeperThan` before `JSON.parse` builds it (an answer nested millions deep cost 1.3 GB and
+ * seconds of a blocked loop to parse).
+ */
+export const MAX_ANSWER_DEPTH = 256;
+
+/**
+ * True when JSON `text` nests arrays and objects deeper than `max` (`MAX_ANSWER_DEPTH` by
+ * default). Text no longer than `max` cannot, so short answers cost one comparison; text with no
+ * more than `max` opening brackets cannot either; others one loop over the text that stops as
+ * soon as the limit is passed (a bomb costs `max` characters).
+ */
+export function jsonDeeperThan(text: string, max: number = MAX_ANSWER_DEPTH): boolean {
+  if (text.length <= max) return false;
+  // No more than `max` opening brackets in all cannot nest deeper. Counted by `indexOf`, which
+  // skips the text natively: on an ordinary page (tens of objects) that costs a tenth of the loop.
+  let opens = 0;
+  for (let i = text.indexOf('{'); i !== -1 && opens <= max; i = text.indexOf('{', i + 1)) opens++;
+  for (let i = text.indexOf('['); i !== -1 && opens <= max; i = text.indexOf('[', i + 1)) opens++;
+  return opens > max && jsonTextDepth(text, max) > max;
+}
+
+/**
  * An upper bound of the nesting of YAML text, read without parsing: the indentation levels
  * open on a line, its leading `- `/`? ` indicators, and the `[`/`{` open in flow collections
  * (across lines). Quoted strings, comments and block scalars (`|`, `>`) do not count. It may

@@ -23,6 +23,7 @@ import { apiErrorCodeOfStatus, isApiErrorCode } from '../core/codes.js';
 import type { TimedResponse } from './http-timing.js';
 import type { CheckName, ProbeErrorCode } from './record.js';
 import { isRecord } from '../core/is-record.js';
+import { jsonDeeperThan } from '../core/input-limits.js';
 
 /** A request a check asks for; the runner adds auth, common headers, TLS settings and the timeout. */
 export interface CheckRequest {
@@ -67,6 +68,8 @@ export interface CheckOutcome {
 export const PROBE_INPUT = 'flowgauge uptime probe';
 
 function parseJson(text: string): unknown {
+  // A bomb nested millions deep is refused before JSON.parse would build it.
+  if (jsonDeeperThan(text)) return undefined;
   try {
     return JSON.parse(text);
   } catch {

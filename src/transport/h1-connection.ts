@@ -108,7 +108,7 @@ export class H1Connection implements H1Events {
       ex.sentNs = undefined;
       this.connectStartNs = ex.clock.nowNs();
     }
-    this.socket.write(ex.wire as string | Buffer, ex.wireEncoding);
+    this.socket.write(ex.wire as Buffer);
   }
 
   /** Gives up the exchange `ex` (cancelled): the connection cannot be reused mid-answer. */
@@ -146,7 +146,8 @@ export class H1Connection implements H1Events {
   }
 
   onComplete(reusable: boolean): void {
-    this.ex?.complete(this.atNs);
+    // Settled once the read is parsed to its end (`release`): bytes after a complete answer in
+    // the same read are a second answer to one request, and fail it instead.
     this.completed = reusable;
   }
 
@@ -162,7 +163,11 @@ export class H1Connection implements H1Events {
     this.completed = undefined;
     const problem = this.parser.execute(buf, 0, n);
     if (problem !== undefined) {
-      if (!ex.done) ex.fail(createCodedError('FG_H1_PARSE', `bad response: ${problem}`), this.atNs);
+      // A complete answer followed by more bytes (a duplicated response, or garbage) on a
+      // keep-alive connection is a protocol finding of that request, never a silent pass.
+      const why = this.completed === undefined ? problem : `two answers to one request (bytes followed its complete answer): ${problem}`;
+      this.completed = undefined;
+      if (!ex.done) ex.fail(createCodedError('FG_H1_PARSE', `bad response: ${why}`), this.atNs);
       this.destroy();
       return false;
     }
@@ -174,6 +179,7 @@ export class H1Connection implements H1Events {
     const reusable = this.completed;
     if (reusable === undefined) return;
     this.completed = undefined;
+    this.ex?.complete(this.atNs);
     this.ex = undefined;
     this.served++;
     // Idle from the end of this answer, whether the pool parks the connection or hands it the next request at once.
@@ -202,6 +208,7 @@ export class H1Connection implements H1Events {
     if (ex !== undefined && !ex.done) {
       this.atNs = this.stamp(ex.clock);
       this.parser.eof();
+      this.release();
     }
     this.destroy();
   }

@@ -28,9 +28,8 @@ export class H1Exchange implements ExchangeHandle, Cancellable, Expiring {
   done = false;
   /** The connection carrying it, once written. */
   connection: { drop(ex: H1Exchange): void } | undefined = undefined;
-  /** The request as it goes on the wire (serialised once, before it may wait in the queue). */
-  wire: string | Buffer | undefined = undefined;
-  wireEncoding: BufferEncoding = 'latin1';
+  /** The request's bytes as they go on the wire (encoded before it may wait in the queue; shared by identical requests, never written to). */
+  wire: Buffer | undefined = undefined;
   /** True while it waits in the pool's queue. */
   queued = false;
   /** Set once it has been sent again after a stale keep-alive connection (at most once). */

@@ -79,9 +79,52 @@ function framingHeader(f: Framing, buf: Buffer, ns: number, ne: number, vs: numb
   return undefined;
 }
 
-/** The parsed head, or an error message. `end` is the index of the blank line's CRLF pair. */
-export function parseHead(buf: Buffer, start: number, end: number, f: Framing): { status: number; minor: number; headers: ResponseHeaders } | string {
-  if (end - start < 12 || buf.compare(HTTP_1, 0, 7, start, start + 7) !== 0) return 'not an HTTP/1.x status line';
+/** Kept values longer than this are not remembered (a copy per answer would cost what it saves). */
+const MAX_REMEMBERED_VALUE = 256;
+
+/**
+ * The last value of each kept header one connection read, handed back as the same string when
+ * its bytes repeat: most headers a service sends (content type, rate-limit limit and reset) are
+ * the same on every answer, and comparing a few bytes costs less than a new string each time.
+ */
+export class KeptValues {
+  private readonly last = new Map<string, { bytes: Buffer; length: number; text: string }>();
+
+  /** The Latin-1 text of `buf[vs, ve)`, the value of header `name`. */
+  text(name: string, buf: Buffer, vs: number, ve: number): string {
+    const n = ve - vs;
+    const e = this.last.get(name);
+    if (e !== undefined && e.length === n) {
+      let i = 0;
+      while (i < n && e.bytes[i] === buf[vs + i]) i++;
+      if (i === n) return e.text;
+    }
+    const text = buf.toString('latin1', vs, ve);
+    if (n > MAX_REMEMBERED_VALUE) return text;
+    if (e === undefined) this.last.set(name, { bytes: Buffer.from(buf.subarray(vs, ve)), length: n, text });
+    else {
+      if (e.bytes.length < n) e.bytes = Buffer.allocUnsafe(MAX_REMEMBERED_VALUE);
+      buf.copy(e.bytes, 0, vs, ve);
+      e.length = n;
+      e.text = text;
+    }
+    return text;
+  }
+}
+
+/** True when `buf[start, start + 7)` reads `HTTP/1.` (a loop: a native compare costs more for seven bytes). */
+function httpOnePrefix(buf: Buffer, start: number): boolean {
+  for (let i = 0; i < 7; i++) if (buf[start + i] !== HTTP_1[i]) return false;
+  return true;
+}
+
+/**
+ * The parsed head, or an error message. `end` is the index of the blank line's CRLF pair. Lines
+ * are found by a byte loop (a head is a few hundred bytes, and `indexOf` on a Buffer is a native
+ * call per line); only the kept headers' values become strings, through `values` when given.
+ */
+export function parseHead(buf: Buffer, start: number, end: number, f: Framing, values?: KeptValues): { status: number; minor: number; headers: ResponseHeaders } | string {
+  if (end - start < 12 || !httpOnePrefix(buf, start)) return 'not an HTTP/1.x status line';
   const minor = (buf[start + 7] as number) - 48;
   const d0 = buf[start + 9] as number;
   const d1 = buf[start + 10] as number;
@@ -93,11 +136,13 @@ export function parseHead(buf: Buffer, start: number, end: number, f: Framing): 
   if (end - start > 12 && after !== SP && after !== CR) return 'malformed status line';
   const status = (d0 - 48) * 100 + (d1 - 48) * 10 + (d2 - 48);
   const headers: Record<string, string | string[]> = {};
-  let pos = buf.indexOf(LF, start);
-  pos = pos === -1 || pos > end ? end + 2 : pos + 1;
+  let pos = start;
+  while (pos < end && buf[pos] !== LF) pos++;
+  pos = pos >= end ? end + 2 : pos + 1;
   while (pos < end) {
-    let lineEnd = buf.indexOf(LF, pos);
-    if (lineEnd === -1 || lineEnd > end) lineEnd = end + 1;
+    let lineEnd = pos;
+    while (lineEnd < end && buf[lineEnd] !== LF) lineEnd++;
+    if (lineEnd >= end) lineEnd = end + 1;
     const le = buf[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd;
     const first = buf[pos] as number;
     if (first === SP || first === HT) return 'folded header line';
@@ -114,7 +159,7 @@ export function parseHead(buf: Buffer, start: number, end: number, f: Framing): 
     if (problem !== undefined) return problem;
     const name = keptNameAt(buf, pos, ne);
     if (name !== undefined) {
-      const value = buf.toString('latin1', vs, ve);
+      const value = values === undefined ? buf.toString('latin1', vs, ve) : values.text(name, buf, vs, ve);
       const prev = headers[name];
       if (prev === undefined) headers[name] = value;
       else if (typeof prev === 'string') headers[name] = [prev, value];

@@ -9,7 +9,7 @@
  * RFC 9112 requires a client to accept (1xx heads before the real one, chunk extensions,
  * trailers, bodies delimited by close).
  */
-import { CR, emptyFraming, HT, LF, parseHead, SP } from './h1-head.js';
+import { CR, emptyFraming, HT, KeptValues, LF, parseHead, SP } from './h1-head.js';
 import type { ResponseHeaders } from './transport.js';
 
 /** What the head of one response says that the connection needs. */
@@ -99,6 +99,7 @@ export class H1ResponseParser {
   private remaining = 0;
   private headBuf: Buffer | undefined = undefined;
   private headLen = 0;
+  private readonly values = new KeptValues();
 
   constructor(
     private readonly events: H1Events,
@@ -227,7 +228,7 @@ export class H1ResponseParser {
     }
     if (he - hs > this.maxHeadBytes) return 'response head too large';
     const f = emptyFraming();
-    const h = parseHead(src, hs, he, f);
+    const h = parseHead(src, hs, he, f, this.values);
     if (typeof h === 'string') return h;
     if (h.status < 200) {
       // 101 would switch protocols, which the client never asks for; other 1xx precede the answer.

@@ -5,7 +5,7 @@
  * Why not undici here: a load generator's ceiling is its cost per request, and undici's
  * general machinery (request objects, header validation and normalisation, its parser binding,
  * per-request timers) costs about as much as everything else the client does together. This
- * transport serialises each header set once, parses only the headers the client reads, reads
+ * transport encodes each distinct request to bytes once (`request-bytes.ts`), parses only the headers the client reads, reads
  * every socket into one shared buffer, checks the stall timeouts in one sweep per pool, and keeps
  * whole-request deadlines in one heap with one timer (`DeadlineQueue`), never a timer per
  * request. `https:` stays on undici (TLS, ALPN, certificates).
@@ -19,7 +19,8 @@ import { H1Exchange, type ExchangeOwner } from './h1-exchange.js';
 import { MAX_HEAD_BYTES } from './h1-parser.js';
 import { TextCache } from './text-cache.js';
 import { DeadlineQueue } from './deadline-queue.js';
-import { type BodyStream, type ExchangeRequest, type ExchangeSink, type RequestHeaders, type Transport, type TransportSettings } from './transport.js';
+import { RequestEncoder } from './request-bytes.js';
+import { type BodyStream, type ExchangeRequest, type ExchangeSink, type Transport, type TransportSettings } from './transport.js';
 
 /** Idle reuse limit when the server states no `Keep-Alive: timeout` (as undici's default). */
 const DEFAULT_KEEP_ALIVE_MS = 4000;
@@ -27,33 +28,6 @@ const DEFAULT_KEEP_ALIVE_MS = 4000;
 const DEFAULT_STALE_IDLE_MS = 1000;
 /** Bytes of the read buffer every connection of a pool shares (a read never outlives its callback). */
 const READ_BUFFER_BYTES = 64 * 1024;
-const TOKEN_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE_RE = /[\r\n\0]|[^\u0000-\u00ff]/;
-const NON_ASCII_RE = /[^\u0000-\u007f]/;
-// The transport frames requests itself; a caller's copy of these would contradict it.
-const FRAMING = new Set(['host', 'content-length', 'transfer-encoding']);
-
-/** A header set serialised once: its lines, or why it cannot be sent. */
-interface HeaderBlock {
-  readonly lines: string;
-  readonly ascii: boolean;
-  readonly problem: string | undefined;
-}
-
-function serialiseHeaders(headers: RequestHeaders): HeaderBlock {
-  let lines = '';
-  let ascii = true;
-  for (const name of Object.keys(headers)) {
-    const value = headers[name] as string;
-    if (!TOKEN_RE.test(name)) return { lines: '', ascii, problem: `invalid header name ${JSON.stringify(name)}` };
-    if (BAD_VALUE_RE.test(value)) return { lines: '', ascii, problem: `invalid value of header ${name}` };
-    if (FRAMING.has(name.toLowerCase())) continue;
-    if (NON_ASCII_RE.test(value)) ascii = false;
-    lines += `${name}: ${value}\r\n`;
-  }
-  return { lines, ascii, problem: undefined };
-}
-
 /**
  * New connections opened in one turn of the event loop at most; requests beyond wait for the
  * next turn (or for a connection to come free). Opening 10,000 sockets at once stalled the loop
@@ -78,9 +52,8 @@ const tickFor = (ms: number): number => Math.min(1000, Math.max(5, ms / 4));
 class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   readonly kind = 'h1';
   private readonly target: ConnectionTarget;
-  private readonly hostHeader: string;
   private readonly readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
-  private readonly blocks = new WeakMap<RequestHeaders, HeaderBlock>();
+  private readonly requests: RequestEncoder;
   readonly texts = new TextCache();
   readonly maxBodyBytes: number;
   private readonly all = new Set<H1Connection>();
@@ -114,7 +87,7 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
       stamp: createArrivalStamper(),
       staleIdleMs: s.staleIdleMs ?? DEFAULT_STALE_IDLE_MS,
     };
-    this.hostHeader = url.host;
+    this.requests = new RequestEncoder(url.host);
     this.maxBodyBytes = s.maxBodyBytes;
     const enabled = [s.connectMs, s.headersMs, s.bodyMs].filter((ms) => ms > 0);
     this.tickMs = tickFor(Math.min(...enabled, 4000));
@@ -217,28 +190,9 @@ class H1Pool implements Transport, ExchangeOwner, ConnectionOwner {
   }
 
   private serialise(ex: H1Exchange): string | undefined {
-    const req = ex.req;
-    let block = this.blocks.get(req.headers);
-    if (block === undefined) {
-      block = serialiseHeaders(req.headers);
-      this.blocks.set(req.headers, block);
-    }
-    if (block.problem !== undefined) return block.problem;
-    const head = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n${block.lines}`;
-    const body = req.body;
-    if (body === undefined) {
-      ex.wire = `${head}\r\n`;
-      ex.wireEncoding = 'latin1';
-      return undefined;
-    }
-    const withLength = `${head}content-length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n`;
-    if (block.ascii) {
-      // An ASCII head reads the same in UTF-8, so head and body go out as one string, one write.
-      ex.wire = withLength + body;
-      ex.wireEncoding = 'utf8';
-    } else {
-      ex.wire = Buffer.concat([Buffer.from(withLength, 'latin1'), Buffer.from(body, 'utf8')]);
-    }
+    const bytes = this.requests.encode(ex.req);
+    if (typeof bytes === 'string') return bytes;
+    ex.wire = bytes;
     return undefined;
   }
 

@@ -5,7 +5,8 @@ import { checkFloorRound, type StreamRun } from '../../bench/cases/streaming.js'
 import { flowListBody } from '../../bench/lib/flow-list-body.js';
 import { parseHey, parseWrk } from '../../bench/lib/peers.js';
 import { checkTargets, renderBenchMarkdown, type BenchReport } from '../../bench/lib/report.js';
-import { arrivalFigures, bucketCounts, maxOf, meanCv, median, medianOf, percentiles, ratio } from '../../bench/lib/stats.js';
+import { arrivalFigures, bucketCounts, maxOf, meanCv, median, medianOf, percentiles, ratio, spreadOf } from '../../bench/lib/stats.js';
+import { perRoundCpuRatio, roundOrder, type WindowRun } from '../../bench/cases/cli.js';
 
 describe('bench stats', () => {
   it('percentiles by nearest rank, without touching the input', () => {
@@ -57,6 +58,22 @@ describe('bench stats', () => {
     expect(medianOf([undefined])).toBeUndefined();
     expect(maxOf([3, undefined, 7, Number.POSITIVE_INFINITY])).toBe(7);
     expect(maxOf([])).toBeUndefined();
+    expect(spreadOf([3, undefined, 1, 2, Number.NaN])).toEqual({ median: 2, min: 1, max: 3, n: 3 });
+    expect(spreadOf([])).toBeUndefined();
+  });
+
+  it('rotates the tools of each round, so none always runs first or after the same one', () => {
+    const tools = ['a', 'b', 'c'];
+    expect([0, 1, 2, 3].map((r) => roundOrder(tools, r).join(''))).toEqual(['abc', 'bca', 'cab', 'abc']);
+    expect(tools).toEqual(['a', 'b', 'c']);
+  });
+
+  it('takes a CPU ratio per round between the windows of that round, not a ratio of medians', () => {
+    const w = (tool: WindowRun['tool'], round: number, cpu: number | undefined): WindowRun => ({ tool, round, requests: 1000, seconds: 1, requestsPerS: 1000, cpuUsPerRequest: cpu, maxRssMb: 100 });
+    // The machine slows down in round 1: both tools cost twice as much there; the per-round ratio holds at 1.2.
+    const cli = [w('flowgauge CLI', 0, 12), w('flowgauge CLI', 1, 24), w('flowgauge CLI', 2, 12)];
+    const ac = [w('autocannon', 0, 10), w('autocannon', 1, 20), w('autocannon', 2, undefined)];
+    expect(perRoundCpuRatio(cli, ac)).toEqual({ median: 1.2, min: 1.2, max: 1.2, n: 2 });
   });
 });
 
@@ -119,6 +136,10 @@ describe('bench report', () => {
     expect(full.openS).toBe(20);
     expect(quick.openS).toBeLessThan(full.openS);
     expect(quick.memoryRequests).toBeLessThan(full.memoryRequests);
+    const smoke = benchPlan(true, [], 200, { tokens: 20, intervalMs: 20 }, true);
+    expect(smoke.smoke).toBe(true);
+    expect(smoke.saturationS).toBeLessThan(quick.saturationS);
+    expect(smoke.manyStreams).toBeLessThan(full.manyStreams ?? 10_000);
   });
 });
 
@@ -212,11 +233,22 @@ describe('bench targets of issue 31', () => {
     expect(md).toContain('0.03 / 1.00 (invalid)');
   });
 
-  it('judges the installed CLI against unique bodies only when that pass ran', () => {
-    const cli = { available: true, rounds: 2, windowS: 6, tools: {}, cpuCliToLibrary: 0.9, rssCliToLibrary: 0.9, rpsCliToAutocannon: 1.3, rpsLibraryToAutocannon: 1.2, cpuCliToWrk: 1.2, cpuLibraryToWrk: 1.3 };
-    const without = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, memory: undefined, cli });
+  it('judges the installed CLI against unique bodies only when that pass ran, and leads with it', () => {
+    const cli = { available: true, rounds: 2, windowS: 6, tools: {}, cpuCliToLibrary: 0.9, rssCliToLibrary: 0.9, rpsCliToAutocannon: 1.3, rpsLibraryToAutocannon: 1.2, cpuCliToWrk: 1.2, cpuLibraryToWrk: 1.3, cpuCliToWrkPerRound: { median: 1.6, min: 1.4, max: 1.8, n: 2 } };
+    const memory = { requests: 1_000_000, elapsedS: 60, rssStartMb: 80, rssAtTenthMb: 120, rssEndMb: 125, rssSampledPeakMb: 130, maxRssMb: 140, heapUsedMb: 20, series: [], growthMb: 5, nodeFlags: [] };
+    const without = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, memory, cli });
     expect(without.map((t) => t.id)).not.toContain('8.cli.unique');
-    const withUnique = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, memory: undefined, cli: { ...cli, unique: { tools: {}, rpsCliToAutocannon: 0.58 } } });
+    expect(without.map((t) => t.id)).not.toContain('8.cli.unique.cpu');
+    // The per-round ratio is judged (1.6 > 1.5), not the ratio of medians (1.2).
+    expect(without.find((t) => t.id === '8.cli.wrk')).toMatchObject({ observed: 1.6, passed: false, target: '≤ 1.50' });
+    const unique = { tools: {}, rpsCliToAutocannon: 0.58, cpuCliToAutocannon: { median: 1.05, min: 0.98, max: 1.3, n: 3 } };
+    const withUnique = checkTargets({ saturation: undefined, openModel: undefined, streaming: undefined, memory, cli: { ...cli, unique } });
+    expect(withUnique[0]).toMatchObject({ id: '8.cli.unique.cpu', observed: 1.05, passed: true, target: '≤ 1.11' });
     expect(withUnique.find((t) => t.id === '8.cli.unique')).toMatchObject({ observed: 0.58, passed: false, target: '≥ 0.90' });
+    const md = renderBenchMarkdown({ schema: 'flowgauge/bench@1', date: 'd', quick: true, machine: { cpus: 2, node: 'v20', pinned: true, loadAverageStart: [1, 1, 1], loadAverageEnd: [1, 1, 1] }, peers: {}, saturation: undefined, openModel: undefined, streaming: undefined, memory, cli: { ...cli, unique }, targets: withUnique, elapsedS: 1 });
+    expect(md).toContain('CLI ÷ autocannon 1.05 (0.98–1.30, 3 rounds)');
+    // The headline case comes before every other section.
+    expect(md.indexOf('## 8.')).toBeLessThan(md.indexOf('## 4. Memory'));
+    expect(md.indexOf('| tool, a different body every answer |')).toBeLessThan(md.indexOf('| tool, identical bodies |'));
   });
 });

@@ -48,7 +48,7 @@ describe('start-up: what each command loads', () => {
     expect(commands.filter((f) => /\/(capacity|probe|conformance|slo|serve|merge|compare)\.ts$/.test(f))).toEqual([]);
   }, 60_000);
 
-  it('capacity loads autocannon only when it measures, not to parse its flags', async () => {
+  it('capacity never loads autocannon (a devDependency now: the sweep measures with the client)', async () => {
     const run = await traceModules(BIN, ['capacity', '--help'], { cwd: ROOT });
     expect(run.stdout).toContain('--max-concurrency');
     expect(packagesOf(run.modules)).not.toContain('autocannon');

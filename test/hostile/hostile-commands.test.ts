@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { recordFigures } from '../reliability/figures.js';
 import { waitBounded } from './bounded-child.js';
-import { bombBodies, MODES, type HostileMode } from './hostile-modes.js';
+import { bombBodies, deepBodies, MODES, type HostileMode } from './hostile-modes.js';
 import { startCollector, startHostileServer, type Collector } from './hostile-server.js';
 
 const SECRET = 'fgHOSTILEc4d9e2b7a1f0token';
@@ -44,6 +44,7 @@ const figures: { command: Command; mode: string; seconds: number; peakRssMb: num
 
 beforeAll(async () => {
   bombBodies();
+  deepBodies();
   dir = mkdtempSync(join(tmpdir(), 'fg-hostile-cmd-'));
   collector = await startCollector();
 });
@@ -161,6 +162,7 @@ async function attack(command: Command, mode: HostileMode, index: number): Promi
 describe.concurrent('hostile targets: conformance, probe and capacity end, write their output, stay small and keep the token', () => {
   for (const command of COMMANDS) {
     MODES.forEach((mode, i) => {
+      if (mode.commands !== undefined && !mode.commands.includes(command)) return;
       it(`${command}: ${mode.name}`, () => attack(command, mode, i), EXIT_BOUND_MS + 20_000);
     });
   }

@@ -19,6 +19,23 @@ export interface HostileMode {
   readonly errors: readonly string[];
   /** Text that must be in report.md and report.html (proof that target text got there, escaped). */
   readonly escaped?: string;
+  /** The commands the mode is for (`hostile-commands.test.ts`); absent: every one. */
+  readonly commands?: readonly ('conformance' | 'probe' | 'capacity')[];
+}
+
+let deep: { body: Buffer; event: Buffer } | undefined;
+/**
+ * JSON nested millions deep, under every byte cap: a 14 MB body of 7 million `[` and as many
+ * `]`, and an SSE event nested a million deep (2 MB). Parsed as it came, the body cost 1.3 GB
+ * and a 9 s stall per answer, the event a 2.6 s stall; both must be refused before parsing.
+ * Built once, before any run (as the bombs are), so the answers arrive within the deadlines.
+ */
+export function deepBodies(): { body: Buffer; event: Buffer } {
+  deep ??= {
+    body: Buffer.from(`${'['.repeat(7_000_000)}${']'.repeat(7_000_000)}`, 'latin1'),
+    event: Buffer.from(`data: ${'{"a":'.repeat(1_000_000)}1${'}'.repeat(1_000_000)}\n\n`, 'latin1'),
+  };
+  return deep;
 }
 
 const isStream = (path: string): boolean => path.endsWith('/stream');
@@ -200,6 +217,28 @@ export const MODES: readonly HostileMode[] = [
     },
     // Every answer breaks the contract: bad, with no error code.
     errors: [],
+  },
+  {
+    name: 'nested millions deep: a 14 MB answer, an SSE event a million deep',
+    handler: (req) => {
+      const { body, event } = deepBodies();
+      if (isStream(req.path)) req.socket.end(Buffer.concat([Buffer.from(`${SSE_HEAD}${sse({ type: 'start', run_id: 'run_1' })}`), event]));
+      else req.socket.end(rawResponse(200, { 'content-type': 'application/json' }, body, true));
+    },
+    errors: ['MALFORMED_BODY', 'STREAM_INCOMPLETE'],
+  },
+  {
+    name: 'duplicated response: every answer sent twice on a kept-alive connection',
+    handler: (req) => {
+      const answer = isStream(req.path)
+        ? rawResponse(200, { 'content-type': 'text/event-stream' }, [sse({ type: 'start', run_id: 'run_1' }), sse({ type: 'token', content: 'a' }), sse({ type: 'end', run_id: 'run_1', usage: { total_tokens: 2, prompt_tokens: 1, completion_tokens: 1 } })].join(''))
+        : rawResponse(200, { 'content-type': 'application/json' }, JSON.stringify({ id: 'run_1', flow_id: 'flow_1', status: 'completed', output: 'a', created_at: '2026-01-01T00:00:00Z', completed_at: '2026-01-01T00:00:01Z', usage: { total_tokens: 2, prompt_tokens: 1, completion_tokens: 1 } }));
+      // Both in one write, as a proxy replaying its buffer sends them.
+      req.socket.write(Buffer.concat([answer, answer]));
+    },
+    errors: ['PROTOCOL_ERROR'],
+    // The probe's one-shot connections and the battery's undici requests end at the first answer (see docs/reliability.md).
+    commands: ['capacity'],
   },
   {
     name: 'garbage rate-limit headers and Retry-After on a 429',

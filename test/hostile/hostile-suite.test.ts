@@ -25,7 +25,7 @@ import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-pro
 import { recordFigures } from '../reliability/figures.js';
 import { waitBounded } from './bounded-child.js';
 import { startCollector, startHostileServer, type Collector } from './hostile-server.js';
-import { bombBodies, MODES, type HostileMode } from './hostile-modes.js';
+import { bombBodies, deepBodies, MODES, type HostileMode } from './hostile-modes.js';
 
 /** Recognisable, and long enough that a fragment of it cannot occur by chance. */
 const SECRET = 'fgHOSTILEc4d9e2b7a1f0token';
@@ -48,6 +48,7 @@ const figures: { mode: string; seconds: number; peakRssMb: number | null; exit: 
 
 beforeAll(async () => {
   bombBodies();
+  deepBodies();
   dir = mkdtempSync(join(tmpdir(), 'fg-hostile-'));
   collector = await startCollector();
   writeFileSync(

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { H1ResponseParser, type H1Head } from '../../src/transport/h1-parser.js';
+import { emptyFraming, KeptValues, parseHead } from '../../src/transport/h1-head.js';
 
 interface Parsed {
   heads: H1Head[];
@@ -77,6 +78,29 @@ describe('heads', () => {
   it('reads the server keep-alive timeout hint in ms', () => {
     const r = feed('HTTP/1.1 200 OK\r\nKeep-Alive: max=100, timeout=5\r\nContent-Length: 0\r\n\r\n');
     expect(r.heads[0]?.keepAliveHintMs).toBe(5000);
+  });
+});
+
+describe('kept values', () => {
+  it('hands back the same string while a kept header repeats its bytes, a new one when they change', () => {
+    const values = new KeptValues();
+    const head = (limit: string, id: string): Buffer => Buffer.from(`HTTP/1.1 200 OK\r\nServer: x\r\nX-RateLimit-Limit: ${limit}\r\nx-request-id: ${id}\r\nDate: now\r\n\r\n`, 'latin1');
+    const read = (b: Buffer): Record<string, unknown> => {
+      const h = parseHead(b, 0, b.indexOf('\r\n\r\n'), emptyFraming(), values);
+      if (typeof h === 'string') throw new Error(h);
+      return h.headers as Record<string, unknown>;
+    };
+    const a = read(head('100', 'req_1'));
+    const b = read(head('100', 'req_2'));
+    const c = read(head('101', 'req_2'));
+    expect(a).toEqual({ 'x-ratelimit-limit': '100', 'x-request-id': 'req_1' });
+    expect(b).toEqual({ 'x-ratelimit-limit': '100', 'x-request-id': 'req_2' });
+    expect(c).toEqual({ 'x-ratelimit-limit': '101', 'x-request-id': 'req_2' });
+    // Unkept headers (Server, Date) never became strings; the repeated value is the very same string.
+    expect(Object.keys(a)).toHaveLength(2);
+    const long = 'v'.repeat(300);
+    expect(read(head(long, 'r'))['x-ratelimit-limit']).toBe(long);
+    expect(read(head('100', 'r'))['x-ratelimit-limit']).toBe('100');
   });
 });
 

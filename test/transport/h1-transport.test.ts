@@ -255,6 +255,46 @@ describe('the h1 transport', () => {
     expect(transportCode(await client(`http://127.0.0.1:${port}`).listFlows())).toBe('CONNECTION_REFUSED');
   });
 
+  it('fails a request answered twice (a duplicated response) as PROTOCOL_ERROR, and the next request gets its own answer', async () => {
+    let duplicate = true;
+    const s = await rawServer((_h, socket) => {
+      // Both answers in one write, as a broken proxy replaying its buffer sends them.
+      socket.write(duplicate ? json(LIST) + json(LIST) : json(LIST));
+      duplicate = false;
+    });
+    const c = client(s.origin);
+    const r = await c.listFlows();
+    expect(transportCode(r)).toBe('PROTOCOL_ERROR');
+    expect((r as { error: TransportError }).error.message).toContain('two answers to one request');
+    expect((r as { error: TransportError }).error.causeCode).toBe('FG_H1_PARSE');
+    // The connection that carried the second answer is closed, so it cannot answer the next request with it.
+    expect((await c.listFlows()).ok).toBe(true);
+    expect(s.connections).toBe(2);
+    // Empty lines between answers are not a second answer (RFC 9112 §2.2).
+    const t = await rawServer((_h, socket) => socket.write(`${json(LIST)}\r\n`));
+    const ct = client(t.origin);
+    for (let i = 0; i < 3; i++) expect((await ct.listFlows()).ok).toBe(true);
+    expect(t.connections).toBe(1);
+  });
+
+  it('writes the same bytes for the same request, and new ones when the path or body change', async () => {
+    const s = await rawServer((_h, socket) => socket.write(json(JSON.stringify(fx.run))));
+    const t = transport(s.origin);
+    const send = (path: string, body: string | undefined): Promise<ExchangeOutcome> =>
+      new Promise((resolve) => t.exchange({ method: body === undefined ? 'GET' : 'POST', path, headers: { 'x-a': 'b' }, body }, createSystemClock(), undefined, resolve));
+    await send('/v1/flows', undefined);
+    await send('/v1/flows', undefined);
+    await send('/v1/flows/f/run', '{"input":"é"}');
+    await send('/v1/flows/f/run', '{"input":"é"}');
+    await send('/v1/flows/f/run', '{"input":"ü!"}');
+    await t.close();
+    expect(s.heads[0]).toBe(s.heads[1]);
+    expect(s.heads[2]).toMatch(/\r\ncontent-length: 14$/);
+    expect(s.heads[2]).toBe(s.heads[3]);
+    expect(s.heads[4]).toMatch(/\r\ncontent-length: 15$/);
+    expect(s.heads[0]).toMatch(/^GET \/v1\/flows HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\nx-a: b$/);
+  });
+
   it('refuses a header value that would split the request, and sends nothing', async () => {
     const s = await rawServer((_h, socket) => socket.write(json(LIST)));
     const c = client(s.origin);
