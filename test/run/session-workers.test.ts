@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { ConfigError } from '../../src/core/errors.js';
 import type { Report } from '../../src/report/index.js';
-import { executeRun, startNotificationTracking, type RunOutput, type RunProgress } from '../../src/run/index.js';
+import { createRunSession, executeRun, startNotificationTracking, type RunOutput, type RunProgress } from '../../src/run/index.js';
 import { loadScenario, resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import { parseExposition } from '../export/helpers/exposition.js';
 
 const TOKEN = 'fg_session_workers_token';
 const TIER = { limitPerMinute: 10_000_000 };
@@ -74,6 +75,52 @@ export default {
     expect(report.steps?.worker0?.count).toBe(20);
     expect(report.steps?.worker1?.count).toBe(20);
     expect(report.steps?.workermain).toBeUndefined();
+  }, 120_000);
+
+  it("a shard of a distributed run over 2 workers: the merge says the process's shard (not the workers'), and a late start joins in phase in every worker", async () => {
+    const file = join(dir, 'late.json');
+    writeFileSync(file, JSON.stringify({ name: 'late', tier: TIER, load: { rate: '100/s', duration: '10s' }, mix: [{ op: 'listFlows' }], thresholds: {} }));
+    const shard = { index: 1, count: 2, runId: 'release-1', fingerprint: 'fp-late' };
+    // Shared start 3 s ago: each worker joins its schedule at least that far in, on its own clock.
+    const { report, passed } = await executeRun({ scenario: await loadScenario(file), connect: connect(), target: target(), workers: 2, shard, startAtMs: Date.now() - 3000 });
+    expect(passed).toBe(true);
+    expect(report.shard).toEqual({ index: 2, count: 2, runId: 'release-1', fingerprint: 'fp-late' });
+    // The workers' shards (2 and 4 of 4) are not merged as shards of a run: nothing is missing.
+    expect(report.shards).toBeUndefined();
+    expect(report.load.workers).toBe(2);
+    // Shard 2 of 2 holds every other arrival of 1,000: each was sent, dropped or missed (due before
+    // the join). 150 of them fall in the first 3 s, and every worker joined later than that.
+    const missed = report.load.missed ?? 0;
+    expect(missed).toBeGreaterThanOrEqual(150);
+    expect(report.load.started + report.load.dropped + missed).toBe(500);
+    expect(report.load.joinedAtS).toBeGreaterThanOrEqual(3);
+    expect(report.warnings?.some((w) => w.code === 'JOINED_LATE')).toBe(true);
+  }, 120_000);
+
+  it('the exporters are told the target name: over workers every combined series carries it', async () => {
+    const file = join(dir, 'named.json');
+    writeFileSync(file, JSON.stringify({ name: 'named', tier: TIER, load: { rate: '50/s', duration: '1s' }, mix: [{ op: 'listFlows' }], thresholds: {} }));
+    let said = '';
+    const session = await createRunSession({
+      scenario: await loadScenario(file),
+      connect: connect(),
+      target: target(),
+      targetName: 'staging',
+      workers: 2,
+      exporters: { prometheus: { port: 0 } },
+      log: { write: (t) => void (said += t) },
+    });
+    try {
+      const { report } = await session.run();
+      const url = /Prometheus metrics at (\S+)/.exec(said)?.[1] as string;
+      const series = parseExposition(await (await fetch(url)).text()).filter((x) => x.name.startsWith('flowgauge_'));
+      expect(series.length).toBeGreaterThan(0);
+      expect(series.filter((x) => x.labels.target !== 'staging')).toEqual([]);
+      expect(series.filter((x) => x.name === 'flowgauge_requests_total').reduce((n, x) => n + x.value, 0)).toBe(report.ops.listFlows?.count);
+    } finally {
+      await session.close();
+    }
+    await expect(executeRun({ scenario: await loadScenario(file), connect: connect(), target: target(), targetName: 'not a name' })).rejects.toThrow(/targetName must be/);
   }, 120_000);
 
   it('refuses, before anything starts, what needs one thread: a journey with no file, a receiver, a clock', async () => {
