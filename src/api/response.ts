@@ -70,8 +70,24 @@ export function responseMeta(
     if (rateLimit !== undefined) rateLimit = redactRateLimit(rateLimit, redact);
     if (requestId !== undefined) requestId = redact(requestId);
   }
-  return { status, requestId, rateLimit, startNs, headersNs: t.headersNs, endNs: t.endNs, sentNs: t.sentNs, connectNs: t.connectNs, tlsNs: t.tlsNs };
+  const server = headers?.server;
+  const via = headers?.via;
+  return {
+    status,
+    requestId,
+    rateLimit,
+    // Compared by the rate-limit analyser only (never written out): as received, joined when repeated.
+    server: server === undefined || typeof server === 'string' ? server : server.join(', '),
+    via: via === undefined || typeof via === 'string' ? via : via.join(', '),
+    startNs,
+    headersNs: t.headersNs,
+    endNs: t.endNs,
+    sentNs: t.sentNs,
+    connectNs: t.connectNs,
+    tlsNs: t.tlsNs,
+  };
 }
+
 
 /** Stands for text that is not JSON (a sentinel rather than a wrapper object per body). */
 const NOT_JSON: unique symbol = Symbol('not JSON');

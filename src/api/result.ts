@@ -15,6 +15,9 @@ export interface ResponseMeta {
   readonly requestId: string | undefined;
   /** Rate-limit headers, parsed on every response including errors; undefined when none arrived. */
   readonly rateLimit: RateLimitInfo | undefined;
+  /** The `Server` and `Via` headers, when sent (what answered: a gateway or the service). */
+  readonly server?: string | undefined;
+  readonly via?: string | undefined;
   /** Monotonic ns (the client's clock) when the call was made. */
   readonly startNs: number;
   /** When the response headers arrived; undefined when none did. */

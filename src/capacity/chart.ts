@@ -82,6 +82,11 @@ export function describeCapacity(result: CapacityResult, o: CapacityObjectives):
       ? `no concurrency met the objectives (${objectives})`
       : `capacity of ${o.op}: ${num(best.goodPerS)} good requests/s at concurrency ${best.concurrency} (${stepFigures(best)}, errors ${pct(best.errorRatio)}; objectives ${objectives})`;
   const bad = result.firstBad;
+  if (result.interrupted === true) {
+    const n = result.steps.length;
+    const seen = bad === undefined ? 'no step had broken an objective yet' : `concurrency ${bad.concurrency} had broken ${bad.limit ?? 'an objective'}`;
+    return `${head}; INTERRUPTED after ${n} whole step${n === 1 ? '' : 's'} (${seen}): the sweep did not finish, so this is not the capacity`;
+  }
   if (bad === undefined) return `${head}; every step up to the maximum concurrency met the objectives, so the ceiling lies higher`;
   const at = `at concurrency ${bad.concurrency}`;
   const why =

@@ -92,6 +92,11 @@ export interface CapacitySweepOptions extends CapacityTargets {
   readonly measure: MeasureStep;
   /** Called after each step (progress output). */
   readonly onStep?: (step: CapacityStep) => void;
+  /**
+   * Stops the sweep (Ctrl-C): no step starts after it, and the step it cut (measured for less
+   * than its length, its requests in flight cancelled) is left out. The result says so.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** How the sweep ended. */
@@ -102,10 +107,12 @@ export interface CapacityResult {
   /** The lowest concurrency that broke an objective (undefined when none did). */
   readonly firstBad: CapacityStep | undefined;
   /**
-   * What stopped the sweep: the failing limit at `firstBad`, or `max-concurrency` when every
-   * step up to the maximum met the objectives.
+   * What stopped the sweep: the failing limit at `firstBad`, `max-concurrency` when every step up
+   * to the maximum met the objectives, or `interrupted` when it was stopped first.
    */
-  readonly stoppedBy: CapacityLimit | 'max-concurrency';
+  readonly stoppedBy: CapacityLimit | 'max-concurrency' | 'interrupted';
+  /** True when the sweep was stopped before it finished: `steps` are those it measured whole. */
+  readonly interrupted?: true;
 }
 
 /**
@@ -123,7 +130,7 @@ export function judgeStep(m: StepMeasurement, o: CapacityTargets): CapacityLimit
   return undefined;
 }
 
-type ResolvedSweep = Required<Omit<CapacitySweepOptions, 'onStep' | keyof CapacityTargets>> & CapacityTargets;
+type ResolvedSweep = Required<Omit<CapacitySweepOptions, 'onStep' | 'signal' | keyof CapacityTargets>> & CapacityTargets;
 
 function resolve(options: CapacitySweepOptions): ResolvedSweep {
   const start = options.startConcurrency ?? 1;
@@ -156,8 +163,12 @@ function resolve(options: CapacitySweepOptions): ResolvedSweep {
 export async function sweepCapacity(options: CapacitySweepOptions): Promise<CapacityResult> {
   const o = resolve(options);
   const steps: CapacityStep[] = [];
-  const step = async (concurrency: number, phase: CapacityStep['phase']): Promise<CapacityStep> => {
+  const halted = (): boolean => options.signal?.aborted === true;
+  /** Measures and judges a step; undefined when the sweep was stopped before or during it. */
+  const step = async (concurrency: number, phase: CapacityStep['phase']): Promise<CapacityStep | undefined> => {
+    if (halted()) return undefined;
     const m = await o.measure(concurrency);
+    if (halted()) return undefined;
     const limit = judgeStep(m, o);
     const s: CapacityStep = { ...m, concurrency, phase, meets: limit === undefined, limit };
     steps.push(s);
@@ -169,6 +180,7 @@ export async function sweepCapacity(options: CapacitySweepOptions): Promise<Capa
   let bad: CapacityStep | undefined;
   for (let c = o.startConcurrency; ; c = Math.min(c * 2, o.maxConcurrency)) {
     const s = await step(c, 'double');
+    if (s === undefined) break;
     if (!s.meets) {
       bad = s;
       break;
@@ -180,12 +192,13 @@ export async function sweepCapacity(options: CapacitySweepOptions): Promise<Capa
   // Bisect between the last good and the first bad concurrency. Not past rate limiting: the
   // quota is spent for the rest of its window, so lower concurrency would be throttled too and
   // say nothing about the service.
-  if (good !== undefined && bad !== undefined && bad.limit !== 'rate-limit') {
+  if (good !== undefined && bad !== undefined && bad.limit !== 'rate-limit' && !halted()) {
     let lo = good.concurrency;
     let hi = bad.concurrency;
     while (hi - lo > Math.max(1, Math.floor(lo * o.resolution))) {
       const mid = Math.floor((lo + hi) / 2);
       const s = await step(mid, 'bisect');
+      if (s === undefined) break;
       if (s.meets) lo = mid;
       else {
         hi = mid;
@@ -197,5 +210,6 @@ export async function sweepCapacity(options: CapacitySweepOptions): Promise<Capa
 
   let best: CapacityStep | undefined;
   for (const s of steps) if (s.meets && (best === undefined || s.goodPerS > best.goodPerS)) best = s;
+  if (halted()) return { steps, best, firstBad: bad, stoppedBy: 'interrupted', interrupted: true };
   return { steps, best, firstBad: bad, stoppedBy: bad === undefined ? 'max-concurrency' : (bad.limit as CapacityLimit) };
 }

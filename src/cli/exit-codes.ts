@@ -9,7 +9,11 @@ export const EXIT = {
   OK: 0,
   /** A threshold (or a compare regression, or a probe) failed. */
   FAILED: 1,
-  /** Bad input: scenario, flags, files. */
+  /**
+   * Bad input: scenario, flags, files; and an output that could not be written (a full disk, a
+   * read-only path: the path and the system's reason are said). Either way the user's setup is
+   * what to fix, not the target nor flowgauge.
+   */
   BAD_INPUT: 2,
   /** The target could not be reached at all. */
   UNREACHABLE: 3,
@@ -25,10 +29,16 @@ export const EXIT = {
    */
   INTERNAL: 70,
   /**
-   * Stopped by SIGINT/SIGTERM: the report was written (marked `interrupted`), but a partial run
-   * proves nothing, so a release gate must not read it as a pass. 128 + SIGINT, as shells do.
+   * Stopped early: the report was written (marked `interrupted`), but a partial run proves
+   * nothing, so a release gate must not read it as a pass. 128 + SIGINT, as shells do; a stop by
+   * SIGHUP or SIGTERM exits with its own 128 + N (`HANGUP`, `TERMINATED`), and a stop that no
+   * signal asked for (a worker lost, the scenario's own `process.exit`) with this one.
    */
   INTERRUPTED: 130,
+  /** Stopped by SIGHUP (the terminal closed, an SSH session dropped): 128 + 1, its output written as for `INTERRUPTED`. */
+  HANGUP: 129,
+  /** Stopped by SIGTERM (a kill, a service manager, Kubernetes): 128 + 15, its output written as for `INTERRUPTED`. */
+  TERMINATED: 143,
 } as const;
 
 /** One of the documented exit codes. */
@@ -51,7 +61,12 @@ export const EXIT_OF_CODE: Readonly<Record<FlowgaugeErrorCode, ExitCode>> = {
   FG_LISTEN_FAILED: EXIT.BAD_INPUT,
   FG_TARGET_UNREACHABLE: EXIT.UNREACHABLE,
   FG_TARGET_PROTOCOL: EXIT.PROTOCOL,
+  // Written as 128 + the signal that stopped the command (`CommandContext.setExit`; 130 when none did).
   FG_INTERRUPTED: EXIT.INTERRUPTED,
+  // The scenario's own process.exit stops the run as a stop no signal asked for.
+  FG_SCENARIO_EXIT: EXIT.INTERRUPTED,
+  // A full disk or a read-only path: the user's setup is what to fix, as with bad input.
+  FG_OUTPUT_FAILED: EXIT.BAD_INPUT,
   FG_INTERNAL: EXIT.INTERNAL,
   // A journey's own failures end its iteration inside the run; one that escapes is a bug.
   FG_ITERATION_FAILED: EXIT.INTERNAL,

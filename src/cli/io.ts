@@ -20,25 +20,43 @@ export interface CliIo {
   readonly cwd: string;
   /** The process's standard input (`--token -` reads the token there); absent: none. */
   readonly stdin?: AsyncIterable<Buffer | string> | undefined;
+  /**
+   * Why writing to stdout failed, once it did (a full disk or /dev/full behind `>`: `ENOSPC`); a
+   * reader that went away (`| head`: `EPIPE`) is not a failure. Absent: stdout cannot fail.
+   */
+  stdoutFailure?(): string | undefined;
+  /**
+   * `performance.now()` when the command's time began, for deadlines that bound the whole
+   * command (`conformance --deadline`): 0, the process's start, for the real process; absent
+   * (the handler's start) in tests.
+   */
+  readonly startedMs?: number;
+}
+
+/** A sink on a stream of the process, and the error that closed it, if one did. */
+interface StreamSink extends TextSink {
+  failure(): NodeJS.ErrnoException | undefined;
 }
 
 /**
  * A sink on one of the process's streams that goes quiet when its reader goes away (`flowgauge
- * run … | head`: EPIPE): the run, its report and its exit code go on without the console.
+ * run … | head`: EPIPE) or it cannot be written (a full disk): the run, its report and its exit
+ * code go on without the console; the error is kept, so a command whose output is stdout fails.
  */
-function streamSink(stream: NodeJS.WriteStream): TextSink {
-  let closed = false;
-  stream.on('error', () => {
-    closed = true;
+function streamSink(stream: NodeJS.WriteStream): StreamSink {
+  let failed: NodeJS.ErrnoException | undefined;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    failed ??= err;
   });
   return {
     write: (s) => {
-      if (!closed) stream.write(s);
+      if (failed === undefined) stream.write(s);
     },
+    failure: () => failed,
   };
 }
 
-let sinks: { readonly stdout: TextSink; readonly stderr: TextSink } | undefined;
+let sinks: { readonly stdout: StreamSink; readonly stderr: StreamSink } | undefined;
 
 /** The real process. */
 export function processIo(): CliIo {
@@ -52,6 +70,11 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     stdin: process.stdin,
+    startedMs: 0,
+    stdoutFailure() {
+      const err = sinks?.stdout.failure();
+      return err === undefined || err.code === 'EPIPE' ? undefined : `${err.code ?? err.message}`;
+    },
   };
 }
 

@@ -7,7 +7,11 @@ import type { Argv } from 'yargs';
 import { FlowgaugeError } from '../core/errors.js';
 import { type CommandContext, UsageError } from './context.js';
 import { EXIT, exitCodeOf, type ExitCode } from './exit-codes.js';
+import { exitNow, holdExitCode } from './exit-guard.js';
 import { type CliIo, processIo } from './io.js';
+import { releaseOutLocks } from './out-lock.js';
+import { osReason } from './safe-write.js';
+import { interruptedExit } from './signals.js';
 import { safeProcessTitle } from './process-title.js';
 import { packageVersion } from './version.js';
 import { chosenCommand, commandEntries, commandName } from './commands/index.js';
@@ -20,6 +24,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
   const ctx: CommandContext = {
     io,
     setExit(code) {
+      // An interrupted command exits 128 + the signal that stopped it (130 when none did).
+      if (code === EXIT.INTERRUPTED) code = interruptedExit();
       // Bad input and unreachable targets outrank a failed threshold: they say the
       // measurement itself is not to be trusted.
       if (rank(code) > rank(exit)) exit = code;
@@ -44,7 +50,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     .epilogue(
       'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable,\n' +
         '76 the target answered in another protocol or shape (not the interface; check --base-url),\n' +
-        '70 internal error (a flowgauge bug; please report it), 130 interrupted (the report is still written, marked interrupted).\n' +
+        '70 internal error (a flowgauge bug; please report it), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (128 + the signal;\n' +
+        'what was measured is still written, marked interrupted). An output that cannot be written (a full disk) is 2, naming the path.\n' +
         'With no --base-url, commands run against the embedded reference service.',
     )
     .exitProcess(false)
@@ -74,6 +81,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     if (help !== '') io.stdout.write(help.endsWith('\n') ? help : `${help}\n`);
   } catch (err) {
     ctx.setExit(reportError(err, io));
+  } finally {
+    await releaseOutLocks();
+  }
+  // A write to stdout fails a moment after it was made (`> full-disk/x.md`): a command whose
+  // output went nowhere has not done its job, whatever else it did.
+  await new Promise((resolve) => setImmediate(resolve));
+  const lost = io.stdoutFailure?.();
+  if (lost !== undefined) {
+    io.stderr.write(`flowgauge: could not write to standard output: ${osReason({ code: lost })}; what it printed is incomplete\n`);
+    ctx.setExit(EXIT.BAD_INPUT);
   }
   return exit;
 }
@@ -94,6 +111,8 @@ function rank(code: ExitCode): number {
     case EXIT.PROTOCOL:
       return 3;
     case EXIT.INTERRUPTED:
+    case EXIT.HANGUP:
+    case EXIT.TERMINATED:
       return 2;
     case EXIT.FAILED:
       return 1;
@@ -129,7 +148,9 @@ export async function cli(): Promise<void> {
     code = EXIT.INTERNAL;
   }
   process.exitCode = code;
-  // The command is over: what a scenario module left running (a live timer) must not keep the
-  // process alive. Unreferenced, this fires only when something else holds the loop open.
-  setTimeout(() => process.exit(code), 1000).unref();
+  // The command is over: a scenario's timer left running may call process.exit, but not choose the code.
+  holdExitCode(code);
+  // What a scenario module left running (a live timer) must not keep the process alive either.
+  // Unreferenced, this fires only when something else holds the loop open.
+  setTimeout(() => exitNow(code), 1000).unref();
 }

@@ -4,9 +4,10 @@
  * so a reader never sees half a report.
  */
 import { constants } from 'node:fs';
-import { access, mkdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { UsageError } from './context.js';
+import { reasonWords, writeFilesAtomically } from './safe-write.js';
 
 const EXPORTS = 'it exports Prometheus metrics (--metrics-port to be scraped, --pushgateway URL to push) and OTLP spans (--otel URL)';
 
@@ -53,17 +54,6 @@ export function checkOutFlag(out: string | undefined): string | undefined {
   throw new UsageError(`--out ${out} is k6's output form; ${answer(m[2] ?? '')}`);
 }
 
-/** Why a directory cannot be made or written, in words. */
-function reasonOf(err: unknown): string {
-  const code = (err as { code?: unknown }).code;
-  if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file is in the way';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EROFS') return 'a read-only file system';
-  if (code === 'ENOENT') return 'its parent does not take new directories';
-  if (code === 'ENOSPC' || code === 'EDQUOT') return 'no space left';
-  return String(code ?? err);
-}
-
 /**
  * Makes `dir` and its missing parents, one level at a time, and checks it can be written.
  * Not \`mkdir(dir, { recursive: true })\`: on Node 20 that loops forever at 100 % CPU on a path
@@ -80,7 +70,7 @@ export async function makeDirectory(dir: string, shown: string, what = 'reports'
       break;
     }
     // ENOTDIR: a file further up is in the way; the walk up finds it and says so.
-    if (info.code !== 'ENOENT' && info.code !== 'ENOTDIR') throw new UsageError(`cannot write ${what} to ${dir} (${reasonOf(info)}: ${at}); ${shown}`);
+    if (info.code !== 'ENOENT' && info.code !== 'ENOTDIR') throw new UsageError(`cannot write ${what} to ${dir} (${reasonWords(info)}: ${at}); ${shown}`);
     const parent = dirname(at);
     if (parent === at) break;
     missing.push(at);
@@ -91,13 +81,13 @@ export async function makeDirectory(dir: string, shown: string, what = 'reports'
       await mkdir(d);
     } catch (err) {
       if ((err as { code?: unknown }).code === 'EEXIST' && (await stat(d).catch(() => undefined))?.isDirectory() === true) continue;
-      throw new UsageError(`cannot write ${what} to ${dir} (${reasonOf(err)}: ${d}); ${shown}`);
+      throw new UsageError(`cannot write ${what} to ${dir} (${reasonWords(err)}: ${d}); ${shown}`);
     }
   }
   try {
     await access(dir, constants.W_OK);
   } catch (err) {
-    throw new UsageError(`cannot write ${what} to ${dir} (${reasonOf(err)}); ${shown}`);
+    throw new UsageError(`cannot write ${what} to ${dir} (${reasonWords(err)}); ${shown}`);
   }
 }
 
@@ -108,18 +98,13 @@ export function reportDir(cwd: string, scenario: string, startedAtMs: number, ou
   return resolve(cwd, 'reports', `${scenario}-${stamp}`);
 }
 
-/** Writes `files` (name → content) into `dir` atomically. */
+/**
+ * Writes `files` (name → content) into `dir` atomically, the whole set or none of it; a write
+ * that fails rejects with `FG_OUTPUT_FAILED` (exit 2) naming the path and the reason.
+ */
 export async function writeReportFiles(dir: string, files: Readonly<Record<string, string>>): Promise<string[]> {
   await makeDirectory(dir, 'give a writable directory with --out');
-  const written: string[] = [];
-  for (const [name, content] of Object.entries(files)) {
-    const path = join(dir, name);
-    const tmp = `${path}.tmp-${process.pid}`;
-    await writeFile(tmp, content);
-    await rename(tmp, path);
-    written.push(path);
-  }
-  return written;
+  return writeFilesAtomically(dir, files);
 }
 
 /**
@@ -139,6 +124,7 @@ export async function updateLatest(cwd: string, dir: string): Promise<string | u
     return link;
   } catch {
     // A filesystem without symlinks still has the report itself; nothing is lost.
+    await rm(tmp, { force: true }).catch(() => undefined);
     return undefined;
   }
 }

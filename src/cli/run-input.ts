@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { resolveRunPlan, type ResolvedRunPlan, type ResolvedScenario, type ScenarioOverrides } from '../scenario/index.js';
 import { UsageError } from './context.js';
+import { lockOutDir } from './out-lock.js';
 import { makeDirectory } from './report-files.js';
 
 /** Whole-number flags of `run`: the smallest and largest value each allows. */
@@ -54,8 +55,11 @@ export function resolveWithFlags(raw: unknown, overrides: ScenarioOverrides, sou
 
 /**
  * Makes sure reports can be written where they will go (`--out`, else `<cwd>/reports`),
- * creating the directory; a `UsageError` (exit 2) names the directory and the reason.
+ * creating the directory, and takes `--out` for this command alone (`out-lock.ts`: a second
+ * command on it is refused now, not at its end); a `UsageError` (exit 2) names the directory
+ * and the reason.
  */
-export async function checkReportDir(cwd: string, out: string | undefined): Promise<void> {
+export async function checkReportDir(cwd: string, out: string | undefined, command = 'run'): Promise<void> {
   await makeDirectory(resolve(cwd, out ?? 'reports'), 'give a writable directory with --out');
+  if (out !== undefined) await lockOutDir(resolve(cwd, out), '--out', command);
 }

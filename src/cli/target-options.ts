@@ -8,6 +8,7 @@ import { ConfigError, FlowgaugeError } from '../core/errors.js';
 import { EMBEDDED_TARGET_NAME, isTargetName, TARGET_NAME_HELP, targetNameOf } from '../core/target-name.js';
 import { readInputFile } from '../scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../target/index.js';
+import { caBundleProblem } from './ca-bundle.js';
 import { UsageError } from './context.js';
 import type { CliIo } from './io.js';
 
@@ -124,13 +125,17 @@ const MAX_CA_BYTES = 1024 * 1024;
  * device refused instead of waited on); a bad one is a usage error naming it.
  */
 export async function readCaFile(path: string, cwd: string): Promise<string> {
+  let text: string;
   try {
-    return await readInputFile(resolve(cwd, path), { what: 'CA bundle', maxBytes: MAX_CA_BYTES, shownAs: path });
+    text = await readInputFile(resolve(cwd, path), { what: 'CA bundle', maxBytes: MAX_CA_BYTES, shownAs: path });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`--ca ${path}: ${err.issues.map((i) => i.message).join('; ')}`);
     if (err instanceof FlowgaugeError && err.code === 'FG_FILE_NOT_FOUND') throw new UsageError(`--ca ${path}: cannot read it (ENOENT)`);
     throw new UsageError(`--ca ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  const problem = caBundleProblem(text);
+  if (problem !== undefined) throw new UsageError(`--ca ${path}: ${problem}`);
+  return text;
 }
 
 /** Reads `--ca`, `--insecure` and `--header`; a bad one is a usage error naming it (never a header's value). */

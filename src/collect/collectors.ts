@@ -19,7 +19,7 @@ import type { Pct } from './histogram.js';
 import { createOpStats } from './op-stats.js';
 import type { OpSnapshot, OpStats } from './op-stats.js';
 import { createRateLimitAnalyser } from './rate-limit-analyser.js';
-import type { RateLimitAnalyser, RateLimitSnapshot, SetupAnswer } from './rate-limit-analyser.js';
+import type { RateLimitAnalyser, RateLimitAnalyserOptions, RateLimitSnapshot, SetupAnswer } from './rate-limit-analyser.js';
 import { createSliceTable } from './slices.js';
 import type { SliceEntry } from './slices.js';
 import { createStreamCollector } from './stream-collector.js';
@@ -42,6 +42,10 @@ export interface CollectorsOptions {
   readonly inFlight?: () => number;
   /** See `RateLimitAnalyserOptions.sharers` (default 1). */
   readonly sharers?: number;
+  /** The scenario these collectors are of, named in the token's rate-limit evidence. */
+  readonly unit?: string;
+  /** See `RateLimitAnalyserOptions.contract`. */
+  readonly contract?: RateLimitAnalyserOptions['contract'];
   /**
    * The token's analyser, when other collectors send with the same token (scenarios of one
    * tenant): the service keeps one window for them all. Otherwise these collectors make their own.
@@ -62,6 +66,7 @@ export interface ResolvedCollectorsOptions {
   readonly sliceCloseLagMs: number;
   readonly inFlight: (() => number) | undefined;
   readonly sharers: number;
+  readonly unit: string | undefined;
   readonly maxContractViolations: number;
   readonly promptBands: (unit: string) => readonly number[];
 }
@@ -72,7 +77,14 @@ export interface CollectorSnapshot {
   readonly nowNs: number;
   readonly sliceMs: number;
   readonly objective: number;
-  readonly totals: { readonly requests: number; readonly good: number; readonly bad: number; readonly excluded: number };
+  readonly totals: {
+    readonly requests: number;
+    readonly good: number;
+    readonly bad: number;
+    readonly excluded: number;
+    /** Requests the end of the grace period cut, unjudged (within their own deadline). */
+    readonly cut: number;
+  };
   /** Operations that saw at least one sample. */
   readonly ops: ByOp<OpSnapshot>;
   readonly stream: StreamSnapshot & PromptLengthSection;
@@ -132,6 +144,12 @@ export interface Collectors {
   observe(sample: RequestSample, judged?: Verdict): Verdict;
   /** See `RateLimitAnalyser.observeSetup`: the client's setup requests, for the rate-limit windows only. */
   observeSetup(answer: SetupAnswer): void;
+  /**
+   * A request the end of the grace period cut within its own deadline: counted as cut (unjudged),
+   * its answer (if its head came) placed in the rate-limit windows, and what was measured of a
+   * stream (its first token, …) recorded.
+   */
+  observeCut(sample: RequestSample): void;
   snapshot(nowNs: number): CollectorSnapshot;
   /** What thresholds read, without serialising any histogram (for live abort-on-fail checks). */
   view(): CollectorView;
@@ -150,6 +168,7 @@ export function resolveCollectorsOptions(options: CollectorsOptions): ResolvedCo
     sliceCloseLagMs: options.sliceCloseLagMs ?? 10_000,
     inFlight: options.inFlight,
     sharers: options.sharers ?? 1,
+    unit: options.unit,
     maxContractViolations: options.maxContractViolations ?? 200,
     promptBands: options.promptBands ?? defaultPromptBands,
   };
@@ -174,9 +193,12 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   const refused = createLatencyHistogram();
   const stream = createStreamCollector();
   const prompts = createPromptLengthStats(o.promptBands);
+  // With the token's analyser shared, this one only counts (it keeps no evidence).
   const own = createRateLimitAnalyser({
     runStartNs: o.runStartNs,
     sharers: o.sharers,
+    ...(options.rateLimit === undefined ? {} : { maxEvidence: 0 }),
+    ...(options.contract === undefined ? {} : { contract: options.contract }),
     ...(o.inFlight === undefined ? {} : { inFlight: o.inFlight }),
     ...(o.runStartWallMs === undefined ? {} : { runStartWallMs: o.runStartWallMs }),
   });
@@ -186,12 +208,12 @@ export function createCollectors(options: CollectorsOptions): Collectors {
   const shared = options.rateLimit;
   const rateLimit = {
     observe: (sample: RequestSample, judged?: ThrottleClass): ThrottleClass =>
-      shared === undefined || judged !== undefined ? own.observe(sample, judged) : own.observe(sample, shared.observe(sample)),
+      shared === undefined || judged !== undefined ? own.observe(sample, judged, o.unit) : own.observe(sample, shared.observe(sample, undefined, o.unit)),
     observeSetup: (answer: SetupAnswer): void => (shared ?? own).observeSetup(answer),
-    snapshot: (): RateLimitSnapshot => {
-      const mine = own.snapshot();
+    snapshot: (withEvidence = true): RateLimitSnapshot => {
+      const mine = own.snapshot(withEvidence);
       if (shared === undefined) return mine;
-      const token = shared.snapshot();
+      const token = shared.snapshot(withEvidence);
       return {
         ...token,
         responses: mine.responses,
@@ -200,13 +222,15 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         premature429: mine.premature429,
         uncertain429: mine.uncertain429 ?? 0,
         headerless429: mine.headerless429 ?? 0,
+        gateway429: mine.gateway429 ?? 0,
+        byOp: mine.byOp ?? {},
         first429: mine.first429,
       };
     },
   };
   const violations = createContractViolationTable(o.maxContractViolations);
   const slices = createSliceTable({ runStartNs: o.runStartNs, sliceMs: o.sliceMs, closeLagMs: o.sliceCloseLagMs });
-  const totals = { requests: 0, good: 0, bad: 0, excluded: 0 };
+  const totals = { requests: 0, good: 0, bad: 0, excluded: 0, cut: 0 };
   let errors = 0;
   let responses429 = 0;
   // Completions per whole second (by end time) for the recent rate: a small ring.
@@ -250,6 +274,12 @@ export function createCollectors(options: CollectorsOptions): Collectors {
       rateLimit.observeSetup(answer);
     },
 
+    observeCut(sample) {
+      totals.cut++;
+      if (sample.otherOrigin !== true) rateLimit.observeSetup(sample);
+      stream.observeCut(sample);
+    },
+
     snapshot(nowNs) {
       slices.advance(nowNs);
       const opSnapshots: ByOp<OpSnapshot> = {};
@@ -287,7 +317,7 @@ export function createCollectors(options: CollectorsOptions): Collectors {
         totals: { ...totals },
         ops: opSnapshots,
         stream: stream.snapshot(false),
-        rateLimit: { ...rateLimit.snapshot(), latencyMs: toPct(refused) },
+        rateLimit: { ...rateLimit.snapshot(false), latencyMs: toPct(refused) },
         contractViolationTotals: violations.totals(),
       };
     },

@@ -10,29 +10,30 @@
  * whose windows overlap rolls (sliding log, token bucket), and only the Remaining evidence below
  * applies to it.
  *
- * The verdict on a 429 (docs/measuring.md has worked examples). Each request is an interval
- * from send (s) to answer (a): the server counted it somewhere in between. For a 429 x:
- * - count evidence (fixed windows, a known limit L): the requests of x's window that may have
- *   been counted before x are those sent before a(x) plus every request still in flight;
- *   fewer than L of them ⇒ premature. Those surely counted before x are those answered
- *   before s(x); L or more ⇒ expected.
- * - Remaining evidence: j is the newest accepted answer that arrived before x was sent; its
- *   Remaining r(j) is the service's own statement. If r(j) exceeds every request that may have
- *   been counted between j and x ⇒ premature. If the accepted requests surely counted between
- *   them (in j's window) used r(j) up ⇒ expected. A 429's own Remaining is not evidence: a
- *   limiter that refuses early says 0 there.
- * - premature if either says so; else expected if either says so; else uncertain. With no
- *   limit and no Remaining ever advertised the 429 is premature: the client cannot have been
- *   over a limit nobody stated.
+ * The verdict on a 429 as it comes (docs/measuring.md): premature when fewer than the limit
+ * may have been counted in its window before it (in-flight requests included), or the newest
+ * Remaining seen before it was sent exceeds what may have been counted since; else expected when
+ * the limit was surely counted, or that Remaining was surely used up; else uncertain. Without any
+ * limit or Remaining it is judged against the scenario's tier (`contract`), or is premature
+ * without one: the client cannot have been over a limit nobody stated.
+ *
+ * That verdict is provisional: it is what the live figures (progress, abort-on-fail) count. Every
+ * answer also goes into the token's evidence (`rate-limit-evidence.ts`), bounded, which the
+ * report settles once the run is over (`rate-limit-judge.ts`): a limiter's shape learnt late
+ * then applies to all of its answers, and workers and shards merge evidence, not verdicts.
  */
 import type { RateLimitInfo, RequestSample, ThrottleClass } from '../core/types.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { checkHeaders, countViolation, usable } from './rate-limit-headers.js';
-import type { HeaderViolationCounts, HeaderViolationKind } from './rate-limit-headers.js';
+import { checkHeaders, countViolation, retryAfterSeconds, usable } from './rate-limit-headers.js';
+import { createFirst429Tracker } from './rate-limit-first.js';
+import { createOriginTracker } from './rate-limit-origin.js';
+import type { HeaderViolationCounts } from './rate-limit-headers.js';
 import { createResetSemanticsTracker } from './reset-semantics.js';
 import { createSortedTimes } from './sorted-times.js';
 import { createWindowBook, type RateLimitWin } from './rate-limit-windows.js';
 import type { RateLimitSnapshot } from './rate-limit-snapshot.js';
+import { createEvidenceLog, EVIDENCE_CAP, EVIDENCE_FLAG, type RateLimitEvidence } from './rate-limit-evidence.js';
+import type { ThrottleCounts } from './rate-limit-settle.js';
 
 export type { RateLimitSnapshot, RateLimitWindow } from './rate-limit-snapshot.js';
 
@@ -57,6 +58,15 @@ export interface RateLimitAnalyserOptions {
   readonly sharers?: number;
   /** Windows kept for the report, newest last (default 1000). */
   readonly maxWindows?: number;
+  /**
+   * The scenario's tier as a contract (requests per window): what a 429 is judged against when
+   * the service states no limit (no X-RateLimit-* headers).
+   */
+  readonly contract?: RateLimitEvidence['contract'];
+  /** The tenant (token) this analyser judges, named in its evidence. */
+  readonly tenant?: string;
+  /** Answers kept as evidence (default `EVIDENCE_CAP`; 0 keeps none). */
+  readonly maxEvidence?: number;
 }
 
 /** The analyser. */
@@ -66,18 +76,21 @@ export interface RateLimitAnalyser {
    * of several tenants judges each against its own limit): the sample is only counted, and its
    * headers are left to the tenant's own analyser, so two tokens' headers are never mixed.
    */
-  observe(sample: RequestSample, judged?: ThrottleClass): ThrottleClass;
+  observe(sample: RequestSample, judged?: ThrottleClass, unit?: string): ThrottleClass;
   /**
-   * Places an answer the client got before the measurement (its own setup requests) in the
-   * service's window: the service counted it, so the count evidence must too. Nothing else of it
-   * is reported.
+   * Places an answer the client got outside the measurement (its own setup requests, the
+   * follower's polls, a request cut when the grace period ended) in the service's window: the
+   * service counted it, so the count evidence must too. Nothing else of it is reported.
    */
   observeSetup(answer: SetupAnswer): void;
-  snapshot(): RateLimitSnapshot;
+  /** What it found; with `evidence` false, without the evidence (a live view: no copy of it each second). */
+  snapshot(evidence?: boolean): RateLimitSnapshot;
 }
 
-/** What `observeSetup` needs of an answer. */
+/** What `observeSetup` needs of an answer (status 0: none came). */
 export type SetupAnswer = Pick<RequestSample, 'startNs' | 'headersNs' | 'endNs' | 'status' | 'rateLimit'>;
+
+
 
 interface Accepted {
   readonly startNs: number;
@@ -86,8 +99,6 @@ interface Accepted {
   readonly win: RateLimitWin;
 }
 
-/** Send times kept before the first 429, to place it by send order. */
-const START_RING = 4096;
 /** Distinct Limit values tallied (beyond that, new values are ignored for the mode). */
 const MAX_LIMIT_VALUES = 32;
 /** Recent accepted answers with a Remaining, searched newest first for the evidence of a 429. */
@@ -101,6 +112,14 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
   const inFlight = options.inFlight ?? (() => 0);
   const sharers = options.sharers ?? 1;
   if (!(Number.isInteger(sharers) && sharers >= 1)) throw new InvalidArgumentError('sharers must be a positive integer');
+  const contract = options.contract;
+  if (contract !== undefined && !(contract.limit > 0 && contract.windowMs > 0)) throw new InvalidArgumentError('contract needs a positive limit and windowMs');
+  const maxEvidence = options.maxEvidence ?? EVIDENCE_CAP;
+  const evidence = maxEvidence > 0 ? createEvidenceLog(maxEvidence) : undefined;
+  const us = (ns: number): number => (ns - runStartNs) / 1000;
+  const origins = createOriginTracker();
+  let gateway429 = 0;
+  const byOp = new Map<string, { expected: number; premature: number; uncertain: number }>();
 
   const violations: HeaderViolationCounts = new Map();
   const limits = new Map<number, number>();
@@ -131,10 +150,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     accWin[i] = w;
   };
 
-  // Placing the first 429 by send order: send times of recent samples until it arrives.
-  const ring = new Float64Array(START_RING);
-  let ringCount = 0;
-  let first429: { startNs: number; index: number } | undefined;
+  const first = createFirst429Tracker();
 
   // Recovery after the first rejected window.
   let rejectedWin: RateLimitWin | undefined;
@@ -195,46 +211,47 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         if (j.remaining <= surely) expected = true;
       }
     } else if (limit === undefined) {
-      premature = true;
+      if (contract === undefined) premature = true;
+      // The tier: fewer than its limit sent in any window of its length ending here (the answers
+      // settle the rest at the end).
+      else if ((sent.below(answerNs) - answered.atMost(startNs - contract.windowMs * 1e6) + flying) * sharers < contract.limit) premature = true;
     }
     return premature ? 'premature' : expected ? 'expected' : 'uncertain';
   };
 
-  /** An accepted answer's Remaining against the count the client sent in a fixed window. */
-  const checkCount = (w: RateLimitWin, startNs: number, answerNs: number, remaining: number, limit: number): void => {
-    const d = w.detail;
-    if (d === undefined || sharers > 1) return;
-    // Counted before this one: at most every request sent before its answer, or in flight;
-    // at least the accepted ones answered before it was sent.
-    const most = d.sent.below(answerNs) + inFlight();
-    const least = d.accAnswered.below(startNs);
-    let kind: HeaderViolationKind | undefined;
-    if (remaining < limit - 1 - most) kind = 'remaining-below-count';
-    else if (remaining > limit - 1 - least) kind = 'remaining-above-count';
-    if (kind !== undefined) w.fixedFindings.set(kind, (w.fixedFindings.get(kind) ?? 0) + 1);
-  };
+  const trackSendOrder = first.sent;
+  const placeFirst429 = first.refused;
 
-  const trackSendOrder = (startNs: number): void => {
-    if (first429 === undefined) {
-      ring[ringCount % START_RING] = startNs;
-      ringCount++;
-    } else if (startNs < first429.startNs) {
-      first429.index++;
+  const tally = (verdict: ThrottleClass, op: string): void => {
+    let o = byOp.get(op);
+    if (o === undefined) byOp.set(op, (o = { expected: 0, premature: 0, uncertain: 0 }));
+    if (verdict === 'expected') {
+      expected429++;
+      o.expected++;
+    } else if (verdict === 'uncertain') {
+      uncertain429++;
+      o.uncertain++;
+    } else {
+      premature429++;
+      o.premature++;
     }
   };
 
-  const placeFirst429 = (startNs: number): void => {
-    // Samples that left the ring were observed ≥ 4096 samples ago: they were surely sent earlier.
-    let before = Math.max(0, ringCount - START_RING);
-    const n = Math.min(ringCount, START_RING);
-    for (let i = 0; i < n; i++) if ((ring[i] as number) < startNs) before++;
-    first429 = { startNs, index: before + 1 };
-  };
-
-  const tally = (verdict: ThrottleClass): void => {
-    if (verdict === 'expected') expected429++;
-    else if (verdict === 'uncertain') uncertain429++;
-    else premature429++;
+  const record = (startNs: number, arrivalNs: number | undefined, status: number, info: RateLimitInfo | undefined, judged?: { sample: RequestSample; unit: string | undefined; flags: number; verdict: ThrottleClass }): void => {
+    evidence?.add(
+      {
+        sendUs: us(startNs),
+        answerUs: arrivalNs === undefined ? undefined : us(arrivalNs),
+        status,
+        limit: usable(info?.limit),
+        remaining: usable(info?.remaining),
+        reset: usable(info?.reset),
+        retryAfterS: retryAfterSeconds(info),
+      },
+      judged === undefined
+        ? undefined
+        : { op: judged.sample.op, unit: judged.unit, lagUs: (judged.sample.startNs - judged.sample.intendedNs) / 1000, flags: judged.flags, verdict: judged.verdict },
+    );
   };
 
   const isHeaderless = (info: RateLimitInfo | undefined): boolean =>
@@ -242,7 +259,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     info === undefined || (info.raw.limit === undefined && info.raw.remaining === undefined && info.raw.reset === undefined);
 
   return {
-    observe(sample, judged) {
+    observe(sample, judged, unit) {
       const { status, startNs } = sample;
       const info = sample.rateLimit;
       if (judged !== undefined) {
@@ -251,13 +268,16 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         if (status === 429) {
           responses429++;
           if (isHeaderless(info)) headerless429++;
-          tally(judged);
-          if (first429 === undefined) placeFirst429(startNs);
+          if (sample.gateway === true) gateway429++;
+          tally(judged, sample.op);
+          placeFirst429(startNs);
         }
         trackSendOrder(startNs);
         return judged;
       }
       if (status === 0) {
+        // No answer: the service may have counted it, or not.
+        record(startNs, undefined, 0, undefined);
         trackSendOrder(startNs);
         return 'none';
       }
@@ -273,7 +293,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       }
       if (reset !== undefined) semantics.observe(reset, arrivalNs);
 
-      const w = windowOf(info, reset, remaining, arrivalNs, status !== 429);
+      const w = windowOf(info?.raw.reset, reset, remaining, arrivalNs, status !== 429, startNs);
       if (limit !== undefined) {
         if (w.limit === undefined) w.limit = limit;
         else if (w.limit !== limit) w.fixedFindings.set('limit-changed-within-window', (w.fixedFindings.get('limit-changed-within-window') ?? 0) + 1);
@@ -294,16 +314,24 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       let verdict: ThrottleClass = 'none';
       if (status === 429) {
         responses429++;
-        if (isHeaderless(info)) headerless429++;
+        const headerless = isHeaderless(info);
+        if (headerless) headerless429++;
+        const gateway = origins.fromGateway(sample, headerless);
+        if (gateway) {
+          gateway429++;
+          (sample as { gateway?: boolean }).gateway = true;
+        }
         verdict = judge429(w, startNs, arrivalNs);
-        tally(verdict);
+        tally(verdict, sample.op);
         w.rejected++;
         if (rejectedWin === undefined) rejectedWin = w;
-        if (first429 === undefined) placeFirst429(startNs);
+        placeFirst429(startNs);
+        const flags = (headerless ? EVIDENCE_FLAG.headerless : 0) | (gateway ? EVIDENCE_FLAG.gateway : 0) | (sample.outsideSlo === true ? EVIDENCE_FLAG.outsideSlo : 0);
+        record(startNs, arrivalNs, status, info, { sample, unit, flags, verdict });
       } else {
+        record(startNs, arrivalNs, status, info);
+        origins.admitted(sample, isHeaderless(info));
         w.accepted++;
-        const wl = w.limit ?? advertised();
-        if (remaining !== undefined && wl !== undefined && !book.rolling) checkCount(w, startNs, arrivalNs, remaining, wl);
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) {
           w.minAccRemaining = remaining;
         }
@@ -324,17 +352,19 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
     },
 
     observeSetup(answer) {
-      if (answer.status === 0) return;
+      if (answer.status === 0) {
+        record(answer.startNs, undefined, 0, undefined);
+        return;
+      }
       const info = answer.rateLimit;
       const arrivalNs = answer.headersNs ?? answer.endNs;
+      record(answer.startNs, arrivalNs, answer.status, info);
       const remaining = usable(info?.remaining);
       const accepted = answer.status !== 429;
-      const w = windowOf(info, usable(info?.reset), remaining, arrivalNs, accepted);
+      const w = windowOf(info?.raw.reset, usable(info?.reset), remaining, arrivalNs, accepted, answer.startNs);
       const limit = usable(info?.limit);
       if (limit !== undefined && w.limit === undefined) w.limit = limit;
       if (accepted) {
-        const wl = w.limit ?? advertised() ?? limit;
-        if (remaining !== undefined && wl !== undefined && !book.rolling) checkCount(w, answer.startNs, arrivalNs, remaining, wl);
         if (remaining !== undefined && (w.minAccRemaining === undefined || remaining < w.minAccRemaining)) w.minAccRemaining = remaining;
         accSent.insert(answer.startNs);
         accAnswered.insert(arrivalNs);
@@ -347,7 +377,7 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
       w.detail?.answered.insert(arrivalNs);
     },
 
-    snapshot() {
+    snapshot(withEvidence = true) {
       const resetAtNs = rejectedWin?.resetAtNs;
       const headerViolations: Record<string, number> = Object.fromEntries(violations);
       // Window findings describe a fixed window: a rolling limiter's Remaining rises by design.
@@ -364,6 +394,8 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
         uncertain429,
         ...(book.rolling ? { rolling: true } : {}),
         headerless429,
+        gateway429,
+        byOp: Object.fromEntries([...byOp].map(([op, c]): [string, ThrottleCounts] => [op, { ...c }])),
         headerViolations,
         windows: book.windows.map((w) => ({
           reset: w.resetRaw ?? null,
@@ -373,9 +405,12 @@ export function createRateLimitAnalyser(options: RateLimitAnalyserOptions): Rate
           minRemaining: w.minAccRemaining ?? null,
         })),
         windowsDropped: book.dropped,
-        first429: first429 === undefined ? null : { index: first429.index, atMs: (first429.startNs - runStartNs) / 1e6 },
+        first429: ((f) => (f === undefined ? null : { index: f.index, atMs: (f.startNs - runStartNs) / 1e6 }))(first.first()),
         recoveryMs:
           resetAtNs === undefined || recoveryObsNs === undefined ? null : Math.max(0, recoveryObsNs - resetAtNs) / 1e6,
+        ...(evidence === undefined || evidence.size === 0 || !withEvidence
+          ? {}
+          : { evidence: evidence.toReport({ of: sharers, ...(contract === undefined ? {} : { contract }), ...(options.tenant === undefined ? {} : { tenant: options.tenant }), findings: {} }) }),
       };
     },
   };

@@ -16,8 +16,11 @@ import type { RateLimitInfo } from '../core/types.js';
  * - `remaining-below-count`: an accepted answer said fewer remained than the limit less every
  *   request the client could have had counted by then (used up before it could have been);
  * - `remaining-above-count`: it said more remained than the limit less the accepted requests
- *   surely counted before it.
- * The last four are judged only for fixed windows.
+ *   surely counted before it;
+ * - `reset-not-honoured`: a 429 sent after a reset the service promised (Reset, Retry-After),
+ *   before it let anything through again.
+ * The last three come from the evidence settled at the end (`rate-limit-judge.ts`);
+ * `limit-changed-within-window` and `remaining-increased-within-window` hold for fixed windows only.
  */
 export type HeaderViolationKind =
   | `${'missing' | 'non-integer' | 'negative'}-${'limit' | 'remaining' | 'reset'}`
@@ -26,7 +29,8 @@ export type HeaderViolationKind =
   | 'limit-changed-within-window'
   | 'remaining-increased-within-window'
   | 'remaining-below-count'
-  | 'remaining-above-count';
+  | 'remaining-above-count'
+  | 'reset-not-honoured';
 
 /** Counts findings by kind. */
 export type HeaderViolationCounts = Map<HeaderViolationKind, number>;
@@ -59,4 +63,12 @@ export function checkHeaders(info: RateLimitInfo, status: number, counts: Header
 /** The parsed value when it is a usable non-negative integer. */
 export function usable(n: number | undefined): number | undefined {
   return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** Retry-After in whole seconds (an HTTP-date or garbage is no evidence of when a window frees). */
+export function retryAfterSeconds(info: RateLimitInfo | undefined): number | undefined {
+  const raw = info?.raw.retryAfter;
+  if (raw === undefined) return undefined;
+  const n = Number(raw.trim());
+  return Number.isInteger(n) && n >= 0 && n <= 1e6 ? n : undefined;
 }

@@ -1,4 +1,6 @@
 /** What the rate-limit analyser reports of one token: report.json `rateLimit` (less its latency). */
+import type { RateLimitEvidence } from './rate-limit-evidence.js';
+import type { ThrottleCounts } from './rate-limit-settle.js';
 import type { ResetSemantics } from './reset-semantics.js';
 
 /** One rate-limit window as report.json shows it. */
@@ -33,6 +35,14 @@ export interface RateLimitSnapshot {
    * for reports written before it was counted.
    */
   readonly headerless429?: number;
+  /**
+   * 429s with evidence that something in front of the service answered them: a body that is not
+   * the service's error object, another Server or Via than its admissions carried, or the
+   * X-RateLimit-* headers its admissions carry missing. Optional for older reports.
+   */
+  readonly gateway429?: number;
+  /** The 429 verdicts by operation (optional for older reports). */
+  readonly byOp?: Readonly<Record<string, ThrottleCounts>>;
   /** Counts by `HeaderViolationKind`. */
   readonly headerViolations: Record<string, number>;
   readonly windows: RateLimitWindow[];
@@ -48,4 +58,6 @@ export interface RateLimitSnapshot {
    * a later window, in ms (at the 1 s resolution of Reset). Null when not measurable.
    */
   readonly recoveryMs: number | null;
+  /** What the 429s are judged on, so they can be settled at the end and on merged shards (absent when no answer came). */
+  readonly evidence?: RateLimitEvidence;
 }

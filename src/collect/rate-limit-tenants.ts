@@ -13,8 +13,10 @@ export function combineTenantRateLimits(total: RateLimitSnapshot, tenants: reado
   const headerViolations: Record<string, number> = {};
   for (const t of tenants) for (const [k, n] of Object.entries(t.headerViolations)) headerViolations[k] = (headerViolations[k] ?? 0) + n;
   const recoveries = tenants.map((t) => t.recoveryMs).filter((n): n is number => n !== null);
+  // Evidence stays with each tenant (a scenario's section): the run's line only adds them up.
+  const { evidence: _none, ...counts } = total;
   return {
-    ...total,
+    ...counts,
     advertisedLimit: limits.size === 1 ? ([...limits][0] as number) : null,
     resetSemantics: semantics.size === 1 ? ([...semantics][0] as RateLimitSnapshot['resetSemantics']) : 'unknown',
     ...(tenants.some((t) => t.rolling === true) ? { rolling: true } : {}),

@@ -10,7 +10,6 @@
  * A window that opens while the previous one's reset is still ahead, or sooner after it than the
  * longest Reset seen, is no fixed window: the limiter rolls (a sliding log, a token bucket).
  */
-import type { RateLimitInfo } from '../core/types.js';
 import type { HeaderViolationKind } from './rate-limit-headers.js';
 import { EPOCH_MS_MIN, EPOCH_SECONDS_MIN } from './reset-semantics.js';
 import { createSortedTimes, type SortedTimes } from './sorted-times.js';
@@ -49,8 +48,11 @@ export interface WindowBookOptions {
 
 /** The windows of one token. */
 export interface WindowBook {
-  /** The window an answer belongs to, opened if it is new. */
-  windowOf(info: RateLimitInfo | undefined, reset: number | undefined, remaining: number | undefined, arrivalNs: number, accepted: boolean): RateLimitWin;
+  /**
+   * The window an answer belongs to, opened if it is new (`resetRaw`: the Reset header as sent;
+   * `sendNs`: when the request was sent, default its arrival).
+   */
+  windowOf(resetRaw: string | undefined, reset: number | undefined, remaining: number | undefined, arrivalNs: number, accepted: boolean, sendNs?: number): RateLimitWin;
   /** The windows kept, oldest first. */
   readonly windows: readonly RateLimitWin[];
   /** Windows that left the book. */
@@ -73,12 +75,12 @@ export function createWindowBook(o: WindowBookOptions): WindowBook {
   // The longest a Reset has pointed ahead (s): a fixed window is about that long.
   let longestResetS = 0;
 
-  const newWindow = (key: number | undefined, epoch: boolean, info: RateLimitInfo | undefined, resetAtNs: number | undefined): RateLimitWin => {
+  const newWindow = (key: number | undefined, epoch: boolean, resetRaw: string | undefined, resetAtNs: number | undefined): RateLimitWin => {
     const w: RateLimitWin = {
       seq: seq++,
       key,
       epoch,
-      resetRaw: info?.raw.reset,
+      resetRaw,
       resetAtNs,
       accepted: 0,
       rejected: 0,
@@ -111,30 +113,37 @@ export function createWindowBook(o: WindowBookOptions): WindowBook {
   };
 
   return {
-    windowOf(info, reset, remaining, arrivalNs, accepted) {
+    windowOf(resetRaw, reset, remaining, arrivalNs, accepted, sendNs = arrivalNs) {
       if (reset !== undefined) {
         const epoch = reset > EPOCH_SECONDS_MIN;
         const key = reset >= EPOCH_MS_MIN ? reset / 1000 : epoch ? reset : arrivalNs / 1e9 + reset;
         const aheadNs = epoch ? (wallToNs(key * 1000) ?? arrivalNs) - arrivalNs : reset * 1e9;
         if (aheadNs / 1e9 > longestResetS) longestResetS = aheadNs / 1e9;
         const tolerance = epoch ? 0.5 : 1.25;
+        // A delta was counted somewhere between send and arrival: an answer that came long after
+        // it was sent may name a window whose key is as early as its send plus the delta.
+        const lo = epoch ? key - tolerance : Math.min(key, sendNs / 1e9 + reset) - tolerance;
         for (let i = windows.length - 1; i >= Math.max(0, windows.length - MATCH_DEPTH); i--) {
           const w = windows[i] as RateLimitWin;
-          if (w.key !== undefined && w.epoch === epoch && Math.abs(w.key - key) <= tolerance) {
+          if (w.key !== undefined && w.epoch === epoch && w.key >= lo && w.key <= key + tolerance) {
             if (accepted && i === windows.length - 1 && jumpedUp(w, remaining)) break;
             return w;
           }
         }
         const resetAtNs = epoch ? wallToNs(key * 1000) : arrivalNs + reset * 1e9;
         const newest = windows[windows.length - 1];
-        if (newest?.key !== undefined && newest.epoch === epoch) {
+        // A window reopened under the same key (Remaining jumped back up before the reset it
+        // named) is a broken promise, not a second window beside the first.
+        if (newest?.key !== undefined && newest.epoch === epoch && Math.abs(key - newest.key) > tolerance) {
           if (newest.resetAtNs !== undefined && newest.resetAtNs - arrivalNs > tolerance * 1e9) rolling = true;
-          if (key - newest.key < longestResetS - tolerance) rolling = true;
+          // Only an admission says a window opened this soon: a refusal whose Reset points at
+          // itself (0: "now") while it refuses breaks a promise, and is no sign of a rolling limiter.
+          if (accepted && key - newest.key < longestResetS - tolerance) rolling = true;
         }
-        return newWindow(key, epoch, info, resetAtNs);
+        return newWindow(key, epoch, resetRaw, resetAtNs);
       }
       const current = windows[windows.length - 1];
-      if (current === undefined || jumpedUp(current, remaining)) return newWindow(undefined, false, info, undefined);
+      if (current === undefined || jumpedUp(current, remaining)) return newWindow(undefined, false, resetRaw, undefined);
       return current;
     },
     get windows() {

@@ -64,3 +64,30 @@ export function createSortedTimes(cap = 65_536): SortedTimes {
     },
   };
 }
+
+/** Count of values < t in a sorted array. */
+export function below(a: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Count of values ≤ t in a sorted array. */
+export function atMost(a: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((a[mid] as number) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** `values` as a sorted array. */
+export const sortedOf = (values: readonly number[]): Float64Array => Float64Array.from(values).sort();

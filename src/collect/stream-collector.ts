@@ -46,6 +46,12 @@ export interface StreamSnapshot {
 export interface StreamCollector {
   /** Records the stream part of a sample (ignored unless it carries a stream and a 2xx). */
   observe(sample: RequestSample): void;
+  /**
+   * Records what was measured of a stream the end of the run cut (its grace period ended with it
+   * open): its first byte, start, first token and the gaps between the tokens that came. It is
+   * not a stream of `count` (neither complete nor incomplete: unjudged).
+   */
+  observeCut(sample: RequestSample): void;
   /** With `encode` false, `histograms` is empty (a live view that serialises nothing). */
   snapshot(encode?: boolean): StreamSnapshot;
   /** The live histogram of a timing (for merging or live views); do not record into it. */
@@ -98,6 +104,16 @@ export function createStreamCollector(): StreamCollector {
       if (tpot !== undefined) recordNs(h.tpot, tpot);
       const perS = tokensPerSecond(s);
       if (perS !== undefined) recordScaled(h.tokensPerS, perS * 1000);
+    },
+
+    observeCut(sample) {
+      const s = sample.stream;
+      if (s === undefined || sample.status < 200 || sample.status >= 300) return;
+      const t0 = sample.intendedNs;
+      if (s.firstByteNs !== undefined) recordNs(h.ttfb, s.firstByteNs - t0);
+      if (s.startEventNs !== undefined) recordNs(h.timeToStart, s.startEventNs - t0);
+      if (s.firstTokenNs !== undefined) recordNs(h.ttft, s.firstTokenNs - t0);
+      for (const gap of s.itlNs) recordNs(h.itl, gap);
     },
 
     snapshot(encode = true) {

@@ -47,6 +47,16 @@ export interface ConformanceOptions {
   readonly deadlineMs?: number;
   /** Told each probe group as it starts (`listing flows`), and how many requests it took. */
   readonly onProgress?: (p: ConformanceProgress) => void;
+  /**
+   * Ms of the deadline already spent before the battery began (the command's own start-up, so
+   * that `--deadline` bounds the whole command). Default 0.
+   */
+  readonly spentMs?: number;
+  /**
+   * Stops the battery (Ctrl-C): the request in flight is cancelled, no probe sends again, and
+   * the report says what was cut (`interrupted`). Answers arriving after it are not judged.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Progress of the battery, one call per probe group. */
@@ -79,15 +89,21 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const deadlineMs = o.deadlineMs ?? DEFAULT_CONFORMANCE_DEADLINE_MS;
   if (!(Number.isFinite(deadlineMs) && deadlineMs > 0)) throw new InvalidArgumentError('runConformance: deadlineMs must be a positive number of ms');
   const startNs = clock.nowNs();
-  const deadlineNs = startNs + deadlineMs * NS_PER_MS;
+  const deadlineNs = startNs + Math.max(0, deadlineMs - (o.spentMs ?? 0)) * NS_PER_MS;
   const late = (): boolean => clock.nowNs() >= deadlineNs;
+  const stopped = (): boolean => o.signal?.aborted === true;
+  const halted = (): boolean => late() || stopped();
   const rec = createRecorder();
   const x = createExchange({
     baseUrl: o.baseUrl,
     webhookHost: o.webhookHost ?? origin,
     token: o.token,
     clock,
-    onAnswer: (a: ExchangeAnswer) => rec.check(a),
+    // An answer cut by the stop says nothing of the target.
+    onAnswer: (a: ExchangeAnswer) => {
+      if (!stopped()) rec.check(a);
+    },
+    ...(o.signal !== undefined ? { signal: o.signal } : {}),
     ...(o.otherToken !== undefined && o.otherToken !== '' ? { otherToken: o.otherToken } : {}),
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxRetryWaitMs !== undefined ? { maxRetryWaitMs: o.maxRetryWaitMs } : {}),
@@ -100,7 +116,9 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     rec,
     clock,
     state,
-    send: (req) => (x.sent >= maxRequests || late() ? Promise.resolve(undefined) : x.send(req)),
+    // An answer the stop cut short is no answer: no probe judges it.
+    send: (req) => (x.sent >= maxRequests || halted() ? Promise.resolve(undefined) : x.send(req).then((a) => (stopped() ? undefined : a))),
+    halted,
   };
   const startedAt = new Date(clock.wallMs()).toISOString();
   const groups: readonly (readonly [string, () => Promise<unknown>])[] = [
@@ -121,13 +139,19 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const progress = (group: string, index: number): void =>
     o.onProgress?.({ group, index, total, requests: x.sent, elapsedMs: Math.round((clock.nowNs() - startNs) / NS_PER_MS) });
   function remainingMs(): number {
-    return Math.max(0, Math.round((deadlineNs - clock.nowNs()) / NS_PER_MS));
+    return stopped() ? 0 : Math.max(0, Math.round((deadlineNs - clock.nowNs()) / NS_PER_MS));
   }
   let reachable = true;
   let tokenAccepted = true;
   let protocol: string | undefined;
   const cut: string[] = [];
   try {
+    // Nothing tried is not "unreachable": a deadline spent before the first request (the
+    // command's start-up took it) or a stop that came first cuts everything, and says so.
+    if (halted()) {
+      cut.push('reachability', ...groups.map(([g]) => g));
+      return finish();
+    }
     progress('reachability', 1);
     const first = await probeReachable(ctx);
     reachable = first.reach !== 'unreachable';
@@ -135,7 +159,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     protocol = first.protocol;
     if (first.reach === 'ok') {
       for (const [i, [group, run]] of groups.entries()) {
-        if (late()) {
+        if (halted()) {
           cut.push(group);
           continue;
         }
@@ -148,23 +172,29 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   } finally {
     await x.close();
   }
-  // A target may echo a token anywhere (an error code, a header, an event): nothing of it is kept.
-  const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
-  const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
-  const violations = redactDeep(rec.violations(), redact);
-  const expired = late();
-  return {
-    schema: CONFORMANCE_SCHEMA,
-    target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
-    startedAt,
-    endedAt: new Date(clock.wallMs()).toISOString(),
-    reachable,
-    tokenAccepted,
-    requests: x.sent,
-    observations: redactDeep(rec.observations(), redact),
-    violations,
-    ...(protocol !== undefined ? { protocol } : {}),
-    ...(expired ? { deadline: { ms: deadlineMs, cut } } : {}),
-    passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !expired,
-  };
+  return finish();
+
+  function finish(): ConformanceReport {
+    // A target may echo a token anywhere (an error code, a header, an event): nothing of it is kept.
+    const redactors = [o.token, o.otherToken].filter((t): t is string => t !== undefined && t !== '').map(createRedactor);
+    const redact = (s: string): string => redactors.reduce((text, r) => r(text), s);
+    const violations = redactDeep(rec.violations(), redact);
+    const interrupted = stopped();
+    const expired = !interrupted && late();
+    return {
+      schema: CONFORMANCE_SCHEMA,
+      target: { baseUrl: redactUrl(o.baseUrl), embedded: o.embedded === true },
+      startedAt,
+      endedAt: new Date(clock.wallMs()).toISOString(),
+      reachable,
+      tokenAccepted,
+      requests: x.sent,
+      observations: redactDeep(rec.observations(), redact),
+      violations,
+      ...(protocol !== undefined ? { protocol } : {}),
+      ...(expired ? { deadline: { ms: deadlineMs, cut } } : {}),
+      ...(interrupted ? { interrupted: { cut } } : {}),
+      passed: reachable && tokenAccepted && protocol === undefined && violations.length === 0 && !expired && !interrupted,
+    };
+  }
 }

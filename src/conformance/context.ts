@@ -24,14 +24,16 @@ export interface ProbeContext {
   readonly rec: Recorder;
   readonly clock: Clock;
   readonly state: BatteryState;
-  /** Sends, unless the request budget is spent (then resolves undefined). */
+  /** Sends, unless the request budget is spent or the battery halted (then resolves undefined). */
   send(req: ExchangeRequest): Promise<ExchangeAnswer | undefined>;
+  /** True once the deadline passed or the battery was stopped: waits end early. */
+  halted(): boolean;
 }
 
 
 /** `HTTP 400 INVALID_REQUEST (field limit)` style summary of an answer, for observations. */
 export function outcomeOf(a: ExchangeAnswer | undefined): string {
-  if (a === undefined) return 'not sent (request budget spent)';
+  if (a === undefined) return 'not sent (the request budget, the deadline or a stop came first)';
   if (a.status === 0) return `no response (${a.transportError ?? 'error'})`;
   if (a.transportError !== undefined) return `HTTP ${a.status}, body not read whole (${a.transportError})`;
   const err = isRecord(a.json) && isRecord(a.json.error) ? a.json.error : undefined;

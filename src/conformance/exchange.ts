@@ -84,6 +84,8 @@ export interface ExchangeOptions {
   readonly onAnswer?: (a: ExchangeAnswer) => void;
   /** Target settings a real deployment may need (see `ConformanceTarget`). */
   readonly target?: ConformanceTarget;
+  /** Cancels the request in flight and any wait for a rate-limit window (the battery was stopped). */
+  readonly signal?: AbortSignal;
 }
 
 /** How to reach a real deployment: TLS trust, a gateway's headers, a proxy for https. */
@@ -184,6 +186,9 @@ export function createExchange(o: ExchangeOptions): Exchange {
     const deadlineMs = Math.max(0, Math.round((deadlineNs - startNs) / NS_PER_MS));
     const abort = new AbortController();
     const timer: TimerHandle = clock.setTimer(deadlineNs, () => abort.abort(deadlineError(deadlineMs)));
+    const onStop = (): void => abort.abort(o.signal?.reason);
+    o.signal?.addEventListener('abort', onStop, { once: true });
+    if (o.signal?.aborted === true) onStop();
     try {
       const res = await request(url, { method: req.method, headers, dispatcher: agent, signal: abort.signal, ...(body !== undefined ? { body } : {}) });
       const h = headerMap(res.headers);
@@ -208,6 +213,7 @@ export function createExchange(o: ExchangeOptions): Exchange {
       return noAnswer(req, 0, {}, classifyTransportError(abort.signal.aborted ? abort.signal.reason : err, undefined));
     } finally {
       clock.clearTimer(timer);
+      o.signal?.removeEventListener('abort', onStop);
     }
   };
 
@@ -223,7 +229,13 @@ export function createExchange(o: ExchangeOptions): Exchange {
       const waitMs = Math.min(waitS * 1000 + 250, o.maxRetryWaitMs ?? 65_000);
       // A wait that would outlive the battery's deadline tells nothing: the first answer stands.
       if (o.deadlineNs !== undefined && clock.nowNs() + waitMs * NS_PER_MS >= o.deadlineNs) return first;
-      await new Promise<void>((resolve) => clock.setTimer(clock.nowNs() + waitMs * NS_PER_MS, resolve));
+      const stopped = (): boolean => o.signal?.aborted === true;
+      if (stopped()) return first;
+      await new Promise<void>((resolve) => {
+        const timer = clock.setTimer(clock.nowNs() + waitMs * NS_PER_MS, resolve);
+        o.signal?.addEventListener('abort', () => (clock.clearTimer(timer), resolve()), { once: true });
+      });
+      if (stopped()) return first;
       const second = { ...(await once(req)), retried: first };
       o.onAnswer?.(second);
       return second;

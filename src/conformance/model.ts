@@ -61,5 +61,10 @@ export interface ConformanceReport {
   readonly protocol?: string;
   /** Set when the battery's deadline passed: its length and the probe groups it cut. */
   readonly deadline?: { readonly ms: number; readonly cut: readonly string[] };
+  /**
+   * Set when the battery was stopped (Ctrl-C, SIGTERM, SIGHUP): the probe groups it cut. What it
+   * saw until then is reported; the request in flight is not judged. Never a pass.
+   */
+  readonly interrupted?: { readonly cut: readonly string[] };
   readonly passed: boolean;
 }

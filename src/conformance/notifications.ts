@@ -54,7 +54,7 @@ export async function probeNotifications(ctx: ProbeContext, n: ConformanceNotifi
   const ours = new Set(ctx.state.runIds);
   const done = (): boolean => n.received().some((d) => d.runId !== undefined && ours.has(d.runId) && ['completed', 'failed'].includes(notificationEventKind(d.event)));
   const deadline = ctx.clock.nowNs() + waitMs * 1e6;
-  while (!done() && ctx.clock.nowNs() < deadline) await sleep(ctx.clock, 50);
+  while (!done() && ctx.clock.nowNs() < deadline && !ctx.halted()) await sleep(ctx.clock, 50);
   const names = [...new Set(n.received().map((d) => d.event))];
   const sets = new Set(names.map((e) => (Object.hasOwn(NOTIFICATION_EVENTS, e) ? NOTIFICATION_EVENTS[e]?.set : undefined)).filter((s) => s !== undefined));
   const set = sets.size === 0 ? 'none' : sets.size > 1 ? 'mixed' : [...sets][0];

@@ -8,7 +8,11 @@ const MARK: Readonly<Record<Observation['status'], string>> = { observed: '', 'n
 /** Renders the conformance report as Markdown. */
 export function renderConformanceMarkdown(r: ConformanceReport): string {
   const out: string[] = [`# flowgauge conformance: ${cell(r.target.baseUrl)}`, ''];
-  if (!r.reachable) {
+  if (r.interrupted !== undefined) {
+    // Stopped before an answer could say anything: never read as unreachable or as a pass.
+    out.push('## ⏹️ INTERRUPTED', '', `The battery was stopped after ${r.requests} requests${r.interrupted.cut.length > 0 ? `; not tried: ${r.interrupted.cut.map(cell).join(', ')}` : ''}. What it saw until then follows.`, '');
+    if (r.protocol !== undefined || !r.tokenAccepted) return `${out.join('\n')}\n`;
+  } else if (!r.reachable) {
     out.push('## ❌ UNREACHABLE', '', 'No response came from the target; nothing could be observed.');
     return `${out.join('\n')}\n`;
   }
@@ -20,14 +24,15 @@ export function renderConformanceMarkdown(r: ConformanceReport): string {
     out.push('## ❌ TOKEN REFUSED', '', 'The target refused the token on the first request; nothing else was tried.');
     return `${out.join('\n')}\n`;
   }
+  const found = `${r.violations.length} violation${r.violations.length === 1 ? '' : 's'}`;
   out.push(
-    r.violations.length === 0 ? '## ✅ No violations' : `## ❌ ${r.violations.length} violation${r.violations.length === 1 ? '' : 's'}`,
+    r.interrupted !== undefined ? `${found} so far.` : r.violations.length === 0 ? '## ✅ No violations' : `## ❌ ${found}`,
     '',
     `${r.requests} requests from ${r.startedAt} to ${r.endedAt}${r.target.embedded ? ' against the embedded reference service' : ''}. ` +
       'Violations break what the interface states; observations record what it leaves unsaid.',
   );
   if (r.deadline !== undefined) {
-    out.push('', `**Incomplete:** the battery's deadline of ${r.deadline.ms / 1000} s passed${r.deadline.cut.length > 0 ? `; not tried: ${r.deadline.cut.map(cell).join(', ')}` : ' during the last probe group'}.`);
+    out.push('', `**Incomplete:** the deadline of ${r.deadline.ms / 1000} s passed${r.deadline.cut.length > 0 ? `; not tried: ${r.deadline.cut.map(cell).join(', ')}` : ' during the last probe group'}.`);
   }
   if (r.violations.length > 0) {
     out.push(

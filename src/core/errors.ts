@@ -19,6 +19,10 @@ export type FlowgaugeErrorCode =
   | 'FG_HISTORY_UNREADABLE'
   | 'FG_INTERRUPTED'
   | 'FG_INTERNAL'
+  /** An output could not be written (a full disk, a read-only path): the path and the system's reason. */
+  | 'FG_OUTPUT_FAILED'
+  /** A scenario's own `process.exit`, refused by the CLI's guard (`ScenarioExitError`): the run stops as if interrupted. */
+  | 'FG_SCENARIO_EXIT'
   /** A user mistake on the command line found after parsing (`UsageError`). */
   | 'FG_USAGE'
   /** A server of flowgauge's own could not listen on its address (`ListenError`). */

@@ -99,6 +99,14 @@ export interface RequestSample {
   errorCode: ErrorCode | undefined;
   /** Rate-limit headers of the response; undefined when no response arrived. */
   rateLimit: RateLimitInfo | undefined;
+  /** The response's `Server` and `Via` headers, when sent: what answered (a gateway or the service). */
+  server?: string | undefined;
+  via?: string | undefined;
+  /**
+   * Set by the rate-limit analyser on a 429 with evidence that something in front of the service
+   * answered it (a foreign body, another Server or Via, the service's headers missing).
+   */
+  gateway?: boolean;
   /** Contract violations found in the body (empty when none). */
   violations: readonly ContractViolation[];
   /** True when the request was sent to provoke an error on purpose (negative test). */

@@ -78,6 +78,11 @@ export interface RunMetrics {
    * is one of `options.scenarios` (else the run's). Copies nothing it keeps.
    */
   observe(sample: RequestSample, verdict: Verdict, scenario?: string): void;
+  /**
+   * A stream the end of the grace period cut, unjudged: what was measured of it (time to start,
+   * to the first token, the gaps between its tokens) as the report's `stream` counts it; no request.
+   */
+  observeCut?(sample: RequestSample, scenario?: string): void;
   /** Sets the number of requests in flight. */
   setInFlight(n: number): void;
   /** Counts starts dropped because the in-flight limit was reached. */
@@ -89,6 +94,13 @@ export interface RunMetrics {
    * delivery matched to a completion the client saw, its latency in seconds.
    */
   observeNotification?(result: string, latencyS?: number): void;
+  /**
+   * Moves the 429s whose verdict the report settled differently (on all of the run's evidence)
+   * between the series they were counted in as they came: `flowgauge_rate_limited_total` by kind,
+   * and the SLI outcome of `flowgauge_sli_events_total` and `flowgauge_requests_total` (premature
+   * is bad; expected and uncertain are excluded). After it the series equal the report's figures.
+   */
+  settle?(report: SettledView): void;
   /** Counts one journey iteration by result. */
   observeIteration?(scenario: string, result: string): void;
   /** Counts one journey check by name and result (at most `MAX_CHECK_SERIES` names; more fold into `other`). */
@@ -97,6 +109,12 @@ export interface RunMetrics {
 
 /** The gaps of a stream delivered in one read: none counted (allocated once, not per stream). */
 const NO_GAPS: readonly number[] = [];
+/** What `settle` reads of a report (a scenario's section has the same shape). */
+export interface SettledView {
+  readonly ops: Readonly<Record<string, { readonly good: number; readonly bad: number; readonly excluded: number } | undefined>>;
+  readonly rateLimit: { readonly byOp?: Readonly<Record<string, { readonly expected: number; readonly premature: number; readonly uncertain: number }>> };
+  readonly scenarios?: Readonly<Record<string, Omit<SettledView, 'scenarios'>>>;
+}
 
 /** Distinct check names exported; a journey that makes names from data cannot grow the series. */
 export const MAX_CHECK_SERIES = 100;
@@ -112,6 +130,10 @@ interface UnitCells {
   readonly incomplete: CounterCell;
   op(op: OpKey): OpChildren;
   request(s: RequestSample, outcome: SliClass): CounterCell;
+  /** Moves `n` of an operation's 429 requests from one SLI outcome to another. */
+  move429(op: string, from: SliClass, to: SliClass, n: number): void;
+  /** Operations seen. */
+  ops(): readonly string[];
   remaining(): GaugeCell;
   limit(): GaugeCell;
 }
@@ -257,6 +279,22 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         }
         return c;
       },
+      move429(op, from, to, n) {
+        let left = n;
+        for (const [key, cell] of requestChildren) {
+          if (left <= 0) break;
+          const [kOp, flow, status, code, outcome] = key.split('\u0000') as [string, string, string, string, string];
+          if (kOp !== op || status !== '429' || outcome !== from || cell.value <= 0) continue;
+          const k = Math.min(left, cell.value);
+          cell.value -= k;
+          const target = `${kOp}\u0000${flow}\u0000${status}\u0000${code}\u0000${to}`;
+          let other = requestChildren.get(target);
+          if (other === undefined) requestChildren.set(target, (other = requests.cell(name, tierLabel, kOp, flow, '4xx', code, to)));
+          other.inc(k);
+          left -= k;
+        }
+      },
+      ops: () => [...ops.keys()],
       request(s, outcome) {
         const code = s.errorCode ?? 'none';
         // Keyed by the folded flow label, so unbounded flow ids cannot grow the cache either.
@@ -342,6 +380,42 @@ export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
         if (st.tokens > 0) u.tokens.inc(st.tokens);
         if (!st.complete || s.errorCode !== undefined) u.incomplete.inc();
       }
+    },
+    observeCut(s, name) {
+      const st = s.stream;
+      if (st === undefined || s.status < 200 || s.status >= 300) return;
+      const u = unitOf(name);
+      const first = seconds(s.intendedNs, st.firstTokenNs);
+      if (first !== undefined) u.ttft.observe(first);
+      const start = seconds(s.intendedNs, st.startEventNs);
+      if (start !== undefined) u.timeToStart.observe(start);
+      for (const gap of st.itlNs) {
+        const g = gap / NS_PER_S;
+        if (Number.isFinite(g) && g >= 0) u.itl.observe(g);
+      }
+    },
+    settle(report) {
+      const one = (u: UnitCells, view: Omit<SettledView, 'scenarios'>): void => {
+        for (const op of u.ops()) {
+          const target = view.rateLimit.byOp?.[op];
+          const o = view.ops[op];
+          if (target === undefined || o === undefined) continue;
+          const c = u.op(op as OpKey);
+          // Only the 429s move: the SLI series follow their premature count.
+          const toBad = target.premature - c.premature429.value;
+          c.expected429.value = target.expected;
+          c.premature429.value = target.premature;
+          c.uncertain429.value = target.uncertain;
+          if (toBad === 0) continue;
+          const [from, to]: [SliClass, SliClass] = toBad > 0 ? ['excluded', 'bad'] : ['bad', 'excluded'];
+          const n = Math.abs(toBad);
+          c.sli[from].value -= n;
+          c.sli[to].value += n;
+          u.move429(op, from, to, n);
+        }
+      };
+      if (report.scenarios === undefined) one(runUnit, report);
+      else for (const [name, section] of Object.entries(report.scenarios)) one(unitOf(name), section);
     },
     setInFlight(n) {
       if (Number.isFinite(n) && n >= 0) inFlight.set(n);

@@ -12,6 +12,25 @@ export function fmtRatio(r: number | null | undefined): string {
   return `${fixed}%`;
 }
 
+/** What the availability figures read of `slo`. */
+export interface AvailabilityView {
+  readonly availability: number | null;
+  readonly objective: number;
+  readonly cut?: number | undefined;
+  readonly availabilityRange?: { readonly low: number; readonly high: number } | undefined;
+}
+
+/**
+ * Availability as every rendering says it: `99.95%`, or with requests the grace period cut
+ * unjudged, the range they leave: `50%–100% (12 cut, unjudged)`. `met` is judged at its worst end.
+ */
+export function fmtAvailability(s: AvailabilityView): { readonly text: string; readonly met: boolean } {
+  const r = s.availabilityRange;
+  if (s.availability === null) return { text: fmtRatio(null), met: false };
+  if (r === undefined) return { text: fmtRatio(s.availability), met: s.availability >= s.objective };
+  return { text: `${fmtRatio(r.low)}–${fmtRatio(r.high)} (${s.cut ?? 0} cut, unjudged)`, met: r.low >= s.objective };
+}
+
 /** A share that may exceed 100 % (error budget consumed), one decimal. */
 export function fmtShare(r: number): string {
   return Number.isFinite(r) ? `${(r * 100).toFixed(1)}%` : '—';
@@ -61,13 +80,13 @@ export function fmtOk(good: number, bad: number): string {
 
 /**
  * The requests the end of the grace period cut (`load.cut`), said with the grace period named:
- * `3 requests still open when the 5 s grace period ended (not counted against the service)`.
+ * `3 requests still open when the 5 s grace period ended (unjudged: availability is the range they leave)`.
  */
 export function fmtCut(load: { readonly cut?: number; readonly gracefulStopS?: number }): string | undefined {
   const n = load.cut ?? 0;
   if (n <= 0) return undefined;
   const grace = load.gracefulStopS === undefined ? 'the grace period' : `the ${fmtNumber(load.gracefulStopS)} s grace period`;
-  return `${n} request${n === 1 ? '' : 's'} still open when ${grace} ended (not counted against the service)`;
+  return `${n} request${n === 1 ? '' : 's'} still open when ${grace} ended (unjudged: availability is the range they leave)`;
 }
 
 /**

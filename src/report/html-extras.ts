@@ -3,6 +3,7 @@
  * notifications or audits the service's own records: the same figures as report.md, as facts
  * and tables. A section is absent when the run did not do that work.
  */
+import { usageVerdict } from './audit-view.js';
 import { fmtDuration, fmtNumber } from './format.js';
 import { badge, code, esc, facts, p, section, table, type Cell } from './html-parts.js';
 import type { Pct } from '../collect/histogram.js';
@@ -107,9 +108,7 @@ function auditHtmlBody(u: NonNullable<Report['audit']>['usage'], s: NonNullable<
     const verdict: Cell =
       u.forbidden === true
         ? `not compared: this token may not read usage (${u.errors.join('; ') || 'refused'}); this is not a disagreement`
-        : u.exact
-          ? badge(true, 'the service agrees with the client exactly')
-          : badge(false, u.diff === null ? 'the service could not be read' : 'the service and the client differ');
+        : badge(usageVerdict(u).ok, usageVerdict(u).text);
     body.push(
       `<${h}>Usage analytics</${h}>`,
       facts([

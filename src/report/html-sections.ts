@@ -6,7 +6,7 @@ import { opKeysOf } from '../core/ops.js';
 import { STREAM_TIMINGS, plainStreamLabel } from '../core/stream-timings.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
+import { fmtAvailability, fmtDuration, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue, streamTimingFormat } from './format.js';
 import { headlineOf } from './headline.js';
 import type { HtmlChartData } from './html-data.js';
 import { badge, bar, chart, code, facts, p, section, table } from './html-parts.js';
@@ -27,10 +27,10 @@ function partialCaption(data: HtmlChartData, what: 'rate' | 'latency'): string {
 export function verdictSection(r: Report): string {
   const passedN = r.thresholds.filter((t) => t.passed).length;
   const s = r.slo;
-  const met = s.availability !== null && s.availability >= s.objective;
+  const { text, met } = fmtAvailability(s);
   const lines = [
     r.thresholds.length === 0 ? 'No thresholds were set.' : `${passedN} of ${r.thresholds.length} thresholds passed.`,
-    `Availability ${fmtRatio(s.availability)} against the ${fmtRatio(s.objective)} objective: ` +
+    `Availability ${text} against the ${fmtRatio(s.objective)} objective: ` +
       `${s.availability === null ? 'nothing to judge' : met ? 'met' : 'missed'}; ` +
       `error budget consumed ${fmtShare(s.errorBudgetConsumed)}.`,
   ];
@@ -68,7 +68,7 @@ export function sloSection(r: Report, data: HtmlChartData): string {
   const consumed = s.errorBudgetConsumed;
   const body = [
     facts([
-      ['availability', `${fmtRatio(s.availability)} (objective ${fmtRatio(s.objective)})`],
+      ['availability', `${fmtAvailability(s).text} (objective ${fmtRatio(s.objective)})`],
       ['events', `${s.good} good, ${s.bad} bad, ${s.excluded} excluded`],
       ['bad events allowed', `${s.allowedBadEvents} of ${s.good + s.bad} (${fmtRatio(1 - s.objective)})`],
       ['error budget consumed', bar(consumed, `${fmtShare(consumed)}${consumed > 1 ? ' — over budget' : ''}`, consumed > 1 ? 'bad' : 'neutral')],

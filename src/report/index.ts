@@ -13,3 +13,4 @@ export * from './verdict.js';
 export * from './dashboard-page.js';
 export * from './read.js';
 export * from './build-report.js';
+export * from './settle-rate-limits.js';

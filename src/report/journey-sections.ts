@@ -3,7 +3,7 @@
  * checks, named steps, each scenario's own figures, and the generator's warnings. One place
  * decides what they say; the console summary, report.md and report.html each render it.
  */
-import { fmtDuration, fmtNumber, fmtRatio } from './format.js';
+import { fmtAvailability, fmtDuration, fmtNumber } from './format.js';
 import { esc, section, table } from './html-parts.js';
 import type { Report } from './model.js';
 import { promptLengthLines, promptLengthTables } from './prompt-length-view.js';
@@ -24,7 +24,7 @@ function scenarioRows(r: Report): ScenarioRow[] {
     name,
     started: s.load.started,
     ratePerS: s.load.achievedRatePerS,
-    availability: fmtRatio(s.slo.availability),
+    availability: fmtAvailability(s.slo).text,
     responses429: s.rateLimit.responses429,
     premature429: s.rateLimit.premature429,
     iterations: s.iterations === undefined ? '–' : `${s.iterations.completed}/${s.iterations.started} (${s.iterations.failed} failed)`,

@@ -7,10 +7,11 @@ import { STREAM_TIMINGS } from '../core/stream-timings.js';
 import { burstSentence } from './stream-lines.js';
 import { FOLLOW_ROW, FOLLOW_ROW_NOTE, followPollsRow } from './follow-row.js';
 import type { Pct } from '../collect/histogram.js';
-import { fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtShards, fmtThresholdValue, streamTimingFormat } from './format.js';
+import { fmtAvailability, fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtShards, fmtThresholdValue, streamTimingFormat } from './format.js';
 import { headlineOf } from './headline.js';
 import { journeyMarkdown } from './journey-sections.js';
 import type { Report } from './model.js';
+import { usageVerdict } from './audit-view.js';
 import { limitText, tenantRateLimitRows, throttleCounts } from './rate-limit-view.js';
 import { mdCell as cell, mdPlain as plain, mdTable as table } from './markdown-kit.js';
 
@@ -41,10 +42,10 @@ function verdict(r: Report): string[] {
     );
   }
   const s = r.slo;
-  const met = s.availability !== null && s.availability >= s.objective;
+  const { text, met } = fmtAvailability(s);
   out.push(
     '',
-    `**Availability ${fmtRatio(s.availability)}** against an objective of ${fmtRatio(s.objective)} ` +
+    `**Availability ${text}** against an objective of ${fmtRatio(s.objective)} ` +
       `(${s.availability === null ? 'nothing to judge' : met ? 'met' : 'missed'}); ` +
       `error budget consumed ${fmtShare(s.errorBudgetConsumed)}, burn rate ${fmtNumber(s.burnRate)}. ` +
       `Events: ${s.good} good, ${s.bad} bad, ${s.excluded} excluded (${s.allowedBadEvents} bad allowed).`,
@@ -275,11 +276,7 @@ function auditBody(u: NonNullable<Report['audit']>['usage'], s: NonNullable<Repo
     const verdict =
       u.forbidden === true
         ? `this token may not read usage (the service refused it: ${u.errors.map(plain).join('; ') || 'refused'}); nothing was compared, which is not a disagreement`
-        : u.exact
-          ? 'the service agrees with the client exactly'
-          : u.diff === null
-            ? 'the service could not be read'
-            : 'the service and the client differ';
+        : usageVerdict(u).text;
     out.push(
       '',
       `Usage analytics from ${u.window.start} to ${u.window.end} (${scope}): ${verdict}. ` + 'The service may count other traffic of the account.',

@@ -15,6 +15,7 @@ import type { Report } from './model.js';
 import { fail, mergeSections, type Part, type Scope } from './sections/merge-kit.js';
 import { mergeHistogramMaps } from './sections/merge-histograms.js';
 import { REPORT_SECTIONS } from './sections/section-list.js';
+import { settleMerged } from './settle-rate-limits.js';
 
 /** Options of `mergeReports`. */
 export interface MergeOptions {
@@ -41,5 +42,6 @@ export function mergeReports(reports: readonly Report[], options: MergeOptions =
     .sort((a, b) => a.source.startMs - b.source.startMs);
   const sources = parts.map((p) => p.source);
   const scope: Scope = { startMs: Math.min(...sources.map((s) => s.startMs)), histograms: mergeHistogramMaps(sources), sources };
-  return mergeSections(REPORT_SECTIONS, parts, scope);
+  // The 429s are judged again on the union of the parts' evidence, not added up verdict by verdict.
+  return settleMerged(mergeSections(REPORT_SECTIONS, parts, scope), parts);
 }

@@ -6,7 +6,7 @@ import type { Pct } from '../collect/histogram.js';
 import { streamTimingOf, type StreamTimingField } from '../core/stream-timings.js';
 import type { MetricKey, OpCounter, PctStat } from '../slo/threshold-grammar.js';
 import { parseThresholdKey } from '../slo/threshold-grammar.js';
-import { evaluateThresholds } from '../slo/thresholds.js';
+import { compare, evaluateThresholds } from '../slo/thresholds.js';
 import type { ParsedThreshold, ThresholdResult } from '../slo/thresholds.js';
 import type { Report, StreamReport } from './model.js';
 import { reportVerdict } from './verdict.js';
@@ -116,9 +116,22 @@ export function metricValue(view: MetricView, metric: MetricKey, scope?: string)
   }
 }
 
+/**
+ * Availability as a threshold reads it: with requests cut unjudged (`slo.availabilityRange`),
+ * the end of the range at which `t` fails, if either does; else the worst end for it. A
+ * threshold passes only if it passes however the cut requests would have gone.
+ */
+function availabilityFor(view: MetricView, t: ParsedThreshold): number | undefined {
+  const slo = (t.scope === undefined ? view : view.scenarios?.[t.scope])?.slo;
+  const range = slo?.availabilityRange;
+  if (slo === undefined || slo.availability === null || range === undefined) return metricValue(view, t.metric, t.scope);
+  const failing = [range.low, range.high].find((v) => !compare(v, t.op, t.value));
+  return failing ?? (t.op === '<' || t.op === '<=' ? range.high : range.low);
+}
+
 /** Evaluates `thresholds` against a view (a report, a live state, a scenario's section). */
 export function evaluateThresholdsOn(view: MetricView, thresholds: readonly ParsedThreshold[]): ThresholdResult[] {
-  return evaluateThresholds(thresholds, (_key, t) => metricValue(view, t.metric, t.scope));
+  return evaluateThresholds(thresholds, (_key, t) => (t.metric.kind === 'availability' ? availabilityFor(view, t) : metricValue(view, t.metric, t.scope)));
 }
 
 /** Evaluates `thresholds` against `report` and returns the report with them (and `passed`) set. */

@@ -4,12 +4,13 @@
  */
 import { opKeysOf } from '../core/ops.js';
 import { FOLLOW_ROW, followPollsRow } from './follow-row.js';
-import { fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
+import { fmtAvailability, fmtCut, fmtDuration, fmtJoinedLate, fmtNumber, fmtOk, fmtRatio, fmtShare, fmtThresholdValue } from './format.js';
 import type { Report } from './model.js';
 import { journeySummaryLines } from './journey-sections.js';
 import { headlineOf } from './headline.js';
 import { limitText, tenantSummaryLines, throttleCounts } from './rate-limit-view.js';
 import { streamSummaryLines } from './stream-lines.js';
+import { onlyUnknownTokensDiffer } from './audit-view.js';
 
 /** Options of `renderSummary`. */
 export interface SummaryOptions {
@@ -81,8 +82,8 @@ export function renderSummary(report: Report, options: SummaryOptions = {}): str
   lines.push(`429s    ${shown}; limit ${limitText(report)}, reset ${rl.resetSemantics}`);
   lines.push(...tenantSummaryLines(report));
   const slo = report.slo;
-  const met = slo.availability !== null && slo.availability >= slo.objective;
-  const avail = slo.availability === null ? '—' : paint(met ? 'green' : 'red', fmtRatio(slo.availability));
+  const availability = fmtAvailability(slo);
+  const avail = slo.availability === null ? '—' : paint(availability.met ? 'green' : 'red', availability.text);
   lines.push(
     `slo     availability ${avail} (objective ${fmtRatio(slo.objective)}), ` +
       `budget consumed ${fmtShare(slo.errorBudgetConsumed)}, burn rate ${fmtNumber(slo.burnRate)}`,
@@ -195,6 +196,8 @@ function usageAuditText(u: NonNullable<NonNullable<Report['audit']>['usage']>, p
   const scope = u.filterIgnored === true ? ' (the service ignores flow_id: its whole account read once)' : '';
   if (u.forbidden === true) return paint('dim', `usage analytics not compared: this token may not read usage (${u.errors.join('; ') || 'refused'})`);
   if (u.exact) return `usage analytics agree: ${u.client.totalRuns} runs, ${u.client.totalTokens} tokens${scope}`;
+  if (u.accountWide === true) return `usage analytics are the whole account's (every tenant's runs): ${u.service?.totalRuns ?? 0} runs, ${u.service?.totalTokens ?? 0} tokens, the tenants' sum; not a difference`;
+  if (onlyUnknownTokensDiffer(u)) return `usage analytics agree on ${u.client.totalRuns} runs; tokens +${u.diff?.totalTokens ?? 0} are of ${u.clientUnknown.runsWithoutTokens} runs the client saw without their usage${scope}`;
   if (d === null) return paint('red', `usage analytics could not be read (${u.errors.join('; ') || 'no answer'})`);
   return paint('red', `usage analytics differ (service − client): runs ${signed(d.totalRuns)}, tokens ${signed(d.totalTokens)}${scope}`);
 }

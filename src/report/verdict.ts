@@ -27,7 +27,19 @@ export function reportVerdict(r: VerdictInput): RunVerdict {
 export interface HeadlineInput extends VerdictInput {
   readonly durationS: number;
   readonly thresholds: readonly { readonly metric: string; readonly op: string; readonly value: number; readonly passed?: boolean }[];
-  readonly totals: { readonly requests: number; readonly responses429: number; readonly headerless429?: number };
+  readonly totals: {
+    readonly requests: number;
+    readonly responses429: number;
+    /** 429s without any X-RateLimit-* header. */
+    readonly headerless429?: number;
+    /** 429s with evidence that something in front of the service answered them. */
+    readonly gateway429?: number;
+  };
+  /**
+   * Requests the grace period cut (unjudged) when a threshold on availability failed because of
+   * them (it passed at the range's best end), with the grace period.
+   */
+  readonly cutFailed?: { readonly cut: number; readonly gracefulStopS?: number | undefined };
   /** Streams opened, and those whose tokens all arrived at once. */
   readonly streams?: { readonly count: number; readonly deliveredAtOnce: number };
   /** A merge of shards: those it holds and those it lacks. */
@@ -66,12 +78,27 @@ export function verdictHeadline(r: HeadlineInput, fmtValue: (metric: string, v: 
   if (requests > 0 && responses429 / requests > THROTTLED_MAJORITY) {
     notes.push(`${(Math.round((responses429 / requests) * 1000) / 10).toFixed(1)} % of requests were rate-limited: the run measured the limiter, not the service`);
   }
-  // The service announces its limit on every answer; a bare 429 is someone else's, and the
-  // premature count would otherwise blame the service for a gateway's limit.
-  const headerless = r.totals.headerless429 ?? 0;
-  if (headerless > 0) {
-    const which = headerless < responses429 ? `${headerless} of the ${responses429} 429s` : headerless === 1 ? 'the 429' : `all ${headerless} 429s`;
-    notes.push(`${which} carried no X-RateLimit headers: something in front of the service (a gateway's limit, a proxy) refused ${headerless === 1 ? 'it' : 'them'}, not the service's own limiter`);
+  // A 429 with evidence of another answerer (no headers where the service's admissions carry
+  // them, another Server or Via, a body that is not the service's) is someone else's, and the
+  // premature count would otherwise blame the service for a gateway's limit. Missing headers
+  // alone are no such evidence: a service may send none.
+  const gateway = r.totals.gateway429 ?? 0;
+  if (gateway > 0) {
+    const which = gateway < responses429 ? `${gateway} of the ${responses429} 429s` : gateway === 1 ? 'the 429' : `all ${gateway} 429s`;
+    const bare = (r.totals.headerless429 ?? 0) >= gateway;
+    notes.push(
+      bare
+        ? `${which} carried no X-RateLimit headers where the service's answers carry them: something in front of the service (a gateway's limit, a proxy) refused ${gateway === 1 ? 'it' : 'them'}, not the service's own limiter`
+        : `${which} came from something in front of the service (another Server or Via, or a body that is not the service's): a gateway's limit or a proxy refused ${gateway === 1 ? 'it' : 'them'}, not the service's own limiter`,
+    );
+  }
+  const cut = r.cutFailed;
+  if (cut !== undefined) {
+    const grace = cut.gracefulStopS === undefined ? 'the grace period' : `the ${cut.gracefulStopS} s grace period`;
+    notes.push(
+      `${cut.cut} request${cut.cut === 1 ? ' was' : 's were'} still open when ${grace} ended: never judged, so availability is a range, and it fails at its worst end; ` +
+        'give them time to finish (a longer gracefulStop) or a deadline inside it (a shorter timeouts.request) so they are judged',
+    );
   }
   // Tokens that arrive together make ITL and TPOT near zero: thresholds on them would pass for a
   // service, or a proxy, that does not stream at all.

@@ -302,3 +302,29 @@ export async function sessionBaseline(client: Client, sessionIds: readonly strin
   }
   return out;
 }
+
+/**
+ * A run of several tenants whose service answers each with the usage of the whole account:
+ * each tenant's answer that matches the sum of what every tenant's client saw (on the flows it
+ * asked about) is marked `accountWide`, the service's design and not a disagreement. Tokens of
+ * runs the clients saw finish without their usage (asynchronous ones) may make the service's
+ * count higher.
+ */
+export function markAccountWide(usages: readonly (UsageAuditReport | undefined)[]): (UsageAuditReport | undefined)[] {
+  const read = usages.filter((u): u is UsageAuditReport => u !== undefined);
+  if (read.length < 2) return [...usages];
+  const unknownTokens = read.reduce((n, u) => n + (u.clientUnknown?.runsWithoutTokens ?? 0), 0);
+  return usages.map((u) => {
+    if (u === undefined || u.service === null || u.exact || u.errors.length > 0) return u;
+    const flows = new Set(u.scope === 'per-flow' ? u.flows.map((f) => f.flowId) : []);
+    const seen = read.reduce((sum, other) => {
+      if (flows.size === 0 || other.scope !== 'per-flow') return add(sum, other.client);
+      return other.flows.filter((f) => flows.has(f.flowId)).reduce((s, f) => add(s, f.client), sum);
+    }, ZERO);
+    const s = u.service;
+    const runsMatch = s.totalRuns === seen.totalRuns && s.successfulRuns === seen.successfulRuns && s.failedRuns === seen.failedRuns;
+    const tokensMatch = s.totalTokens === seen.totalTokens || (unknownTokens > 0 && s.totalTokens > seen.totalTokens);
+    return runsMatch && tokensMatch && !same(seen, u.client) ? { ...u, accountWide: true } : u;
+  });
+}
+

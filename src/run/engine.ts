@@ -8,6 +8,7 @@
  */
 import type { Client } from '../api/index.js';
 import { type Clock, createSystemClock } from '../core/clock.js';
+import { tierLimitPerMinute } from '../core/tiers.js';
 import { FlowgaugeError } from '../core/errors.js';
 import { createExecutor, loadDurationMs, type Executor } from '../load/index.js';
 import { evaluateThresholdsOn, type Report, type RunWarning } from '../report/index.js';
@@ -131,6 +132,10 @@ export async function runEngine(options: EngineOptions): Promise<RunOutcome> {
     stoppedByUser: () => interrupted || abortedBy !== undefined,
     sharers: options.shard?.count ?? 1,
     tenantOf,
+    contractOf: (name) => {
+      const s = plan.scenarios.find((x) => x.name === name);
+      return s === undefined ? undefined : { limit: tierLimitPerMinute(s.tier), windowMs: 60_000 };
+    },
     promptsOf: (name) => prompts.get(name),
   });
   const byName = new Map(plan.scenarios.map((s) => [s.name, s]));

@@ -89,6 +89,11 @@ export interface SampleHooks {
   /** Before a request is sent; what it returns goes with the request and hears its sample. */
   request?(r: RequestStart): RequestHook | undefined;
   sample?(s: RunSample): void;
+  /**
+   * A request the end of the grace period cut within its own deadline: never judged, in no count
+   * of requests; what was measured of a stream (its first token, …) still counts.
+   */
+  cut?(s: Readonly<RequestSample> & { readonly scenario: string }): void;
   asyncEnd?(e: AsyncEnd): void;
   iteration?(i: IterationSample): void;
   check?(c: CheckSample): void;

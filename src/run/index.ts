@@ -7,6 +7,7 @@ export type { RunSample } from './events.js';
 export type { RunOutput } from './output.js';
 export type { RunPhase } from './phase.js';
 export type { ExporterWishes } from './exporters/exporter-registry.js';
+export type { WorkerSetup } from './workers/worker-setup.js';
 export { createMetricsOutput } from './outputs/metrics-output.js';
 export { createTracingOutput } from './outputs/tracing-output.js';
 export { runIdOfAck } from './run-ids.js';

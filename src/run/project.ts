@@ -8,7 +8,7 @@ import { VALIDATE_SAMPLE_EVERY } from '../api/index.js';
 import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
 import { isClosedModel, peakTargetRatePerS } from '../load/index.js';
 import type { Executor } from '../load/index.js';
-import { buildReport, buildScenarioSection, evaluateReportThresholds, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
+import { buildReport, buildScenarioSection, evaluateReportThresholds, settleRateLimits, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
 import type { ParsedThreshold } from '../slo/index.js';
 import type { PhaseSections } from './phase.js';
@@ -199,5 +199,8 @@ export function projectRunReport(p: ProjectInput): Report {
     ...(shardOfReport(p.shard) !== undefined ? { shard: shardOfReport(p.shard) } : {}),
     phases: p.phases,
   });
-  return evaluateReportThresholds(report, p.thresholds);
+  // The 429s settle on everything the run saw before the thresholds judge them.
+  const settled = settleRateLimits(report);
+  const warned = settled.warnings.length === 0 ? settled.report : { ...settled.report, warnings: [...(settled.report.warnings ?? []), ...settled.warnings] };
+  return evaluateReportThresholds(warned, p.thresholds);
 }

@@ -78,6 +78,8 @@ export interface RunStateOptions {
   readonly sharers?: number;
   /** The tenant of each scenario (scenarios with one token share a rate-limit analyser); each its own by default. */
   readonly tenantOf?: (scenario: string) => string;
+  /** A scenario's tier as a contract (its limit per minute): what 429s are judged against when the service states no limit. */
+  readonly contractOf?: (scenario: string) => { readonly limit: number; readonly windowMs: number } | undefined;
   /** Each scenario's tokenizer and prompt-length bands (words and their default bands when absent). */
   readonly promptsOf?: (scenario: string) => { readonly counter: TokenCounter; readonly bands: readonly number[] } | undefined;
 }
@@ -90,7 +92,15 @@ export function createRunState(o: RunStateOptions): RunState {
     let t = tenants.get(tenant);
     if (t === undefined) {
       const flight = { n: 0 };
-      const rateLimit = createRateLimitAnalyser({ runStartNs: o.runStartNs, runStartWallMs: o.runStartWallMs, inFlight: () => flight.n, sharers: o.sharers ?? 1 });
+      const contract = o.contractOf?.(tenant);
+      const rateLimit = createRateLimitAnalyser({
+        runStartNs: o.runStartNs,
+        runStartWallMs: o.runStartWallMs,
+        inFlight: () => flight.n,
+        sharers: o.sharers ?? 1,
+        tenant,
+        ...(contract === undefined ? {} : { contract }),
+      });
       tenants.set(tenant, (t = { flight, rateLimit }));
     }
     return t;
@@ -114,6 +124,7 @@ export function createRunState(o: RunStateOptions): RunState {
         runStartWallMs: o.runStartWallMs,
         objective: o.objective,
         promptBands: bands,
+        unit: name,
         ...(t === undefined ? {} : { rateLimit: t.rateLimit }),
       }),
       iterations: createIterationStats(),
@@ -136,6 +147,7 @@ export function createRunState(o: RunStateOptions): RunState {
   const onIteration = o.listeners.filter((x) => x.iteration !== undefined);
   const onCheck = o.listeners.filter((x) => x.check !== undefined);
   const onAsync = o.listeners.filter((x) => x.asyncEnd !== undefined);
+  const onCut = o.listeners.filter((x) => x.cut !== undefined);
   const valuesAll = o.listeners.some((x) => x.values === 'all');
   // Operations whose values a phase listed (the audit and notifications: run, stream, trigger).
   const valueOps: ReadonlySet<string> = new Set(o.listeners.flatMap((x) => (Array.isArray(x.values) ? (x.values as readonly OpName[]) : [])));
@@ -181,6 +193,14 @@ export function createRunState(o: RunStateOptions): RunState {
         const limitMs = deadlineMs ?? DEFAULT_REQUEST_MS;
         if (!(limitMs > 0 && result.meta.endNs - result.meta.startNs >= limitMs * 1e6)) {
           cut++;
+          // Unjudged, but the service may have counted it, and what was measured of it counts.
+          const partial = requestSample(ctx, result, code, scenario.counter);
+          scenario.collectors.observeCut(partial);
+          if (shared) total.collectors.observeCut(partial);
+          if (onCut.length > 0) {
+            const frozen = Object.freeze({ ...partial, scenario: scenario.name });
+            for (const x of onCut) x.cut?.(frozen);
+          }
           return;
         }
         // Past its own deadline (the client had not yet swept it): the target did not answer in time.

@@ -59,6 +59,8 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
     status: meta.status,
     errorCode: code,
     rateLimit: meta.rateLimit,
+    server: meta.server,
+    via: meta.via,
     violations: result.violations,
     negative: ctx.negative,
     runStatus: runStatusOf(ctx.op, result),

@@ -113,6 +113,13 @@ export interface RunOptions {
   readonly abortSignal?: AbortSignal | undefined;
   /** The worker threads' entry module (default bin/flowgauge-worker.mjs): a bundle brings its own. */
   readonly workerEntry?: URL | undefined;
+  /**
+   * A module each worker thread imports before anything of the scenario, and whose
+   * `setupWorker()` export returns a `WorkerSetup` (a stop signal, phases) for the worker's run:
+   * what the program must have in place in every thread that runs scenario code (the CLI guards
+   * `process.exit` there). Unused by a run in one thread, which is the program's own.
+   */
+  readonly workerSetup?: URL | undefined;
 }
 
 /** A run, set up: clients built, exporters listening. */
@@ -203,6 +210,7 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
         progressIntervalMs: o.progressIntervalMs,
         prepareTimeoutMs: o.prepareTimeoutMs,
         finishTimeoutMs: o.finishTimeoutMs,
+        setup: o.workerSetup?.href,
       },
       stopSignal: o.stopSignal ?? new AbortController().signal,
       ready: o.ready,

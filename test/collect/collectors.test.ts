@@ -36,7 +36,7 @@ describe('collectors', () => {
       statuses: { '404': 2 },
       errors: { NOT_FOUND: 2, HEADERS_TIMEOUT: 1 },
     });
-    expect(s.totals).toEqual({ requests: 503, good: 500, bad: 2, excluded: 1 });
+    expect(s.totals).toEqual({ requests: 503, good: 500, bad: 2, excluded: 1, cut: 0 });
     expect(Object.keys(s.histograms).sort()).toEqual(['getFlow.latency', 'run.latency']);
     expect(toPct(decodeHistogram(s.histograms['run.latency']!))).toEqual(run.latencyMs);
   });

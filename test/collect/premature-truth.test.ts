@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createRateLimitAnalyser, type RateLimitSnapshot } from '../../src/collect/rate-limit-analyser.js';
 import type { ThrottleClass } from '../../src/core/types.js';
 import { fixedWindow, inFlightAt, simulate, slidingLog, tokenBucket, type Limiter, type SimRequest } from './limiter-sim.js';
+import { settled } from './settle-helper.js';
 
 interface Tally {
   readonly truthPremature: number;
@@ -23,10 +24,12 @@ function judge(requests: readonly SimRequest[]): Tally {
   let k = 0;
   const a = createRateLimitAnalyser({ runStartNs: 0, inFlight: () => inFlightAt(requests, k) });
   const t = { truthPremature: 0, truthExpected: 0, premature: 0, expected: 0, uncertain: 0, swapped: 0 };
-  for (k = 0; k < requests.length; k++) {
-    const r = requests[k] as SimRequest;
-    const v: ThrottleClass = a.observe(r.sample);
+  for (k = 0; k < requests.length; k++) a.observe((requests[k] as SimRequest).sample);
+  // The verdicts the report holds: settled on all of the evidence.
+  const { bySend, snap } = settled(a.snapshot());
+  for (const r of requests) {
     if (r.sample.status !== 429) continue;
+    const v: ThrottleClass = bySend.get(Math.round(r.sample.startNs / 1000)) ?? 'none';
     if (r.premature) t.truthPremature++;
     else t.truthExpected++;
     if (v === 'premature') t.premature++;
@@ -34,7 +37,7 @@ function judge(requests: readonly SimRequest[]): Tally {
     else t.uncertain++;
     if ((v === 'premature' && !r.premature) || (v === 'expected' && r.premature)) t.swapped++;
   }
-  return { ...t, snap: a.snapshot() };
+  return { ...t, snap };
 }
 
 /** Service time giving about `inFlight` requests in flight at `ratePerS`. */
@@ -118,12 +121,14 @@ describe('premature, expected and uncertain 429s against known truth', () => {
       let k = 0;
       const a = createRateLimitAnalyser({ runStartNs: 0, sharers, inFlight: () => inFlightAt(mine, k) });
       let swapped = 0;
-      for (k = 0; k < mine.length; k++) {
-        const r = mine[k] as SimRequest;
-        const v = a.observe(r.sample);
+      for (k = 0; k < mine.length; k++) a.observe((mine[k] as SimRequest).sample);
+      const s = settled(a.snapshot());
+      for (const r of mine) {
+        if (r.sample.status !== 429) continue;
+        const v = s.bySend.get(Math.round(r.sample.startNs / 1000));
         if ((v === 'premature' && !r.premature) || (v === 'expected' && r.premature)) swapped++;
       }
-      return { swapped, snap: a.snapshot() };
+      return { swapped, snap: s.snap };
     };
     const shared = run(2);
     expect(shared.swapped).toBe(0);

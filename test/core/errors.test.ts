@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createApiError, createTransportError, TransportError } from '../../src/api/errors.js';
 import { UsageError } from '../../src/cli/context.js';
 import { EXIT, EXIT_OF_CODE, exitCodeOf } from '../../src/cli/exit-codes.js';
+import { ScenarioExitError } from '../../src/cli/exit-guard.js';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError, MAX_SHOWN_ISSUES } from '../../src/core/errors.js';
@@ -61,6 +62,7 @@ describe('one error root', () => {
     ['IterationFailure', new IterationFailure('failed on purpose'), IterationFailure, 'FG_ITERATION_FAILED'],
     ['IterationInterrupted', new IterationInterrupted(), IterationInterrupted, 'FG_ITERATION_INTERRUPTED'],
     ['ScanError (a k6 script read without running it)', new ScanError(3, 'unclosed'), ScanError, 'FG_SCRIPT_UNREADABLE'],
+    ["ScenarioExitError (the scenario's own process.exit, guarded)", new ScenarioExitError(0, 'a.mjs:7:5'), ScenarioExitError, 'FG_SCENARIO_EXIT'],
   ] as const)('%s is a FlowgaugeError carrying its code', (_name, err, kind, code) => {
     expect(err).toBeInstanceOf(FlowgaugeError);
     expect(err).toBeInstanceOf(kind);
@@ -109,6 +111,10 @@ describe('exit codes from one table', () => {
     expect(exitCodeOf(new FlowgaugeError('FG_INTERNAL', 'x'))).toBe(EXIT.INTERNAL);
     expect(exitCodeOf(new FlowgaugeError('FG_LISTEN_FAILED', 'x'))).toBe(EXIT.BAD_INPUT);
     expect(exitCodeOf(new ScanError(1, 'x'))).toBe(EXIT.BAD_INPUT);
+    // A write that failed (a full disk): the user's setup to fix, as bad input is.
+    expect(exitCodeOf(new FlowgaugeError('FG_OUTPUT_FAILED', 'could not write /x: no space left'))).toBe(EXIT.BAD_INPUT);
+    // The scenario's own process.exit stops the run as a stop that no signal asked for.
+    expect(exitCodeOf(new ScenarioExitError(0, ''))).toBe(EXIT.INTERRUPTED);
   });
 
   it('has no exit code for the client errors, which are data (one thrown is a bug)', () => {

@@ -141,7 +141,7 @@ describe.skipIf(!READY)('flowgauge behind nginx', () => {
     expect(r.out).toContain('the run measured the limiter, not the service');
     // And the reader is told the service did not send them: they carry none of its headers.
     expect(rl.headerless429).toBe(rl.responses429);
-    expect(r.out).toContain(`all ${rl.responses429} 429s carried no X-RateLimit headers: something in front of the service`);
+    expect(r.out).toContain(`all ${rl.responses429} 429s carried no X-RateLimit headers where the service's answers carry them: something in front of the service`);
   });
 
   it("keeps a paced stream's timings through nginx's default buffering: tokens arrive one by one", async () => {

@@ -31,8 +31,12 @@ const SECRET_CORE = 'c4d9e2b7a1f0';
 const EXIT_BOUND_MS = 60_000;
 /** The same bound as `run`'s suite: the CLI under tsx is about 200 MB with nothing to hold. */
 const RSS_BOUND_MB = 400;
-/** The battery's deadline in the suite (its default is 3 minutes). */
-const CONFORMANCE_DEADLINE_S = 8;
+/**
+ * The command's deadline in the suite (its default is 3 minutes). It counts from the process's
+ * start: 30 s leave the battery about as long as 8 s did before they did, on a machine where the
+ * CLI takes 10–20 s to start.
+ */
+const CONFORMANCE_DEADLINE_S = 30;
 
 type Command = 'conformance' | 'probe' | 'capacity';
 const COMMANDS: readonly Command[] = ['conformance', 'probe', 'capacity'];

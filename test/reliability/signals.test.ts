@@ -1,8 +1,9 @@
 /**
  * Stopping a run: the CLI as a real process at 1,000 requests/s against a reference service
- * in this process, stopped by SIGINT or SIGTERM. The first signal must stop scheduling,
- * drain and write a complete report marked `interrupted`; a second one must quit at once
- * with 130. A target that dies mid-run must not stop the run from reporting.
+ * in this process, stopped by SIGINT, SIGTERM or SIGHUP (the terminal closed: an SSH session
+ * that dropped). The first signal must stop scheduling, drain and write a complete report marked
+ * `interrupted`, and exit 128 + the signal (130, 143, 129); a second one must quit at once. A
+ * target that dies mid-run must not stop the run from reporting.
  *
  * How long signal → report.json takes is recorded as a figure, not asserted (a loaded machine
  * took 2.2–6.3 s): that the stop does not wait for the schedule is checked by what the report
@@ -78,7 +79,10 @@ function expectNoRecordLost(report: Report): void {
   expect(counted).toBe(report.load.started);
 }
 
-async function interruptOnce(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
+/** 128 + the signal's number, as a shell reports it. */
+const CODE = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+async function interruptOnce(signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP'): Promise<void> {
   const svc = await startService();
   const out = join(dir, `out-${signal}`);
   const file = scenarioFile(`sig-${signal.toLowerCase()}`, { rate: '1000/s', duration: '60s' }, MIX);
@@ -98,8 +102,8 @@ async function interruptOnce(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
   // took 2.2–6.3 s. That the stop does not wait for the schedule is checked by load.started below.
 
   const { code } = await proc.exited;
-  // The report is written, but a partial run is no pass: 130 whatever the thresholds say.
-  expect(code, proc.stderr()).toBe(130);
+  // The report is written, but a partial run is no pass: 128 + the signal whatever the thresholds say.
+  expect(code, proc.stderr()).toBe(CODE[signal]);
   expect(proc.stderr()).toContain(`${signal}: stopping`);
   const report = readReport(reportPath);
   expect(report.interrupted).toBe(true);
@@ -121,8 +125,12 @@ describe('signals', () => {
     await interruptOnce('SIGINT');
   });
 
-  it('SIGTERM at 1,000 requests/s: the same', async () => {
+  it('SIGTERM at 1,000 requests/s: the same, exit 143', async () => {
     await interruptOnce('SIGTERM');
+  });
+
+  it('SIGHUP at 1,000 requests/s (the SSH session dropped): the same, exit 129 (before: killed at once, no report)', async () => {
+    await interruptOnce('SIGHUP');
   });
 
   it('a second SIGINT during a long drain exits at once with 130', async () => {
@@ -176,7 +184,7 @@ describe('signals', () => {
     expect(report.thresholds[0]).toMatchObject({ metric: 'availability', passed: false });
   });
 
-  it('SIGINT or SIGTERM during the post-run audit: the report says interrupted and the exit is 130', async () => {
+  it('SIGINT or SIGTERM during the post-run audit: the report says interrupted and the exit is 128 + the signal', async () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const svc = await startService();
       // A target double: the service itself, except that the audit's first read stalls until the
@@ -206,7 +214,7 @@ describe('signals', () => {
         expect(proc.hasExited(), proc.stderr()).toBe(false);
         proc.child.kill(signal);
         const { code } = await proc.exited;
-        expect(code, proc.stderr()).toBe(130);
+        expect(code, proc.stderr()).toBe(CODE[signal]);
         const report = readReport(join(out, 'report.json'));
         expect(report.interrupted).toBe(true);
         expect(report.verdict).toBe('INTERRUPTED');

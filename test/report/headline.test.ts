@@ -71,17 +71,22 @@ describe('verdict headlines never flatter', () => {
     expect(renderSummary({ ...base, stream: { ...base.stream, count: 300, deliveredAtOnce: 0 } })).not.toContain('bursts');
   });
 
-  it("429s without the service's rate-limit headers are said to be someone else's, in every rendering", () => {
+  it("429s with evidence of another answerer are said to be someone else's, in every rendering; missing headers alone are not", () => {
     const base = passing();
-    const some: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 40, premature429: 31, headerless429: 31 } };
-    const note = '31 of the 40 429s carried no X-RateLimit headers: something in front of the service (a gateway\'s limit, a proxy) refused them, not the service\'s own limiter';
+    const some: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 40, premature429: 31, headerless429: 31, gateway429: 31 } };
+    const note = '31 of the 40 429s carried no X-RateLimit headers where the service\'s answers carry them: something in front of the service (a gateway\'s limit, a proxy) refused them, not the service\'s own limiter';
     expect(renderSummary(some)).toContain(note);
     expect(renderMarkdown(some)).toContain(note);
     expect(renderHtml(some, ASSETS)).toContain(note.replaceAll("'", '&#39;'));
-    const one: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 1, headerless429: 1 } };
-    expect(renderSummary(one)).toContain('the 429 carried no X-RateLimit headers: something in front of the service (a gateway\'s limit, a proxy) refused it,');
+    const one: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 1, headerless429: 1, gateway429: 1 } };
+    expect(renderSummary(one)).toContain('the 429 carried no X-RateLimit headers where the service\'s answers carry them: something in front of the service (a gateway\'s limit, a proxy) refused it,');
+    // Another Server on a 429 that has the headers: the other sentence.
+    const served: Report = { ...base, rateLimit: { ...base.rateLimit, responses429: 4, headerless429: 0, gateway429: 4 } };
+    expect(renderSummary(served)).toContain('all 4 429s came from something in front of the service (another Server or Via');
+    // A service that sends no headers at all (Retry-After only): no gateway is said.
+    expect(renderSummary({ ...base, rateLimit: { ...base.rateLimit, responses429: 81, headerless429: 81, gateway429: 0 } })).not.toContain('something in front of the service');
     // Reports written before the count existed, and runs whose 429s all had headers, say nothing.
-    const { headerless429: _absent, ...older } = base.rateLimit;
+    const { headerless429: _absent, gateway429: _none, ...older } = base.rateLimit;
     expect(renderSummary({ ...base, rateLimit: { ...older, responses429: 5 } })).not.toContain('no X-RateLimit headers');
     expect(renderSummary({ ...base, rateLimit: { ...base.rateLimit, responses429: 5, headerless429: 0 } })).not.toContain('no X-RateLimit headers');
   });

@@ -14,7 +14,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, createTransportError, type CallOptions, type Client, type ResponseMeta } from '../../src/api/index.js';
 import { createFakeClock, type Clock } from '../../src/core/clock.js';
 import { renderMarkdown, renderSummary, type Report } from '../../src/report/index.js';
-import { executeRun, type RunOptions } from '../../src/run/index.js';
+import { createRunMetrics } from '../../src/export/index.js';
+import { createMetricsOutput, executeRun, type RunOptions } from '../../src/run/index.js';
+import { parseExposition, sumOf } from '../export/helpers/exposition.js';
 import { resolveScenario, type Journey } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
 
@@ -72,8 +74,29 @@ describe('the end of the grace period', () => {
     expect(report.ops.getHistory).toBeUndefined();
     expect(errorCodes(report)).toEqual([]);
     expect(report.slo).toMatchObject({ good: 0, bad: 0 });
-    expect(renderSummary(report)).toContain('cut     1 request still open when the 1 s grace period ended (not counted against the service)');
-    expect(renderMarkdown(report)).toContain('- Cut: 1 request still open when the 1 s grace period ended (not counted against the service)');
+    expect(renderSummary(report)).toContain('cut     1 request still open when the 1 s grace period ended (unjudged: availability is the range they leave)');
+    expect(renderMarkdown(report)).toContain('- Cut: 1 request still open when the 1 s grace period ended (unjudged: availability is the range they leave)');
+  }, 20_000);
+
+  it("a cut stream's measured parts still count: its first token in the report's TTFT and in /metrics, the stream itself in no count", async () => {
+    // Streams of 10 tokens 1 s apart: the first token comes in about 20 ms, the end long after
+    // the 1 s grace period. Both streams of the schedule are cut with their first tokens in.
+    const s = await service({ latency: { ttftMs: 20, itlMs: 1000, jitter: 0, tokens: { min: 10, max: 10 } } });
+    const metrics = createRunMetrics({ scenario: 'grace-stream', tier: 'custom' });
+    const { report, passed } = await run(s, { name: 'grace-stream', load: { rate: '2/s', duration: '1s', gracefulStop: '1s' }, mix: [{ op: 'stream' }] }, { outputs: [createMetricsOutput(metrics)] });
+    expect(report.load.cut).toBe(2);
+    expect(report.stream.count).toBe(0);
+    expect(report.stream.ttftMs.count).toBe(2);
+    expect(report.stream.ttftMs.p50).toBeGreaterThanOrEqual(20);
+    // The gaps between the tokens that came in the grace period are measured parts too.
+    expect(report.stream.itlMs.count).toBeGreaterThan(0);
+    expect(report.slo).toMatchObject({ good: 0, bad: 0, cut: 2, availability: null });
+    // Nothing was judged: the objective is not met.
+    expect(passed).toBe(false);
+    const series = parseExposition(await metrics.registry.metrics());
+    expect(sumOf(series, 'flowgauge_stream_ttft_seconds_count')).toBe(report.stream.ttftMs.count);
+    expect(sumOf(series, 'flowgauge_stream_itl_seconds_count')).toBe(report.stream.itlMs.count);
+    expect(sumOf(series, 'flowgauge_requests_total')).toBe(0);
   }, 20_000);
 
   it('a request past its own deadline when it ends stays TIMEOUT (bad)', async () => {

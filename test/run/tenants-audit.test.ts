@@ -141,6 +141,81 @@ describe('tenants: following and the audit with each tenant\'s own token', () =>
   });
 });
 
+describe("issue 39: a service that answers account-wide usage to each tenant's audit", () => {
+  it('two tenants on one account: each answer is the whole account, the tenants\' sum, shown as such and not as a difference', async () => {
+    // Two tokens of one account: the service's usage analytics are the account's, every token's runs.
+    const s = await startReferenceService({
+      latency: 'none',
+      tokens: { [TOKEN_A]: { account: 'acct_shared', tier: { limitPerMinute: 1_000_000 } }, [TOKEN_B]: { account: 'acct_shared', tier: { limitPerMinute: 1_000_000 } } },
+    });
+    cleanups.push(() => s.close());
+    const { report } = await run(s, twoTenants(() => [{ op: 'run' }]), { a: client(s, TOKEN_A), b: client(s, TOKEN_B) });
+    const [ta, tb] = report.audit?.tenants ?? [];
+    // The truth: each tenant's client saw its own 10 runs; the service answers the account's 20.
+    expect(ta?.usage?.client.totalRuns).toBe(10);
+    expect(tb?.usage?.client.totalRuns).toBe(10);
+    expect(ta?.usage?.service?.totalRuns).toBe(20);
+    expect(ta?.usage).toMatchObject({ exact: false, accountWide: true });
+    expect(tb?.usage).toMatchObject({ exact: false, accountWide: true });
+    expect(validReport(report), JSON.stringify(validReport.errors)).toBe(true);
+    const summary = renderSummary(report, { color: true });
+    for (const name of ['a', 'b']) {
+      const line = summary.split('\n').find((l) => l.startsWith(`audit   ${name}: `)) ?? '';
+      expect(line).toContain("usage analytics are the whole account's (every tenant's runs): 20 runs");
+      expect(line).not.toContain('\x1b[31m');
+    }
+    expect(rendered(report)).not.toMatch(/\bdiffer\b/);
+  });
+
+  it('a tenant of its own account whose answer is another figure still differs', async () => {
+    const s = await service();
+    const a = client(s, TOKEN_A);
+    // The double adds 3 runs the client never sent: not the tenants' sum, a difference.
+    const padded: Client = {
+      ...a,
+      getUsage: async (q, o) => {
+        const r = await a.getUsage(q, o);
+        if (!r.ok) return r;
+        const m = r.value.metrics as Record<string, number>;
+        return { ...r, value: { ...r.value, metrics: { ...m, total_runs: (m.total_runs ?? 0) + 3, successful_runs: (m.successful_runs ?? 0) + 3 } } } as ApiResult<UsageStats>;
+      },
+    };
+    const { report } = await run(s, twoTenants(() => [{ op: 'run' }]), { a: padded, b: client(s, TOKEN_B) });
+    const [ta] = report.audit?.tenants ?? [];
+    expect(ta?.usage?.accountWide).toBeUndefined();
+    expect(renderSummary(report)).toMatch(/^audit {3}a: usage analytics differ/m);
+  });
+
+  it('asynchronous runs whose usage the client never saw are no token difference', async () => {
+    const s = await service({ runMode: 'async', latency: { ttftMs: 5, itlMs: 1, jitter: 0, runOverheadMs: 0 } });
+    const a = client(s, TOKEN_A);
+    // Following reads each run's end; the double's getRun leaves the usage out, as a service may.
+    const bare: Client = {
+      ...a,
+      getRun: async (id, o) => {
+        const r = await a.getRun(id, o);
+        if (!r.ok) return r;
+        const { usage: _u, ...rest } = r.value as unknown as Record<string, unknown>;
+        return { ...r, value: rest } as typeof r;
+      },
+    };
+    const { report } = await executeRun({
+      scenario: resolveScenario({ name: 'async-tokens', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '40/s', duration: '250ms' }, mix: [{ op: 'run' }] }),
+      client: bare,
+      target: { baseUrl: s.baseUrl, embedded: true },
+      audit: true,
+      follow: { pollIntervalMs: 10 },
+    });
+    const u = report.audit?.usage;
+    expect(u?.client.totalRuns).toBe(10);
+    expect(u?.clientUnknown.runsWithoutTokens).toBe(10);
+    expect(u?.diff).toMatchObject({ totalRuns: 0, successfulRuns: 0, failedRuns: 0 });
+    expect(u?.diff?.totalTokens).toBeGreaterThan(0);
+    expect(renderSummary(report)).toMatch(/^audit {3}usage analytics agree on 10 runs; tokens \+\d+ are of 10 runs the client saw without their usage/m);
+    expect(rendered(report)).not.toMatch(/\bdiffer\b/);
+  });
+});
+
 describe('the usage audit says what it can know', () => {
   it('finds a service that ignores flow_id: 40 runs over two flows are 40, not 80, and no disagreement', async () => {
     const s = await service();

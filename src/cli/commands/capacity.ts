@@ -27,6 +27,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReportDir } from '../run-input.js';
 import { checkOutFlag, writeReportFiles } from '../report-files.js';
+import { listenForStop } from '../signals.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
@@ -121,8 +122,9 @@ export const capacityCommand: MakeCommand = (ctx) => ({
     const { op, p99Ms, ttftP95Ms, tpotP95Ms, maxErrorRatio, stepS } = parseArgs(args);
     const goals = { p99Ms, ttftP95Ms, tpotP95Ms, maxErrorRatio };
     const log = args.json === true ? io.stderr : io.stdout;
-    await checkReportDir(io.cwd, args.out);
+    await checkReportDir(io.cwd, args.out, 'capacity');
     const target = await resolveTarget(args, io, 'enterprise');
+    const stop = listenForStop(io.stderr, 'stopping; the step in progress is cut and capacity.json written with the steps measured whole');
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; sweeping the embedded reference service at ${target.baseUrl}\n`);
       // One connection per request in flight at the highest step; the run's caps and deadlines on every answer.
@@ -149,7 +151,8 @@ export const capacityCommand: MakeCommand = (ctx) => ({
           ...goals,
           startConcurrency: args.start,
           maxConcurrency: args['max-concurrency'],
-          measure: createClientMeasure({ client, entry, targets, durationS: stepS }),
+          measure: createClientMeasure({ client, entry, targets, durationS: stepS, signal: stop.signal }),
+          signal: stop.signal,
           onStep: (s) => {
             const why = Object.entries(s.bad ?? {}).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([k, n]) => `${k} ×${n}`).join(', ');
             log.write(
@@ -175,11 +178,13 @@ export const capacityCommand: MakeCommand = (ctx) => ({
         });
         log.write(`flowgauge: wrote ${written.join(', ')}\n`);
         if (args.json === true) io.stdout.write(`${json}\n`);
-        ctx.setExit(result.best === undefined ? EXIT.FAILED : EXIT.OK);
+        // A sweep cut short found no capacity, whatever its steps met: never a pass.
+        ctx.setExit(result.interrupted === true ? EXIT.INTERRUPTED : result.best === undefined ? EXIT.FAILED : EXIT.OK);
       } finally {
         await client.close();
       }
     } finally {
+      stop.dispose();
       await target.close();
     }
   },

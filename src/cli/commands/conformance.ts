@@ -20,6 +20,7 @@ import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReportDir } from '../run-input.js';
 import { reportDir, writeReportFiles } from '../report-files.js';
+import { listenForStop } from '../signals.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 
@@ -46,7 +47,10 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
       'webhook-listen': { type: 'string', describe: 'receive notifications at host:port to observe their event names (the embedded service gets one anyway)' },
       'webhook-secret': { type: 'string', describe: 'shared secret of the notifications (or FLOWGAUGE_WEBHOOK_SECRET); never printed or stored' },
       'max-requests': { type: 'number', describe: 'most requests the battery may send (default 150)' },
-      deadline: { type: 'string', describe: `longest the whole battery may take (default ${DEFAULT_CONFORMANCE_DEADLINE_MS / 60_000}m; ${DURATION_HELP}); the report says what it cut` },
+      deadline: {
+        type: 'string',
+        describe: `longest the whole command may take, from its start to its exit (default ${DEFAULT_CONFORMANCE_DEADLINE_MS / 60_000}m; ${DURATION_HELP}); the report says what it cut`,
+      },
       quiet: { type: 'boolean', describe: 'no progress lines on stderr' },
     }),
   handler: async (argv) => {
@@ -66,7 +70,7 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
       deadlineMs = parseDurationMs(args.deadline);
       if (deadlineMs === undefined || deadlineMs < 1000) throw new UsageError(`--deadline "${args.deadline}" must be at least 1s (${DURATION_HELP})`);
     }
-    await checkReportDir(io.cwd, args.out);
+    await checkReportDir(io.cwd, args.out, 'conformance');
     const embedded = args['base-url'] === undefined;
     let secret = args['webhook-secret'] ?? io.env.FLOWGAUGE_WEBHOOK_SECRET;
     if (listen !== undefined && !embedded && (secret === undefined || secret === '')) {
@@ -83,6 +87,7 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
       await receiver?.close();
       throw err;
     });
+    const stop = listenForStop(io.stderr, 'stopping; the request in flight is cancelled and conformance.json written with what was seen');
     try {
       const log = args.json === true ? io.stderr : io.stdout;
       if (target.embedded) log.write(`flowgauge: no --base-url given; checking the embedded reference service at ${target.baseUrl}\n`);
@@ -100,11 +105,20 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
           ? {}
           : { onProgress: (p: ConformanceProgress) => io.stderr.write(`flowgauge: conformance ${p.index}/${p.total} ${p.group} (${p.requests} requests, ${(p.elapsedMs / 1000).toFixed(1)} s)\n`) }),
         target: target.client,
+        signal: stop.signal,
+        // The deadline bounds the command, start-up included, and leaves it time to write its report.
+        spentMs: (io.startedMs === undefined ? 0 : performance.now() - io.startedMs) + endReserveMs(deadlineMs ?? DEFAULT_CONFORMANCE_DEADLINE_MS),
       });
       const dir = reportDir(io.cwd, 'conformance', Date.parse(report.startedAt), args.out);
       const json = `${JSON.stringify(report, null, 2)}\n`;
       await writeReportFiles(dir, { 'conformance.json': json, 'conformance.md': renderConformanceMarkdown(report) });
       if (args.json === true) io.stdout.write(json);
+      if (report.interrupted !== undefined) {
+        const cut = report.interrupted.cut.length > 0 ? `; not tried: ${report.interrupted.cut.join(', ')}` : '';
+        log.write(`flowgauge: interrupted after ${report.requests} requests${cut}\nreport: ${dir}/conformance.md (and conformance.json, marked interrupted)\n`);
+        ctx.setExit(EXIT.INTERRUPTED);
+        return;
+      }
       if (report.protocol !== undefined) {
         log.write(`flowgauge: ${target.baseUrl} answered, but not as the interface does: ${report.protocol}\nreport: ${dir}/conformance.md\n`);
         ctx.setExit(EXIT.PROTOCOL);
@@ -124,14 +138,20 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
           `${report.violations.length === 0 ? 'no violations' : `${report.violations.length} violations of the interface`}\n`,
       );
       if (report.deadline !== undefined) {
-        log.write(`flowgauge: the battery's deadline of ${report.deadline.ms / 1000} s passed${report.deadline.cut.length > 0 ? `; not tried: ${report.deadline.cut.join(', ')}` : ''}\n`);
+        log.write(`flowgauge: the deadline of ${report.deadline.ms / 1000} s (the whole command's, start-up included) passed${report.deadline.cut.length > 0 ? `; not tried: ${report.deadline.cut.join(', ')}` : ''}\n`);
       }
       for (const v of report.violations.slice(0, 20)) log.write(`  ✗ ${v.rule} ${v.path}: expected ${v.expected}, got ${v.got} (${v.request}, ×${v.count})\n`);
       log.write(`report: ${dir}/conformance.md (and conformance.json)\n`);
       ctx.setExit(report.passed ? EXIT.OK : EXIT.FAILED);
     } finally {
+      stop.dispose();
       await target.close();
       await receiver?.close();
     }
   },
 });
+
+/** What the deadline keeps for the command's end (writing the report, closing): a tenth of it, 0.25 to 2 s. */
+function endReserveMs(deadlineMs: number): number {
+  return Math.min(2000, Math.max(250, deadlineMs / 10));
+}

@@ -1,6 +1,6 @@
 /**
  * `flowgauge probe`: scheduled uptime checks against a target (the embedded reference service
- * without --base-url). As a daemon it runs a round every --interval until SIGINT/SIGTERM (or
+ * without --base-url). As a daemon it runs a round every --interval until SIGINT/SIGTERM/SIGHUP (or
  * --duration), serving /metrics when asked; with --once it runs one round, pushes to a
  * Pushgateway when given, and exits 0 when every check succeeded, 1 when the target failed one,
  * and anything else when the prober failed (a CronJob: `onceVerdict`). Every check is appended to
@@ -43,6 +43,8 @@ import { METRICS_HOST_OPTION, metricsHost } from '../metrics-host.js';
 import { checkTargetName, readCaFile, resolveTarget, TARGET_NAME_OPTION, TARGET_OPTIONS, targetNameFor, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
 import { makeDirectory } from '../report-files.js';
+import { osReason } from '../safe-write.js';
+import { listenForStop } from '../signals.js';
 import { finalPush, parsePushLabels } from '../probe-push.js';
 
 interface ProbeArgs extends TargetArgs {
@@ -135,7 +137,7 @@ function probeRoute(runner: ProbeRunner, checks: readonly CheckName[]): MetricsR
 }
 
 /** The exit code of each `--once` verdict (docs/probes.md, "Exit codes under a scheduler"). */
-const ONCE_EXIT = { ok: EXIT.OK, failed: EXIT.FAILED, 'not-the-interface': EXIT.PROTOCOL, unrecorded: EXIT.INTERNAL } as const;
+const ONCE_EXIT = { ok: EXIT.OK, failed: EXIT.FAILED, 'not-the-interface': EXIT.PROTOCOL, unrecorded: EXIT.BAD_INPUT } as const;
 
 /** The `probe` command. */
 export const probeCommand: MakeCommand = (ctx) => ({
@@ -212,15 +214,9 @@ export const probeCommand: MakeCommand = (ctx) => ({
     let metricsServer: MetricsServer | undefined;
     const closing: (() => Promise<unknown>)[] = [];
     let stopDaemon: (() => void) | undefined;
-    let signals = 0;
-    const onSignal = (sig: NodeJS.Signals): void => {
-      signals++;
-      if (signals > 1) process.exit(130);
-      io.stderr.write(`\nflowgauge: ${sig}: finishing the current round and flushing the history (again to quit at once)\n`);
-      stopDaemon?.();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // SIGHUP as SIGINT and SIGTERM: a daemon started from a terminal that closed still flushes its history.
+    const stop = listenForStop(io.stderr, 'finishing the current round and flushing the history');
+    stop.signal.addEventListener('abort', () => stopDaemon?.(), { once: true });
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; probing the embedded reference service at ${target.baseUrl}\n`);
       let metrics: ProbeMetrics | undefined;
@@ -271,7 +267,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
           } else if (args.quiet !== true) out.write(formatRecord(r));
         },
         onIncident: (e) => log.write(formatIncident(e)),
-        onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${error}\n`),
+        onHistoryError: (error, r) => io.stderr.write(`flowgauge: could not write the ${r.check} record to ${historyDir}: ${osReason({ code: error })}\n`),
       });
 
       if (args['metrics-port'] !== undefined && metrics !== undefined) {
@@ -300,6 +296,7 @@ export const probeCommand: MakeCommand = (ctx) => ({
       log.write(`flowgauge: probing ${checks.join(', ')} every ${args.interval ?? '30s'}; history in ${historyDir}\n`);
       const stopped = new Promise<void>((done) => {
         stopDaemon = done;
+        if (stop.signal.aborted) done();
       });
       const timer = durationMs === undefined ? undefined : setTimeout(() => stopDaemon?.(), durationMs);
       runner.start();
@@ -311,9 +308,13 @@ export const probeCommand: MakeCommand = (ctx) => ({
       const s = runner.stats();
       log.write(`flowgauge: stopped after ${s.rounds} rounds (${s.records} records, ${s.failures} failed, ${s.skipped} skipped ticks, ${s.historyErrors} write errors)\n`);
       ctx.setExit(EXIT.OK);
+      // A record the history could not store is a gap nobody would see: exit 2, as every write that fails.
+      if (s.historyErrors > 0) {
+        io.stderr.write(`flowgauge: ${s.historyErrors} of ${s.records} records could not be stored in ${historyDir} (said above): the history has gaps there\n`);
+        ctx.setExit(EXIT.BAD_INPUT);
+      }
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stop.dispose();
       for (const close of closing.reverse()) await close();
       if (metricsServer !== undefined) {
         await metricsServer.close();

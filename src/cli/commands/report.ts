@@ -3,13 +3,12 @@
  * file or to stdout. A file that is not a report@1 is bad input (exit 2), named with what is
  * wrong with it.
  */
-import { writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { renderMarkdown } from '../../report/index.js';
 import { renderHtml } from '../../report/html.js';
-import { UsageError } from '../context.js';
 import { loadHtmlAssets, readReportFile } from '../report-formats.js';
 import { makeDirectory } from '../report-files.js';
+import { writeFilesAtomically } from '../safe-write.js';
 import type { MakeCommand } from './command.js';
 
 /** Output formats of `report`. */
@@ -48,11 +47,8 @@ export const reportCommand: MakeCommand = (ctx) => ({
     }
     const full = resolve(io.cwd, args.out);
     await makeDirectory(dirname(full), 'give a writable path with --out', 'files');
-    try {
-      await writeFile(full, text, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot write ${args.out}: ${(err as { code?: string }).code ?? 'write failed'}`);
-    }
+    // Whole or not at all: a full disk leaves neither half a page nor a temp file, and exits 2.
+    await writeFilesAtomically(dirname(full), { [basename(full)]: text });
     io.stdout.write(`wrote ${full}\n`);
   },
 });

@@ -14,6 +14,7 @@ import { createRunSession, startNotificationTracking, type NotificationTracking,
 import { loadScenarioFile, planOf, type ResolvedScenario } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { WORKER_EXIT_GUARD, withExitGuard } from '../exit-guard.js';
 import { formatProgress } from '../progress-line.js';
 import { loadHtmlAssets } from '../report-formats.js';
 import { checkOutFlag } from '../report-files.js';
@@ -41,7 +42,8 @@ export const runCommand: MakeCommand = (ctx) => ({
       .options(TARGET_NAME_OPTION)
       .options(RUN_OPTIONS),
   // -e values are in process.env for the whole run (a .ts scenario reads them there), then put back.
-  handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), async () => {
+  // The scenario's code may not end the process behind the run's back: process.exit is guarded from its load to the run's end.
+  handler: async (argv) => withProcessEnv(parseEnvFlags((argv as unknown as RunArgs).env), () => withExitGuard(async (guard) => {
     const { io } = ctx;
     const args = withEnvBaseUrl(argv as unknown as RunArgs, io.env);
     const file = findScenarioFile(io.cwd, args.scenario);
@@ -50,7 +52,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     checkOutFlag(args.out);
     checkTargetName(args['target-name']);
     const env = { ...io.env, ...parseEnvFlags(args.env) };
-    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env }), overridesOf(args), file));
+    const plan = planOf(resolveWithFlags(await loadScenarioFile(file, { env, preflight: true }), overridesOf(args), file));
     const sharded = parseShard(args, io.env);
     if (sharded === undefined && args['run-id'] !== undefined) throw new UsageError('--run-id names the run a shard belongs to: give it with --shard i/N or --shards N');
     // Only the CLI reads the system time: the wait is on this clock, the engine's is another of the same kind.
@@ -81,6 +83,7 @@ export const runCommand: MakeCommand = (ctx) => ({
     });
     let session: RunSession | undefined;
     const stop = listenForStop(io.stderr, 'stopping; draining in-flight requests');
+    guard.signal.addEventListener('abort', () => stop.abort(), { once: true });
     try {
       if (target.embedded) log.write(`flowgauge: no --base-url given; running against the embedded reference service at ${target.baseUrl}\n`);
       if (target.embedded && shard !== undefined && shard.count > 1) {
@@ -116,6 +119,9 @@ export const runCommand: MakeCommand = (ctx) => ({
         audit: args.audit !== false,
         notifications: tracking,
         generator: true,
+        // The guard's warning in this thread's report; over worker threads each worker guards its own.
+        phases: workers > 1 ? [] : [guard.phase],
+        workerSetup: WORKER_EXIT_GUARD,
         exporters: await exporters.wishes(loadHtmlAssets, () => writer.html),
         onProgress: args.quiet === true ? undefined : showProgress,
         outputs: [writer],
@@ -140,9 +146,12 @@ export const runCommand: MakeCommand = (ctx) => ({
       const { report } = outcome;
       log.write(renderSummary(report, { color: live, ...(shard !== undefined ? { shard: { index: shard.index + 1, count: shard.count } } : {}) }));
       const latest = writer.latest === undefined ? '' : `; ${relative(io.cwd, writer.latest)}/ points at the newest`;
-      log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md${latest})\n`);
+      if (writer.failure === undefined) log.write(`\nreport: ${writer.dir ?? '(not written)'}/report.html (and report.json, report.md${latest})\n`);
+      else io.stderr.write(`flowgauge: ${writer.failure.message}; the report is not on disk (no temp file left)\n`);
+      if (guard.called !== undefined) io.stderr.write(`flowgauge: ${guard.called.message}\n`);
       if (args.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       ctx.setExit(outcome.passed ? EXIT.OK : EXIT.FAILED);
+      if (writer.failure !== undefined) ctx.setExit(EXIT.BAD_INPUT);
       if (outcome.dataExhausted.length > 0) {
         io.stderr.write(`flowgauge: the unique data of ${outcome.dataExhausted.join(', ')} ran out; the run stopped early\n`);
         ctx.setExit(EXIT.BAD_INPUT);
@@ -154,5 +163,5 @@ export const runCommand: MakeCommand = (ctx) => ({
       await target.close();
       await tracking?.close();
     }
-  }),
+  })),
 });

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
 import { parseReferenceConfig, startReferenceService, type ReferenceServiceOptions } from '../../target/index.js';
 import { UsageError } from '../context.js';
+import { listenForStop } from '../signals.js';
 import type { MakeCommand } from './command.js';
 
 async function readConfig(cwd: string, file: string): Promise<ReferenceServiceOptions> {
@@ -63,16 +64,16 @@ export const serveCommand: MakeCommand = (ctx) => ({
         '',
       ].join('\n'),
     );
-    await new Promise<void>((done) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-      if (durationMs !== undefined) setTimeout(stop, durationMs).unref();
-    });
+    // A signal is the service's ordinary end (SIGHUP too: the terminal it ran in closed); it exits 0.
+    const stop = listenForStop(io.stderr, 'stopping the reference service');
+    try {
+      await new Promise<void>((done) => {
+        stop.signal.addEventListener('abort', () => done(), { once: true });
+        if (durationMs !== undefined) setTimeout(done, durationMs).unref();
+      });
+    } finally {
+      stop.dispose();
+    }
     await service.close();
     io.stdout.write('reference service stopped\n');
   },

@@ -6,8 +6,8 @@
  *
  * A subcommand module: the `slo` command adds it next to `rules` and `dashboards`.
  */
-import { stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
 import { readSloStatus, renderStatusHtml, renderStatusText } from '../../probe/index.js';
@@ -15,6 +15,7 @@ import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { makeDirectory } from '../report-files.js';
+import { writeFilesAtomically } from '../safe-write.js';
 import type { MakeCommand } from './command.js';
 import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
 
@@ -72,11 +73,7 @@ export const sloStatusCommand: MakeCommand = (ctx: CommandContext) => ({
     else {
       const file = resolve(io.cwd, args.out);
       await makeDirectory(dirname(file), 'give a writable path with --out', 'files');
-      try {
-        await writeFile(file, text, 'utf8');
-      } catch (err) {
-        throw new UsageError(`cannot write ${args.out}: ${(err as NodeJS.ErrnoException).code ?? 'write failed'}`);
-      }
+      await writeFilesAtomically(dirname(file), { [basename(file)]: text });
       io.stdout.write(`wrote ${file} (${status.withinObjective ? 'within objective' : 'objective missed'})\n`);
     }
     ctx.setExit(status.withinObjective ? EXIT.OK : EXIT.FAILED);

@@ -5,8 +5,7 @@
  * the defaults. The dashboard builder is loaded only by `slo dashboards`: it is large, and every
  * other command would pay for it at start-up.
  */
-import { writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
@@ -26,6 +25,7 @@ import {
 import type { CommandContext } from '../context.js';
 import { UsageError } from '../context.js';
 import { makeDirectory } from '../report-files.js';
+import { writeFilesAtomically } from '../safe-write.js';
 import type { MakeCommand } from './command.js';
 import { OBJECTIVE_HELP, parseObjective } from '../objective.js';
 import { sloStatusCommand } from './slo-status.js';
@@ -161,12 +161,7 @@ export function parseLabels(input: readonly string[] | undefined): Record<string
 async function writeText(ctx: CommandContext, path: string, text: string): Promise<string> {
   const full = resolve(ctx.io.cwd, path);
   await makeDirectory(dirname(full), 'give a writable path with --out', 'files');
-  try {
-    await writeFile(full, text, 'utf8');
-  } catch (err) {
-    const code = (err as { code?: string }).code ?? 'write failed';
-    throw new UsageError(`cannot write ${path}: ${code}`);
-  }
+  await writeFilesAtomically(dirname(full), { [basename(full)]: text });
   return full;
 }
 

@@ -52,6 +52,12 @@ const usageAudit = obj(
      * Absent otherwise.
      */
     forbidden: bool,
+    /**
+     * A run of several tenants: true when the service answered this tenant with the usage of the
+     * whole account (every tenant's runs; it matches the sum of what the tenants' clients saw),
+     * which is the service's design, not a disagreement. Absent otherwise.
+     */
+    accountWide: bool,
   },
 );
 

@@ -69,6 +69,7 @@ const usageMerge: Rule<UsageAuditReport> = fields<UsageAuditReport>({
   errors: union<string>((e) => e),
   filterIgnored: anyOf,
   forbidden: allFlag,
+  accountWide: anyOf,
 });
 
 const sessionsMerge: Rule<SessionAuditReport> = fields<SessionAuditReport>({

@@ -4,7 +4,40 @@
  * is put together in `../report-schema.ts`.
  */
 import { z } from 'zod';
-import { bool, count, countMap, nonNegative, nullable, num, obj, pct, str, written, type DeepReadonly } from './schema-kit.js';
+import { bool, count, countMap, int, nonNegative, nullable, num, obj, pct, str, written, type DeepReadonly } from './schema-kit.js';
+
+const ints = z.array(int);
+const intsOrNull = z.array(nullable(num));
+
+/** `rateLimit.byOp.<op>`: the 429 verdicts of one operation. */
+const throttleCounts = obj({ expected: count, premature: count, uncertain: count });
+
+/**
+ * `rateLimit.evidence`: what the 429s are judged on, so the verdicts settle on all of it (at the
+ * run's end, and on the union when workers or shards merge): columns of integers, times in µs
+ * from the report's start. See docs/report-json.md.
+ */
+const evidenceSchema = obj({
+  of: z.int().min(1),
+  covers: z.int().min(1),
+  units: z.array(str),
+  ops: z.array(str),
+  dropped: count,
+  sendUs: ints,
+  answerUs: intsOrNull,
+  status: ints,
+  judged: obj({ at: ints, op: ints, unit: ints, lagUs: ints, flags: ints, verdict: z.array(z.int().min(1).max(3)) }),
+  findings: countMap,
+}, {
+  contract: obj({ limit: z.number().gt(0), windowMs: z.number().gt(0) }),
+  tenant: str,
+  horizonUs: num,
+  // Left out when no answer had the header.
+  limit: intsOrNull,
+  remaining: intsOrNull,
+  reset: intsOrNull,
+  retryAfterS: intsOrNull,
+});
 
 /** report@1 `rateLimit`. */
 export const rateLimitSchema = obj(
@@ -45,8 +78,18 @@ export const rateLimitSchema = obj(
     headerless429: count,
     /** 429s whose order against the limit requests in flight made unknowable (optional in older reports). */
     uncertain429: count,
-    /** True when the limiter's windows overlap (sliding log, token bucket): only Remaining judged. */
+    /** True when the limiter's windows overlap (sliding log, token bucket). */
     rolling: bool,
+    /**
+     * 429s with evidence that something in front of the service answered them: a body that is
+     * not the service's error object, another Server or Via than its admissions carried, or the
+     * X-RateLimit-* headers its admissions carry missing.
+     */
+    gateway429: count,
+    /** The 429 verdicts by operation. */
+    byOp: z.record(str, throttleCounts),
+    /** What the 429s were judged on (absent in older reports, and when no answer came). */
+    evidence: evidenceSchema,
     /** The latency of the refused answers (not in `ops.*.latencyMs`). */
     latencyMs: pct,
     /** Older windows not kept. */

@@ -5,7 +5,10 @@
  * slowest shard's, the advertised limit the highest.
  */
 import type { RateLimitWindow } from '../../collect/rate-limit-analyser.js';
-import { anyOf, bySection, custom, fields, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
+import type { RateLimitEvidence } from '../../collect/rate-limit-evidence.js';
+import { mergeEvidence } from '../../collect/rate-limit-evidence-codec.js';
+import type { ThrottleCounts } from '../../collect/rate-limit-settle.js';
+import { anyOf, bySection, custom, each, fields, max, recompute, round3, setting, sum, sumCounts, type Part, type Rule } from './merge-kit.js';
 import { histogram } from './merge-histograms.js';
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { RateLimitReport } from './rate-limit-schema.js';
@@ -58,6 +61,9 @@ export const rateLimitMerge: Rule<RateLimitReport> = fields<RateLimitReport>({
   premature429: sum,
   headerless429: sum,
   uncertain429: sum,
+  gateway429: sum,
+  // The parts' own verdicts added; the report's merge settles them again on the merged evidence.
+  byOp: each(() => fields<ThrottleCounts>({ expected: sum, premature: sum, uncertain: sum })),
   rolling: anyOf,
   latencyMs: histogram('ratelimit.latency', { noun: 'answers' }),
   headerViolations: sumCounts,
@@ -77,6 +83,12 @@ export const rateLimitMerge: Rule<RateLimitReport> = fields<RateLimitReport>({
   }),
   // The slowest shard's recovery.
   recoveryMs: max<number | null>(),
+  // The union, on the merged run's clock (each part's times are from its own start).
+  evidence: custom<RateLimitEvidence>('union', (parts, ctx) =>
+    parts.length === 1 && parts[0]?.source.startMs === ctx.scope.startMs
+      ? parts[0].value
+      : mergeEvidence(parts.map((p) => ({ evidence: p.value, shiftUs: Math.round((p.source.startMs - ctx.scope.startMs) * 1000) }))),
+  ),
 });
 
 /**

@@ -25,6 +25,17 @@ export const sloSchema = obj(
     errorRatio: written(ratio),
     /** Whole bad events the objective allows for this many events. */
     allowedBadEvents: written(count),
+    /**
+     * Requests still open when the grace period ended, within their own deadline: unjudged.
+     * Present when there were any (absent in older reports).
+     */
+    cut: count,
+    /**
+     * With `cut` requests: availability as the range they allow, all of them bad (`low`:
+     * good ÷ (good + bad + cut)) to all good (`high`: (good + cut) ÷ (good + bad + cut)). A
+     * threshold on availability passes only at its worst end.
+     */
+    availabilityRange: obj({ low: ratio, high: ratio }),
   },
 );
 

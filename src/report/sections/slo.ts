@@ -7,9 +7,11 @@ import { bySection, fields, recompute, setting, sum, type Rule } from './merge-k
 import type { FullSection, ScopeState } from './project-kit.js';
 import type { SloReport } from './slo-schema.js';
 
-/** `slo` from SLI counts. */
-export function sloOf(totals: { readonly good: number; readonly bad: number; readonly excluded: number }, objective: number): SloReport {
+/** `slo` from SLI counts (and the requests cut unjudged, when there were any). */
+export function sloOf(totals: { readonly good: number; readonly bad: number; readonly excluded: number; readonly cut?: number }, objective: number): SloReport {
   const budget = errorBudget({ good: totals.good, bad: totals.bad, objective });
+  const cut = totals.cut ?? 0;
+  const all = totals.good + totals.bad + cut;
   return {
     objective,
     good: totals.good,
@@ -20,12 +22,13 @@ export function sloOf(totals: { readonly good: number; readonly bad: number; rea
     errorBudgetConsumed: budget.budgetConsumed,
     burnRate: budget.burnRate,
     allowedBadEvents: budget.allowedBadEvents,
+    ...(cut > 0 ? { cut, availabilityRange: { low: totals.good / all, high: (totals.good + cut) / all } } : {}),
   };
 }
 
 /** The figures of the merged events (objective, good, bad and excluded are merged first). */
 const again = <K extends keyof SloReport>(k: K) =>
-  recompute<SloReport, SloReport[K]>((m) => sloOf({ good: m.good ?? 0, bad: m.bad ?? 0, excluded: m.excluded ?? 0 }, m.objective as number)[k]);
+  recompute<SloReport, SloReport[K]>((m) => sloOf({ good: m.good ?? 0, bad: m.bad ?? 0, excluded: m.excluded ?? 0, cut: m.cut ?? 0 }, m.objective as number)[k]);
 
 /** How `slo` merges. */
 export const sloMerge: Rule<SloReport> = fields<SloReport>({
@@ -38,6 +41,8 @@ export const sloMerge: Rule<SloReport> = fields<SloReport>({
   errorBudgetConsumed: again('errorBudgetConsumed'),
   burnRate: again('burnRate'),
   allowedBadEvents: again('allowedBadEvents'),
+  cut: sum,
+  availabilityRange: again('availabilityRange'),
 });
 
 /** `slo`: the SLI counts against the objective, merged by the rules above. */

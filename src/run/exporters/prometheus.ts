@@ -85,6 +85,8 @@ export const prometheusExporter: Exporter<'prometheus', PrometheusWish> = {
       output: metrics === undefined ? undefined : createMetricsOutput(metrics),
       brief: split ? metricsOptions(ctx.plan, ctx.targetName) : undefined,
       collect: (worker, snapshot) => aggregate?.update(worker, snapshot as MetricsSnapshot),
+      // The merged report settled the workers' 429s on their merged evidence: the combined series follow it.
+      end: (report) => aggregate?.settle(report),
       async close() {
         // One bounded attempt (DEFAULT_FINAL_PUSH_TIMEOUT_MS), then one warning naming what was not delivered.
         const pushed = await pusher?.stop();

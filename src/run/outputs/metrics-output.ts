@@ -17,6 +17,7 @@ export function createMetricsOutput(metrics: RunMetrics): RunOutput {
   return {
     name: 'metrics',
     sample: (s) => metrics.observe(s, s.verdict, s.scenario),
+    cut: (s) => metrics.observeCut?.(s, s.scenario),
     iteration: (i) => metrics.observeIteration?.(i.scenario, i.result),
     check: (c) => metrics.observeCheck?.(c.scenario, c.name, c.passed),
     tick(p) {
@@ -26,6 +27,11 @@ export function createMetricsOutput(metrics: RunMetrics): RunOutput {
     scheduleEnded(report) {
       metrics.setInFlight(0);
       counts(report.load.dropped, report.load.started);
+      // The report settled each 429 on all of the run's evidence: the series follow it.
+      metrics.settle?.(report);
+    },
+    end(report) {
+      metrics.settle?.(report);
     },
   };
 }

@@ -11,7 +11,7 @@
  */
 import type { StreamSummary, TriggerAck } from '../../api/index.js';
 import type { AuditReport, TenantAuditReport } from '../../report/index.js';
-import { auditSessions, auditUsage, createUsageLedger, sessionBaseline, type UsageLedger } from '../audit.js';
+import { auditSessions, auditUsage, createUsageLedger, markAccountWide, sessionBaseline, type UsageLedger } from '../audit.js';
 import type { PhaseContext, RunPhase } from '../phase.js';
 import { runIdOfAck } from '../run-ids.js';
 
@@ -124,6 +124,12 @@ export function createAuditPhase(): RunPhase {
         const sessions = t.ledger.sessions.size > 0 ? await auditSessions(a, t.ledger, t.baseline) : undefined;
         audits.push({ scenarios: t.scenarios, ...(usage !== undefined ? { usage } : {}), ...(sessions !== undefined ? { sessions } : {}) });
       }
+      // A service that answers every tenant with the account's usage matches their sum: said as such.
+      const marked = markAccountWide(audits.map((a) => a.usage));
+      audits.forEach((a, i) => {
+        const u = marked[i];
+        if (u !== undefined) audits[i] = { ...a, usage: u };
+      });
       const incomplete = f.signal.aborted ? { incomplete: true } : {};
       const only = audits.length === 1 ? audits[0] : undefined;
       section =

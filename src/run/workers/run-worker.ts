@@ -15,6 +15,7 @@ import type { RunOutput } from '../output.js';
 import { closeRunClients, clientsFromSpecs } from '../run-clients.js';
 import { createRunPhases } from '../run-phases.js';
 import { planInWorker } from './worker-plan.js';
+import { loadWorkerSetup } from './worker-setup.js';
 import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
 
 const port = parentPort;
@@ -49,6 +50,9 @@ function reporter(exporters: WorkerExporters): RunOutput {
 }
 
 async function runShard(): Promise<void> {
+  // Before any of the scenario's code is loaded: the program's own setup of the thread (the CLI's guard on process.exit).
+  const setup = await loadWorkerSetup(input.setup);
+  setup.stopSignal?.addEventListener('abort', () => stop.abort(), { once: true });
   const plan = await planInWorker(input);
   const clients = clientsFromSpecs(input.clients);
   let exporters: WorkerExporters | undefined;
@@ -64,7 +68,7 @@ async function runShard(): Promise<void> {
       abortSignal: peerAbort.signal,
       onAbort: (by) => send({ type: 'aborted', by }),
       // The audit belongs to the whole run, not a shard; the engine leaves it out of shards anyway.
-      phases: createRunPhases({ follow: input.phases.follow, generator: input.phases.generator }),
+      phases: [...createRunPhases({ follow: input.phases.follow, generator: input.phases.generator }), ...(setup.phases ?? [])],
       // Its window is taken by the tick that sends it: the exporters' outputs come first.
       outputs: [...exporters.outputs, reporter(exporters)],
       ...(input.progressIntervalMs !== undefined ? { progressIntervalMs: input.progressIntervalMs } : {}),

@@ -32,6 +32,8 @@ export interface WorkerInput {
   readonly progressIntervalMs?: number | undefined;
   readonly prepareTimeoutMs?: number | undefined;
   readonly finishTimeoutMs?: number | undefined;
+  /** The module the worker imports first (`RunOptions.workerSetup`, `worker-setup.ts`), as a URL. */
+  readonly setup?: string | undefined;
 }
 
 /** From a worker. */

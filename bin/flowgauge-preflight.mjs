@@ -1,0 +1,12 @@
+// The throwaway thread that loads a scenario module once before the run does, under a deadline
+// that holds against code that never returns: the TypeScript sources through tsx in a checkout,
+// the compiled dist/ in a package (as bin/flowgauge.mjs).
+import { existsSync } from 'node:fs';
+
+const source = new URL('../src/scenario/preflight-worker.ts', import.meta.url);
+if (existsSync(source)) {
+  const { tsImport } = await import('tsx/esm/api');
+  await tsImport(source.href, import.meta.url);
+} else {
+  await import(new URL('../dist/scenario/preflight-worker.js', import.meta.url).href);
+}

@@ -1,0 +1,109 @@
+/**
+ * A deadline on loading a scenario module that holds against synchronous code too. The
+ * module's own deadline (`loadScenarioFile`) is a timer, and a timer never fires while the
+ * thread is busy: `while (true) {}` at the module's top level hung the CLI, silent. So a module
+ * is first loaded in a throwaway worker thread, which can be terminated whatever its code does;
+ * only once that load came back is it loaded where it runs. Its top-level code runs twice (once
+ * there, once here), which a scenario's top level, a definition, can afford.
+ *
+ * The package's own ready scenarios are known to load and skip it, so `run smoke` starts as fast
+ * as before.
+ */
+import { Worker } from 'node:worker_threads';
+import { dirname, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What the throwaway thread is given. */
+export interface PreflightInput {
+  /** The module's absolute path. */
+  readonly abs: string;
+}
+
+/**
+ * What it answers once the import and its export came back: loaded, or failed (a throw, a
+ * rejection); or, asked at the deadline, that it is still waiting (its thread is free: an await).
+ */
+export type PreflightAnswer = { readonly ok: boolean } | { readonly waiting: true };
+
+/** How the pre-flight ended. */
+export type PreflightOutcome =
+  /** The import came back, loaded or failed: the load here names a failure with its file and line. */
+  | { readonly kind: 'came-back'; readonly ok: boolean }
+  /**
+   * Its code did not come back within the deadline: the thread was terminated. `busy`: its code
+   * held the thread (a loop); else it awaited something that never settled.
+   */
+  | { readonly kind: 'timed-out'; readonly busy: boolean }
+  /** Its code ended the thread (`process.exit`) while loading. */
+  | { readonly kind: 'exited'; readonly code: number }
+  /** The thread itself failed (not the module): the load here goes on without a pre-flight. */
+  | { readonly kind: 'unavailable' };
+
+/** The thread's entry: bin/ lies two levels above this file in a checkout (src/) and in the package (dist/). */
+const ENTRY = new URL('../../bin/flowgauge-preflight.mjs', import.meta.url);
+
+/** How long a thread at its deadline has to say it is only waiting. */
+const ASK_MS = 2000;
+
+/** The package's own ready scenarios. */
+const OWN_SCENARIOS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scenarios') + sep;
+
+/**
+ * Imports the module at `abs` in a throwaway worker thread, terminated if its code (top level
+ * and exported promise together) has not come back `timeoutMs` after the thread started. Never
+ * rejects.
+ */
+export function preflightModule(abs: string, timeoutMs: number): Promise<PreflightOutcome> {
+  return new Promise((settle) => {
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    const end = (o: PreflightOutcome): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      settle(o);
+      // Whatever the module left running there (a timer, a loop) goes with the thread.
+      void worker.terminate();
+    };
+    const worker = new Worker(ENTRY, {
+      workerData: { abs } satisfies PreflightInput,
+      // The module's own output is the run's to show, once, when it loads there.
+      stdout: true,
+      stderr: true,
+    });
+    // Unreferenced: the thread never keeps the process alive by itself.
+    worker.unref();
+    worker.stdout.resume();
+    worker.stderr.resume();
+    // From the thread's start: how long the thread itself takes to start is not the module's.
+    worker.once('online', () => {
+      timer = setTimeout(() => {
+        worker.postMessage('waiting?');
+        timer = setTimeout(() => end({ kind: 'timed-out', busy: true }), ASK_MS);
+      }, timeoutMs);
+    });
+    worker.on('message', (a: PreflightAnswer) => end('waiting' in a ? { kind: 'timed-out', busy: false } : { kind: 'came-back', ok: a.ok }));
+    worker.on('error', () => end({ kind: 'unavailable' }));
+    // An end before any answer is the module's own process.exit.
+    worker.on('exit', (code) => end({ kind: 'exited', code }));
+  });
+}
+
+/**
+ * The pre-flight of `loadScenarioFile`: resolves when the module may be loaded in this thread
+ * (its load there names what a failed import threw); throws `fail(…)` (exit 2) for code that did
+ * not come back within the deadline, or a module that ended its thread. The package's own
+ * scenarios are not pre-flown.
+ */
+export async function preflight(abs: string, timeoutMs: number, fail: (message: string) => Error): Promise<void> {
+  if (abs.startsWith(OWN_SCENARIOS)) return;
+  const o = await preflightModule(abs, timeoutMs);
+  if (o.kind === 'timed-out') {
+    throw fail(
+      o.busy
+        ? `did not finish loading within ${timeoutMs / 1000} s: its code never came back (a loop that never ends, at its top level or in a module it imports?)`
+        : `did not finish loading within ${timeoutMs / 1000} s: it waits on something that never settles (a top-level await, or an exported promise?); export the scenario itself, or a promise that resolves to it`,
+    );
+  }
+  if (o.kind === 'exited') throw fail(`called process.exit while loading (code ${o.code}): a scenario module may not end the process; export the scenario, or throw to refuse to load`);
+}

@@ -1,0 +1,110 @@
+/**
+ * Issue 38, item 4: premature-429 analysis from merged evidence, not merged verdicts. A limiter
+ * that throttles at 25 of an advertised 40 per 3 s (its books say which refusals came early),
+ * the client at 25/s for 12 s, run as one process, as `--workers 2`, and as two shards merged by
+ * `flowgauge merge`: each gives the books' premature and expected counts within ±3, and no more
+ * than 3 uncertain, where each worker or shard judging its half alone once called most of them
+ * uncertain. A report without evidence (an older flowgauge) merges with a warning saying so.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { memoryIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { Report } from '../../src/report/index.js';
+import { fixedWindow } from '../collect/limiter-sim.js';
+import { startLimiterServer, type LimiterBooks, type LimiterServer } from '../helpers/limiter-server.js';
+
+let dir: string;
+let file: string;
+let server: LimiterServer | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-rl-merge-'));
+  file = join(dir, 'early.json');
+  // 40 per 3 s is 800 per minute: the tier says what the headers say.
+  writeFileSync(file, JSON.stringify({ name: 'early', tier: { limitPerMinute: 800 }, load: { executor: 'constant-arrival-rate', rate: '25/s', duration: '12s' }, mix: [{ op: 'listFlows' }], thresholds: {} }));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const limiter = (): Promise<LimiterServer> => startLimiterServer(fixedWindow({ limit: 40, windowS: 3, admits: 25 }));
+
+async function run(base: string, name: string, extra: readonly string[]): Promise<{ code: number; err: string; report: Report | undefined; path: string }> {
+  const out = join(dir, name);
+  const io = memoryIo({ cwd: dir });
+  const code = await main(['run', file, '--base-url', base, '--token', 'fg_any', '--quiet', '--no-audit', '--out', out, ...extra], io);
+  const path = join(out, 'report.json');
+  return { code, err: io.err(), report: existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Report) : undefined, path };
+}
+
+/** The report's verdicts against the books, within ±3, and uncertain a small minority. */
+function expectTruth(r: Report, books: LimiterBooks): void {
+  const rl = r.rateLimit;
+  expect(rl.responses429).toBe(books.refused);
+  expect(Math.abs(rl.premature429 - books.premature), `premature ${rl.premature429}, books ${books.premature}`).toBeLessThanOrEqual(3);
+  expect(Math.abs(rl.expected429 - books.expected), `expected ${rl.expected429}, books ${books.expected}`).toBeLessThanOrEqual(3);
+  expect(rl.uncertain429 ?? 0).toBeLessThanOrEqual(3);
+}
+
+describe('premature 429s of a split run, from the merged evidence', () => {
+  it('one process: the books', async () => {
+    server = await limiter();
+    const r = await run(server.baseUrl, 'one', []);
+    expect(r.report, r.err).toBeDefined();
+    const books = server.books();
+    expect(books.premature).toBeGreaterThan(40);
+    expectTruth(r.report as Report, books);
+    // The run's evidence travels in its report.
+    expect(r.report?.rateLimit.evidence?.covers).toBe(1);
+    expect(r.report?.rateLimit.evidence?.of).toBe(1);
+  }, 120_000);
+
+  it('--workers 2: the same verdicts as one process', async () => {
+    server = await limiter();
+    const r = await run(server.baseUrl, 'workers', ['--workers', '2']);
+    expect(r.report, r.err).toBeDefined();
+    expect(r.report?.load.workers).toBe(2);
+    if (process.env.DUMP) writeFileSync(process.env.DUMP, JSON.stringify({ report: r.report, books: server.books() }));
+    expectTruth(r.report as Report, server.books());
+    expect(r.report?.rateLimit.evidence).toMatchObject({ of: 2, covers: 2 });
+  }, 120_000);
+
+  it('two shards + merge: the same verdicts as one process; a shard without evidence is said', async () => {
+    server = await limiter();
+    const at = new Date(Date.now() + 2500).toISOString();
+    const base = server.baseUrl;
+    const [a, b] = await Promise.all([run(base, 'shard1', ['--shard', '1/2', '--start-at', at]), run(base, 'shard2', ['--shard', '2/2', '--start-at', at])]);
+    expect(a.report, a.err).toBeDefined();
+    expect(b.report, b.err).toBeDefined();
+    const books = server.books();
+    // Each shard alone saw half the traffic: its own verdicts cannot place most of the refusals.
+    const alone = (a.report as Report).rateLimit;
+    expect(alone.evidence).toMatchObject({ of: 2, covers: 1 });
+    const out = join(dir, 'merged.json');
+    const io = memoryIo({ cwd: dir });
+    await main(['merge', a.path, b.path, '-o', out], io);
+    const merged = JSON.parse(readFileSync(out, 'utf8')) as Report;
+    expectTruth(merged, books);
+    expect(merged.warnings?.some((w) => w.code === 'RATE_LIMIT_EVIDENCE_MISSING') ?? false).toBe(false);
+    // The settled verdicts move the SLI too: the premature 429s are the bad events.
+    expect(merged.slo.bad).toBe(merged.rateLimit.premature429);
+    expect(merged.ops.listFlows?.bad).toBe(merged.rateLimit.premature429);
+
+    // A shard written by an older flowgauge carries no evidence: its verdicts are added as they are, and said.
+    const old = JSON.parse(readFileSync(b.path, 'utf8')) as Report & { rateLimit: { evidence?: unknown } };
+    delete old.rateLimit.evidence;
+    const oldPath = join(dir, 'old-shard.json');
+    writeFileSync(oldPath, JSON.stringify(old));
+    const io2 = memoryIo({ cwd: dir });
+    await main(['merge', a.path, oldPath, '-o', join(dir, 'merged-old.json')], io2);
+    const mixed = JSON.parse(readFileSync(join(dir, 'merged-old.json'), 'utf8')) as Report;
+    const warning = mixed.warnings?.find((w) => w.code === 'RATE_LIMIT_EVIDENCE_MISSING');
+    expect(warning?.message).toContain('old-shard.json');
+    expect(mixed.rateLimit.responses429).toBe(books.refused);
+  }, 120_000);
+});

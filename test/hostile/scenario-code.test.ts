@@ -1,0 +1,131 @@
+/**
+ * A scenario's code cannot end the process behind flowgauge's back, nor hang its load:
+ *
+ * - `process.exit(0)` in a journey mid-run (one thread, and over `--workers 2`): the run stops
+ *   there, its report is written, marked interrupted with a `SCENARIO_EXIT` warning naming the
+ *   line, and the exit is 130 — never 0 (before: exit 0, no report);
+ * - `process.exit` at the module's top level: exit 2 naming it, before anything is sent;
+ * - `while (true) {}` at the module's top level: exit 2 at the load deadline (before: a hang,
+ *   silent), through the CLI with its 30 s deadline and through `loadScenarioFile` with a short
+ *   one; a top-level await that never settles meets the same deadline.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODULE_LOAD_TIMEOUT_MS, loadScenarioFile } from '../../src/scenario/load-file.js';
+import type { Report } from '../../src/report/index.js';
+import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
+import { waitBounded } from './bounded-child.js';
+
+const TOKEN = 'fg_scenario_code_t0ken';
+let dir: string;
+let service: ReferenceService;
+const children: CliProcess[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-scenario-code-'));
+  service = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_b', tier: { limitPerMinute: 1_000_000 } } } });
+});
+afterAll(async () => {
+  for (const c of children) await killIfRunning(c);
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function write(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function cli(args: readonly string[]): CliProcess {
+  const c = spawnCli([...args, '--base-url', service.baseUrl, '--token', TOKEN], { cwd: dir });
+  children.push(c);
+  return c;
+}
+
+/** A journey scenario whose 21st iteration calls process.exit(0); 20/s for 30 s, so only the exit can end it soon. */
+const EXITS_MID_RUN = `export default {
+  name: 'exits',
+  tier: { limitPerMinute: 1000000 },
+  load: { executor: 'constant-arrival-rate', rate: '20/s', duration: '30s', gracefulStop: '1s' },
+  journey: async (vu) => {
+    await vu.listFlows({ limit: 1 });
+    if (vu.iteration === 20) process.exit(0);
+  },
+};
+`;
+
+describe('process.exit in scenario code during a run', () => {
+  for (const workers of [1, 2]) {
+    it(`${workers === 1 ? 'in one thread' : 'over --workers 2'}: the run stops, its report says SCENARIO_EXIT and interrupted, exit 130`, async () => {
+      const file = write(`exits-${workers}.mjs`, EXITS_MID_RUN);
+      const out = join(dir, `out-exits-${workers}`);
+      const c = cli(['run', file, '--out', out, '--quiet', '--no-audit', ...(workers > 1 ? ['--workers', String(workers)] : [])]);
+      const { code, signal } = await waitBounded(c, 120_000, performance.now());
+      expect(signal, c.stderr()).toBeNull();
+      expect(code, c.stderr()).toBe(130);
+      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+      expect(report.interrupted).toBe(true);
+      expect(report.verdict).toBe('INTERRUPTED');
+      const warning = report.warnings?.find((w) => w.code === 'SCENARIO_EXIT');
+      expect(warning?.message).toMatch(new RegExp(`process\\.exit\\(0\\) at \\S*exits-${workers}\\.mjs:7:\\d+`));
+      // The journey that called it ended there, failed: nothing after process.exit ran.
+      expect(report.iterations?.failed).toBeGreaterThanOrEqual(1);
+      if (workers === 1) {
+        expect(c.stderr()).toMatch(/the scenario called process\.exit\(0\) at \S*exits-1\.mjs:7/);
+        // Stopped long before its 30 s: at the exit, not at the schedule's end.
+        expect(report.load.started).toBeLessThan(600);
+      }
+    }, 150_000);
+  }
+
+  it('at the module top level: exit 2 naming it, nothing sent', async () => {
+    const before = service.stats().requests;
+    const file = write('exits-at-load.mjs', 'process.exit(0);\nexport default {};\n');
+    const c = cli(['run', file, '--quiet']);
+    const { code } = await waitBounded(c, 120_000, performance.now());
+    expect(code, c.stderr()).toBe(2);
+    expect(c.stderr()).toMatch(/exits-at-load\.mjs: called process\.exit while loading \(code 0\): a scenario module may not end the process/);
+    expect(service.stats().requests).toBe(before);
+  }, 150_000);
+});
+
+describe('a scenario module whose load never comes back', () => {
+  it('while (true) {} at import, through the CLI: exit 2 at the 30 s load deadline, saying so', async () => {
+    const file = write('spins.mjs', 'while (true) {}\nexport default {};\n');
+    const c = cli(['run', file, '--quiet']);
+    // The bound only guards a hang: the deadline is 30 s, start-up on a busy machine comes on top.
+    const { code, signal } = await waitBounded(c, 150_000, performance.now());
+    expect(signal, 'the CLI hung past its load deadline').toBeNull();
+    expect(code, c.stderr()).toBe(2);
+    expect(c.stderr()).toMatch(new RegExp(`spins\\.mjs: did not finish loading within ${MODULE_LOAD_TIMEOUT_MS / 1000} s: its code never came back`));
+    expect(c.stderr()).not.toMatch(/internal error/);
+  }, 180_000);
+
+  for (const [name, code, said] of [
+    ['while (true) {} in a module it imports', "import './spin-dep.mjs';\nexport default {};\n", /its code never came back \(a loop that never ends/],
+    ['a top-level await that never settles', 'await new Promise(() => {});\nexport default {};\n', /it waits on something that never settles/],
+    ['an exported promise that never settles, a timer keeping the thread alive', 'setInterval(() => {}, 1000);\nexport default new Promise(() => {});\n', /it waits on something that never settles/],
+  ] as const) {
+    it(`${name}: loadScenarioFile with the pre-flight refuses it at a 1.5 s deadline, saying which`, async () => {
+      write('spin-dep.mjs', 'for (;;) {}\n');
+      const file = write(`never-${name.length}.mjs`, code);
+      const err = await loadScenarioFile(file, { preflight: true, loadTimeoutMs: 1500 }).then(() => undefined, (e: unknown) => e);
+      expect(String(err)).toMatch(/did not finish loading within 1\.5 s/);
+      expect(String(err)).toMatch(said);
+    }, 60_000);
+  }
+
+  it('a module that loads: the pre-flight lets it through and the load returns its export', async () => {
+    const file = write('fine.mjs', "export default { name: 'fine', load: { executor: 'constant-arrival-rate', rate: '1/s', duration: '1s' }, mix: [{ op: 'listFlows' }] };\n");
+    await expect(loadScenarioFile(file, { preflight: true, loadTimeoutMs: 20_000 })).resolves.toMatchObject({ name: 'fine' });
+  }, 60_000);
+
+  it('a module that throws at load: named with its line by the load, as without the pre-flight', async () => {
+    const file = write('throws.mjs', "const x = 1;\nthrow new Error('boom at load');\nexport default x;\n");
+    await expect(loadScenarioFile(file, { preflight: true, loadTimeoutMs: 20_000 })).rejects.toThrow(/could not load: boom at load \(at \S*throws\.mjs:2:\d+\)/);
+  }, 60_000);
+});
