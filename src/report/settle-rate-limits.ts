@@ -73,8 +73,10 @@ function judgedAgain(r: Report): Report {
   }
   const again = evaluateThresholdsOn(r, parsed);
   const thresholds = r.thresholds.map((t) => (thresholdOfResult(t) === undefined ? t : (again.shift() as ThresholdResult)));
-  const passed = thresholds.every((t) => t.passed);
-  return { ...r, thresholds, passed, verdict: reportVerdict({ interrupted: r.interrupted, abortedBy: r.abortedBy, passed }) };
+  // A merge that lacks a shard is no pass, whatever its thresholds say (as `sections/thresholds.ts` merges it).
+  const partial = (r.shards?.missing.length ?? 0) > 0;
+  const passed = thresholds.every((t) => t.passed) && !partial;
+  return { ...r, thresholds, passed, verdict: reportVerdict({ interrupted: r.interrupted, abortedBy: r.abortedBy, passed, partial }) };
 }
 
 /** What settling a report did: the report, and warnings about evidence it could not read. */
