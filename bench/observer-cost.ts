@@ -1,18 +1,18 @@
 /**
- * What the run's observers cost per request (not part of `npm run bench`; an A/B tool for one
- * change). Starts the json server pinned to CPU 0 when it can, then runs flowgauge's closed
- * model against it, in this process, with one observer set, and prints CPU per request and
- * peak RSS of the measured run:
+ * What the run's outputs and phases cost per request (not part of `npm run bench`; an A/B tool
+ * for one change). Starts the json server pinned to CPU 0 when it can, then runs flowgauge's
+ * closed model against it, in this process, with one set of them, and prints CPU per request
+ * and peak RSS of the measured run:
  *
  *   node --import tsx bench/observer-cost.ts --observers none|noop-sample|default|cli|cli-no-follow [--unique]
  *     [--validate full|sample|off] [--concurrency 50] [--duration-s 8] [--warmup-s 2]
  *
- * `default` is the library's defaults (following, the generator watch, a progress listener);
- * `cli` adds the audit, as `flowgauge run` has it by default (`cli-no-follow`: `--no-follow`);
- * `noop-sample` is one observer with an empty `sample` hook.
+ * `default` is following, the generator watch and a progress listener; `cli` adds the audit, as
+ * `flowgauge run` has it by default (`cli-no-follow`: `--no-follow`); `noop-sample` is one
+ * output with an empty `sample` hook.
  */
 import { createClient } from '../src/api/index.js';
-import { createRunObservers, executeRun, type RunObserver } from '../src/run/index.js';
+import { executeRun, type RunOptions } from '../src/run/index.js';
 import { resolveScenario } from '../src/scenario/index.js';
 import { flag, hasFlag, numFlag, printResult } from './lib/args.js';
 import { SERVER_CORE, spawnTs } from './lib/proc.js';
@@ -23,13 +23,14 @@ const durationS = numFlag('duration-s', 8);
 const warmupS = numFlag('warmup-s', 2);
 const validate = flag('validate', 'full');
 
-function observers(): RunObserver[] {
-  if (which === 'none') return [];
-  if (which === 'noop-sample') return [{ name: 'noop', sample: () => undefined }];
+/** The outputs and phases of each set (`default`: progress, following and the generator's watch). */
+function observers(): Partial<RunOptions> {
+  if (which === 'none') return {};
+  if (which === 'noop-sample') return { outputs: [{ name: 'noop', sample: () => undefined }] };
   // What `flowgauge run` has by default (the audit is on there), with and without following.
-  if (which === 'cli') return createRunObservers({ onProgress: () => undefined, audit: true });
-  if (which === 'cli-no-follow') return createRunObservers({ onProgress: () => undefined, audit: true, follow: false });
-  return createRunObservers({ onProgress: () => undefined });
+  if (which === 'cli') return { onProgress: () => undefined, audit: true, follow: true, generator: true };
+  if (which === 'cli-no-follow') return { onProgress: () => undefined, audit: true, generator: true };
+  return { onProgress: () => undefined, follow: true, generator: true };
 }
 
 const server = await spawnTs('servers/json-server.ts', hasFlag('unique') ? ['--unique'] : [], SERVER_CORE);
@@ -47,9 +48,9 @@ try {
     });
   const client = createClient({ baseUrl, token: 'fg_bench_token', connections: concurrency });
   const target = { baseUrl, embedded: false };
-  if (warmupS > 0) await executeRun({ scenario: scenario(warmupS), client, target, observers: observers() });
+  if (warmupS > 0) await executeRun({ scenario: scenario(warmupS), client, target, ...observers() });
   const cpu0 = process.cpuUsage();
-  const { report } = await executeRun({ scenario: scenario(durationS), client, target, observers: observers() });
+  const { report } = await executeRun({ scenario: scenario(durationS), client, target, ...observers() });
   const cpu = process.cpuUsage(cpu0);
   await client.close();
   const requests = report.ops.listFlows?.count ?? 0;

@@ -1,11 +1,11 @@
-// A worker thread of `flowgauge run --workers N`: the TypeScript sources through tsx in a
+// A worker thread of a run over worker threads (`flowgauge run --workers N`, `workers: N`): the TypeScript sources through tsx in a
 // checkout, the compiled dist/ in a package (as bin/flowgauge.mjs).
 import { existsSync } from 'node:fs';
 
-const source = new URL('../src/cli/workers/run-worker.ts', import.meta.url);
+const source = new URL('../src/run/workers/run-worker.ts', import.meta.url);
 if (existsSync(source)) {
   const { tsImport } = await import('tsx/esm/api');
   await tsImport(source.href, import.meta.url);
 } else {
-  await import(new URL('../dist/cli/workers/run-worker.js', import.meta.url).href);
+  await import(new URL('../dist/run/workers/run-worker.js', import.meta.url).href);
 }

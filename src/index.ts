@@ -9,9 +9,9 @@ export * from './index-client.js';
 export * from './index-report.js';
 export * from './index-reference-service.js';
 
-// Running a load test.
+// Running a load test (in this thread or split over worker threads).
 export { executeRun } from './run/index.js';
-export type { RunObserver, RunOptions, RunOutcome, RunProgress, RunSample } from './run/index.js';
+export type { RunOptions, RunOutcome, RunOutput, RunPhase, RunProgress, RunSample, WorkerSetup } from './run/index.js';
 
 // Probes (uptime checks with records and incidents).
 export { createProbeRunner } from './probe/index.js';

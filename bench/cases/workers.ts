@@ -39,7 +39,7 @@ export interface WorkersResult {
 }
 
 async function entryFile(): Promise<string[]> {
-  const entry = await bundled('../src/cli/workers/run-worker.ts');
+  const entry = await bundled('../src/run/workers/run-worker.ts');
   return entry === undefined ? [] : ['--worker-entry', entry];
 }
 

@@ -7,7 +7,7 @@
  *   --base-url URL --requests 1000000 --concurrency 50
  */
 import { createClient } from '../../src/api/index.js';
-import { createRunObservers, executeRun } from '../../src/run/index.js';
+import { executeRun } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { flag, numFlag, printResult } from '../lib/args.js';
 
@@ -39,7 +39,9 @@ const { report } = await executeRun({
   target: { baseUrl, embedded: false },
   stopSignal: stop.signal,
   progressIntervalMs: 100,
-  observers: createRunObservers({ follow: false, onProgress: (p) => {
+  // As the default set without following: the progress and the generator's watch.
+  generator: true,
+  onProgress: (p) => {
     const mem = process.memoryUsage();
     const rssMb = mem.rss / MB;
     rssSampledPeakMb = Math.max(rssSampledPeakMb, rssMb);
@@ -48,7 +50,7 @@ const { report } = await executeRun({
     }
     if (rssEarlyMb === undefined && p.completed >= early) rssEarlyMb = rssMb;
     if (p.completed >= requests) stop.abort();
-  } }),
+  },
 });
 const elapsedS = (performance.now() - t0) / 1000;
 const rssEndMb = process.memoryUsage().rss / MB;

@@ -1,6 +1,6 @@
 /**
- * flowgauge split over worker threads (a child of bench/run.ts): `runInWorkers`, exactly what
- * `flowgauge run --workers N` runs, on a listFlows-only scenario, either closed (`--concurrency`
+ * flowgauge split over worker threads (a child of bench/run.ts): `executeRun` with `workers: N`,
+ * the run session `flowgauge run --workers N` runs, on a listFlows-only scenario, either closed (`--concurrency`
  * workers, as case 1) or open (`--rate`, as case 2, with the server recording arrivals after the
  * warm-up). Reports requests, requests/s over the schedule, and the CPU of the whole process
  * (every thread) per request.
@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runInWorkers } from '../../src/cli/workers/run-in-workers.js';
+import { executeRun } from '../../src/run/index.js';
+import { loadScenario } from '../../src/scenario/index.js';
 import { flag, numFlag, printResult } from '../lib/args.js';
 
 const baseUrl = flag('base-url', 'http://127.0.0.1:8080/v1');
@@ -35,22 +36,15 @@ function scenarioFile(seconds: number): string {
 }
 
 async function run(seconds: number) {
-  return runInWorkers({
-    count: workers,
-    input: {
-      file: scenarioFile(seconds),
-      env: {},
-      overrides: {},
-      target: { baseUrl, embedded: false },
-      token: 'fg_bench_token',
-      tokens: {},
-      connections: { total: Math.ceil((rate > 0 ? 64 : concurrency) / workers), byScenario: {} },
-      client: {},
-      follow: false,
-      exports: {},
-    },
-    stopSignal: new AbortController().signal,
-    ...(entry !== '' ? { entry: pathToFileURL(entry) } : {}),
+  return executeRun({
+    scenario: await loadScenario(scenarioFile(seconds)),
+    target: { baseUrl, embedded: false },
+    // Each worker gets its share of the connections (64 for the open model, the concurrency for the closed).
+    connect: { baseUrl, token: 'fg_bench_token', connections: rate > 0 ? 64 : concurrency },
+    workers,
+    // As `flowgauge run --workers N`: each worker watches itself; following has nothing to follow here.
+    generator: true,
+    ...(entry !== '' ? { workerEntry: pathToFileURL(entry) } : {}),
   });
 }
 

@@ -55,6 +55,35 @@ function freezeHeaders(h: Record<string, string>): RequestHeaders {
   return Object.freeze(h);
 }
 
+declare const clientSpecBrand: unique symbol;
+
+/**
+ * A client's own options as plain data, to build the same client in another thread (the run's
+ * worker threads): structured-cloneable, opaque outside this part (it holds the token).
+ */
+export interface ClientSpec {
+  readonly [clientSpecBrand]: true;
+}
+
+/** Each client's options, for `clientSpecOf`; the clock stays behind (each thread has its own). */
+const specs = new WeakMap<Client, Omit<ClientOptions, 'clock'>>();
+
+/**
+ * The options `client` was created with, its connections split over `threads` (rounded up, at
+ * least one each), as a `ClientSpec` for `createClientFromSpec` in another thread; undefined for
+ * an object `createClient` did not make.
+ */
+export function clientSpecOf(client: Client, threads = 1): ClientSpec | undefined {
+  const own = specs.get(client);
+  if (own === undefined) return undefined;
+  return { ...own, connections: Math.max(1, Math.ceil((own.connections ?? 1) / threads)) } as unknown as ClientSpec;
+}
+
+/** The client a `ClientSpec` describes (on the system clock). */
+export function createClientFromSpec(spec: ClientSpec): Client {
+  return createClient(spec as unknown as ClientOptions);
+}
+
 /** Creates a client. Throws `ConfigError` for invalid options (never quoting the token). */
 export function createClient(options: ClientOptions): Client {
   const o = resolveClientOptions(options);
@@ -188,6 +217,8 @@ export function createClient(options: ClientOptions): Client {
     value: (_depth: number, opts: object, show: typeof inspect) => `Client ${show(shown(), opts)}`,
   });
   Object.defineProperty(client, 'toJSON', { value: shown });
+  const { clock: _clock, ...spec } = options;
+  specs.set(client, { ...spec, connections: o.connections });
   return Object.freeze(client);
 }
 

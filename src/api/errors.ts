@@ -8,12 +8,14 @@
  * token redactor first.
  */
 import type { ApiErrorCode, TransportErrorCode } from '../core/codes.js';
+import { FlowgaugeError } from '../core/errors.js';
 import { withoutStack } from '../transport/wire-errors.js';
 
-/** An HTTP answer outside 2xx. `code` comes from the error body, `UNKNOWN` when it names none of the seven. */
-export class ApiError extends Error {
-  /** The interface's code, or `UNKNOWN`. */
-  readonly code: ApiErrorCode | 'UNKNOWN';
+/**
+ * An HTTP answer outside 2xx. `code` (the interface's code) comes from the error body, `UNKNOWN`
+ * when it names none of the seven.
+ */
+export class ApiError extends FlowgaugeError<ApiErrorCode | 'UNKNOWN'> {
   /** HTTP status of the answer. */
   readonly status: number;
   /** `error.details` of the body when it is an object. */
@@ -36,9 +38,8 @@ export class ApiError extends Error {
     requestId: string | undefined,
     foreignBody?: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'ApiError';
-    this.code = code;
     this.status = status;
     this.details = details;
     this.requestId = requestId;
@@ -46,35 +47,25 @@ export class ApiError extends Error {
   }
 }
 
-/** A failure below HTTP (connection, timeout, abort) or a body the client could not use. */
-export class TransportError extends Error {
-  /** Stable classification (core `TransportErrorCode`). */
-  readonly code: TransportErrorCode;
+/** A failure below HTTP (connection, timeout, abort) or a body the client could not use; `code` is its stable classification. */
+export class TransportError extends FlowgaugeError<TransportErrorCode> {
   /** `code` (or name) of the underlying error, when there was one; for diagnosis only. */
   readonly causeCode: string | undefined;
 
   /** Prefer `createTransportError`, which skips the stack capture. */
   constructor(code: TransportErrorCode, message: string, causeCode?: string) {
-    super(message);
+    super(code, message);
     this.name = 'TransportError';
-    this.code = code;
     this.causeCode = causeCode;
   }
 }
 
-/** Builds an `ApiError` without a stack trace. */
-export function createApiError(
-  code: ApiErrorCode | 'UNKNOWN',
-  status: number,
-  message: string,
-  details: Readonly<Record<string, unknown>> | undefined,
-  requestId: string | undefined,
-  foreignBody?: string,
-): ApiError {
-  return withoutStack(() => new ApiError(code, status, message, details, requestId, foreignBody));
+/** Builds an `ApiError` without a stack trace (the constructor's arguments). */
+export function createApiError(...args: ConstructorParameters<typeof ApiError>): ApiError {
+  return withoutStack(() => new ApiError(...args));
 }
 
-/** Builds a `TransportError` without a stack trace. */
-export function createTransportError(code: TransportErrorCode, message: string, causeCode?: string): TransportError {
-  return withoutStack(() => new TransportError(code, message, causeCode));
+/** Builds a `TransportError` without a stack trace (the constructor's arguments). */
+export function createTransportError(...args: ConstructorParameters<typeof TransportError>): TransportError {
+  return withoutStack(() => new TransportError(...args));
 }

@@ -1,5 +1,5 @@
 /** The typed client of the Workflow Execution Service interface. */
-export { createClient } from './client.js';
+export { clientSpecOf, createClient, createClientFromSpec, type ClientSpec } from './client.js';
 export { httpTarget, type HttpRequest, type HttpResult } from './http-request.js';
 export type { CallOptions, Client, StreamCallOptions } from './client-types.js';
 export { ApiError, TransportError, createTransportError } from './errors.js';

@@ -11,6 +11,7 @@ import {
   transportResult,
   type ExtraCheck,
   type ResponseContext,
+  type WholeAnswer,
 } from './response.js';
 import type { ApiResult } from './result.js';
 import type { RequestHeaders, Transport } from '../transport/transport.js';
@@ -73,8 +74,8 @@ export function requestJson<T>(
       } else {
         resolve(
           isSuccessStatus(status)
-            ? successResult<T>(ctx, op, schema, extra, status, resHeaders, text, startNs, o)
-            : errorResult<T>(ctx, op, status, resHeaders, text, startNs, o),
+            ? successResult<T>(ctx, op, schema, extra, o as WholeAnswer, startNs)
+            : errorResult<T>(ctx, op, o as WholeAnswer, startNs),
         );
       }
     });

@@ -109,19 +109,20 @@ function bodyShape(text: string, parsed: unknown): string {
   return parsed === NOT_JSON ? 'non-JSON text' : describeType(parsed);
 }
 
-/** Result of a 2xx answer whose body is `text`. */
-export function successResult<T>(
-  ctx: ResponseContext,
-  op: OpName,
-  schema: z.ZodType,
-  extra: ExtraCheck | undefined,
-  status: number,
-  headers: ResponseHeaders,
-  text: string,
-  startNs: number,
-  t: ExchangeTimes,
-): ApiResult<T> {
-  const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, t);
+/**
+ * An answer that arrived whole: its head and its buffered body, with the exchange's times. The
+ * transport's own outcome is one once its head and body are known (no copy is made of it).
+ */
+export interface WholeAnswer extends ExchangeTimes {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly text: string;
+}
+
+/** Result of a 2xx answer whose body is `a.text`. */
+export function successResult<T>(ctx: ResponseContext, op: OpName, schema: z.ZodType, extra: ExtraCheck | undefined, a: WholeAnswer, startNs: number): ApiResult<T> {
+  const { status, headers, text } = a;
+  const m = responseMeta(ctx.redact, status, headerRequestId(headers), headers, startNs, a);
   if (ctx.mode === 'off') return lazyBodyResult<T>(text, m, NO_VIOLATIONS);
   const seen = ctx.bodies?.lookup(op, text);
   if (seen !== undefined) return lazyBodyResult<T>(text, m, seen.violations);
@@ -200,16 +201,9 @@ export function serviceErrorOf(parsed: unknown): Record<string, unknown> | undef
   return isJsonObject(parsed) && isJsonObject(parsed.error) ? parsed.error : undefined;
 }
 
-/** Result of a non-2xx answer whose body is `text`. */
-export function errorResult<T>(
-  ctx: ResponseContext,
-  op: OpName,
-  status: number,
-  headers: ResponseHeaders,
-  text: string,
-  startNs: number,
-  t: ExchangeTimes,
-): ApiResult<T> {
+/** Result of a non-2xx answer whose body is `a.text`. */
+export function errorResult<T>(ctx: ResponseContext, op: OpName, a: WholeAnswer, startNs: number): ApiResult<T> {
+  const { status, headers, text } = a;
   const parsed = parseJson(text);
   const body = isJsonObject(parsed) ? parsed : undefined;
   const err = serviceErrorOf(body);
@@ -241,7 +235,7 @@ export function errorResult<T>(
   }
   if (requestId !== undefined) requestId = ctx.redact(requestId);
   const error = createApiError(code, status, `${code} (HTTP ${status}): ${message}`, details, requestId, foreignBody);
-  return { ok: false, error, meta: responseMeta(ctx.redact, status, requestId, headers, startNs, t), violations };
+  return { ok: false, error, meta: responseMeta(ctx.redact, status, requestId, headers, startNs, a), violations };
 }
 
 /**

@@ -10,7 +10,7 @@ import { classifyTransportError } from '../transport/wire-errors.js';
 import type { BodyStream, ExchangeHandle, ExchangeTimes, Transport } from '../transport/transport.js';
 import type { ResponseHeaders } from './rate-limit-headers.js';
 import type { RequestHeaders } from './request.js';
-import { errorResult, headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext } from './response.js';
+import { errorResult, headerRequestId, isSuccessStatus, responseMeta, transportResult, type ResponseContext, type WholeAnswer } from './response.js';
 import { EMPTY_STREAM_TIMING, type StreamResult, type TimedStreamEvent } from './result.js';
 import { createSseDecoder, type SseDecoder } from './sse-decoder.js';
 import { StreamState } from './stream-state.js';
@@ -112,7 +112,7 @@ export function runStream(
           // No 2xx head: an error answer (its body buffered) or a failure before one.
           const r =
             o.text !== undefined && resHeaders !== undefined
-              ? errorResult<never>(ctx, 'stream', status, resHeaders, o.text, startNs, o)
+              ? errorResult<never>(ctx, 'stream', o as WholeAnswer, startNs)
               : transportResult<never>('stream', o.error, signal, status, resHeaders, startNs, o, ctx.redact);
           resolve({ ...r, timing: EMPTY_STREAM_TIMING });
           return;

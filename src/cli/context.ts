@@ -1,4 +1,5 @@
 import type { CliIo } from './io.js';
+import { FlowgaugeError } from '../core/errors.js';
 import type { ExitCode } from './exit-codes.js';
 
 /** What every command handler gets: the io and a way to set the exit code. */
@@ -10,14 +11,12 @@ export interface CommandContext {
 
 /**
  * Thrown inside a command handler for a user mistake found after parsing (a missing file, a
- * bad value). `main` prints the message and exits with `code` (2 unless said otherwise).
+ * bad value). `main` prints the message with a pointer to `--help` and exits with the code of
+ * `FG_USAGE` (2, `cli/exit-codes.ts`).
  */
-export class UsageError extends Error {
-  readonly exitCode: ExitCode;
-
-  constructor(message: string, exitCode: ExitCode = 2) {
-    super(message);
+export class UsageError extends FlowgaugeError {
+  constructor(message: string) {
+    super('FG_USAGE', message);
     this.name = 'UsageError';
-    this.exitCode = exitCode;
   }
 }

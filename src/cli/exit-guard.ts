@@ -7,8 +7,13 @@
  * scenario's code after it runs. The report says what happened (warning `SCENARIO_EXIT`).
  *
  * flowgauge's own exits go through `exitNow`, which is never guarded.
+ *
+ * Over worker threads each worker runs scenario code too, and the guard must stand there as well:
+ * the run session imports `WORKER_EXIT_GUARD` in each worker (`RunOptions.workerSetup`), so the
+ * guard, like everything that touches the process, stays in cli/ and run/ never imports it.
  */
-import type { RunObserver } from '../run/index.js';
+import { FlowgaugeError } from '../core/errors.js';
+import type { RunPhase } from '../run/index.js';
 
 /** The process's own `process.exit`, taken before any guard replaced it. */
 const realExit: (code?: number) => never = process.exit.bind(process) as (code?: number) => never;
@@ -22,9 +27,9 @@ export function exitNow(code: number): never {
  * Thrown by the guarded `process.exit` into the scenario's code: it unwinds the journey (which
  * then ends as failed) and is otherwise swallowed.
  */
-export class ScenarioExitError extends Error {
+export class ScenarioExitError extends FlowgaugeError {
   constructor(readonly exitCode: unknown, readonly at: string) {
-    super(`the scenario called process.exit(${show(exitCode)})${at === '' ? '' : ` at ${at}`}: flowgauge ends the run itself, with its report`);
+    super('FG_SCENARIO_EXIT', `the scenario called process.exit(${show(exitCode)})${at === '' ? '' : ` at ${at}`}: flowgauge ends the run itself, with its report`);
     this.name = 'ScenarioExitError';
   }
 }
@@ -46,7 +51,7 @@ export interface ExitGuard {
   /** The first call, once made. */
   readonly called: ScenarioExit | undefined;
   /** Adds the `SCENARIO_EXIT` warning to the run's report. */
-  readonly observer: RunObserver;
+  readonly phase: RunPhase;
   /** Puts `process.exit` back (in a process that goes on after the command, as tests do). */
   dispose(): void;
 }
@@ -103,9 +108,9 @@ export function guardProcessExit(): ExitGuard {
     get called() {
       return called;
     },
-    observer: {
+    phase: {
       name: 'exit-guard',
-      sections: () => (called === undefined ? {} : { warnings: [{ code: 'SCENARIO_EXIT', message: called.message }] }),
+      warnings: () => (called === undefined ? [] : [{ code: 'SCENARIO_EXIT', message: called.message }]),
     },
     dispose() {
       if (process.exit === guarded) process.exit = previous;
@@ -121,6 +126,13 @@ export function guardProcessExit(): ExitGuard {
 export function holdExitCode(code: number): void {
   process.exit = ((): never => realExit(code)) as typeof process.exit;
 }
+
+/**
+ * The module a worker thread of a run imports first (`RunOptions.workerSetup`): its
+ * `setupWorker()` guards `process.exit` in that thread. The TypeScript source in a checkout, the
+ * compiled file in a package, as this module is.
+ */
+export const WORKER_EXIT_GUARD = new URL(`./worker-exit-guard${new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 /** Runs `body` with `process.exit` guarded, and puts it back after. */
 export async function withExitGuard<T>(body: (guard: ExitGuard) => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@
 import type { Argv } from 'yargs';
 import { FlowgaugeError } from '../core/errors.js';
 import { type CommandContext, UsageError } from './context.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT, exitCodeOf, type ExitCode } from './exit-codes.js';
 import { exitNow, holdExitCode } from './exit-guard.js';
 import { type CliIo, processIo } from './io.js';
 import { releaseOutLocks } from './out-lock.js';
@@ -97,7 +97,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
 
 /** The handler of a command listed but not loaded: yargs runs a handler only for the command argv names, which is loaded. */
 function listedOnly(): never {
-  throw new Error('a command was run that was listed but not loaded');
+  throw new FlowgaugeError('FG_INTERNAL', 'a command was run that was listed but not loaded');
 }
 
 /** Which code wins when several apply: the less the measurement can be trusted, the higher. */
@@ -122,16 +122,10 @@ function rank(code: ExitCode): number {
 }
 
 function reportError(err: unknown, io: CliIo): ExitCode {
-  if (err instanceof UsageError) {
-    io.stderr.write(`flowgauge: ${err.message}\nRun 'flowgauge --help' for usage.\n`);
-    return err.exitCode;
-  }
-  if (err instanceof FlowgaugeError) {
-    io.stderr.write(`flowgauge: ${err.message}\n`);
-    if (err.code === 'FG_TARGET_UNREACHABLE') return EXIT.UNREACHABLE;
-    if (err.code === 'FG_TARGET_PROTOCOL') return EXIT.PROTOCOL;
-    if (err.code === 'FG_INTERRUPTED') return EXIT.INTERRUPTED;
-    return err.code === 'FG_INTERNAL' ? EXIT.INTERNAL : EXIT.BAD_INPUT;
+  const exit = err instanceof FlowgaugeError ? exitCodeOf(err) : undefined;
+  if (err instanceof FlowgaugeError && exit !== undefined) {
+    io.stderr.write(`flowgauge: ${err.message}\n${err instanceof UsageError ? "Run 'flowgauge --help' for usage.\n" : ''}`);
+    return exit;
   }
   if (err instanceof Error && err.name === 'YError') {
     io.stderr.write(`flowgauge: ${err.message}\nRun 'flowgauge --help' for usage.\n`);

@@ -1,5 +1,5 @@
 /**
- * Writing a run's report as an observer: the schedule's report is written as soon as the
+ * Writing a run's report as an output: the schedule's report is written as soon as the
  * schedule has drained, before anything that can wait on the target (following, notification
  * grace, the audit); the final report then replaces it. A run whose finishing hangs or is
  * killed still leaves its figures behind.
@@ -9,14 +9,13 @@
  * missing (`failure`) and exits 2. A later write that succeeds (space freed) clears it.
  */
 import type { Report } from '../report/index.js';
-import type { RunObserver } from '../run/index.js';
+import type { RunOutput } from '../run/index.js';
 import { FlowgaugeError } from '../core/errors.js';
-import { UsageError } from './context.js';
 import { renderReportFiles } from './report-formats.js';
 import { reportDir, updateLatest, writeReportFiles } from './report-files.js';
 
 /** Where a run's report goes. */
-export interface ReportWriter extends RunObserver {
+export interface ReportWriter extends RunOutput {
   /** The directory, once the first report was written. */
   readonly dir: string | undefined;
   /** The last report.html written (the live dashboard serves it at the end). */
@@ -43,8 +42,8 @@ export function createReportWriter(o: { readonly cwd: string; readonly name: str
       written = true;
       failure = undefined;
     } catch (err) {
-      // Only the writes' own failures (named by their path) are the disk's; anything else is a bug.
-      if (!(err instanceof FlowgaugeError || err instanceof UsageError)) throw err;
+      // Only the writes' own failures (named by their path; a UsageError is one too) are the disk's; anything else is a bug.
+      if (!(err instanceof FlowgaugeError)) throw err;
       failure = err;
     }
   };

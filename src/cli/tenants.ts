@@ -1,10 +1,9 @@
 /**
- * Tokens and clients of a run of several scenarios (tenants). A scenario that names a
- * `tokenEnv` uses that environment variable's token; against the embedded service, a tenant
- * without one gets the service's demo token of its tier. Tokens are never printed.
+ * Tokens of a run of several scenarios (tenants). A scenario that names a `tokenEnv` uses that
+ * environment variable's token; against the embedded service, a tenant without one gets the
+ * service's demo token of its tier. Tokens are never printed. The run session builds one
+ * client per token from them (`run/run-clients.ts`).
  */
-import { createClient, type Client, type ClientOptions } from '../api/index.js';
-import { isClosedModel } from '../load/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
 import { UsageError } from './context.js';
 import type { ResolvedTarget } from './target-options.js';
@@ -12,14 +11,6 @@ import type { ResolvedTarget } from './target-options.js';
 /** The embedded service's tier key for a scenario's tier. */
 export function tierKeyOf(s: ResolvedScenario): 'free' | 'pro' | 'enterprise' {
   return typeof s.tier === 'string' ? s.tier : 'enterprise';
-}
-
-/**
- * Connections a scenario needs so the client never caps it: the closed model's concurrency,
- * the open model's in-flight limit. `--connections` stays an explicit cap.
- */
-export function connectionsFor(scenarios: readonly ResolvedScenario[]): number {
-  return Math.max(1, scenarios.reduce((n, s) => n + (isClosedModel(s.load) ? s.load.concurrency : s.load.maxInFlight), 0));
 }
 
 /** Checks, before anything starts, that every named token variable is set (for a real target). */
@@ -62,44 +53,4 @@ export function tenantTokens(plan: ResolvedRunPlan, target: ResolvedTarget, env:
     out[s.name] = fromEnv !== undefined && fromEnv !== '' ? fromEnv : target.service !== undefined ? target.service.tokens[tierKeyOf(s)] : target.token;
   }
   return out;
-}
-
-/**
- * One client per token of a run of several scenarios: scenarios with the same token share it, so
- * the run sees them as one tenant (one rate-limit window, one audit), as the service does.
- */
-export function tenantClients(
-  plan: ResolvedRunPlan,
-  target: ResolvedTarget,
-  env: Readonly<Record<string, string | undefined>>,
-  options: Omit<ClientOptions, 'baseUrl' | 'token'>,
-): Record<string, Client> {
-  const tokens = tenantTokens(plan, target, env);
-  const byToken = new Map<string, ResolvedScenario[]>();
-  for (const s of plan.scenarios) {
-    const token = tokens[s.name];
-    if (token !== undefined) byToken.set(token, [...(byToken.get(token) ?? []), s]);
-  }
-  const out: Record<string, Client> = {};
-  for (const [token, scenarios] of byToken) {
-    const client = createClient({ connections: connectionsFor(scenarios), ...options, baseUrl: target.baseUrl, token });
-    for (const s of scenarios) out[s.name] = client;
-  }
-  return out;
-}
-
-/**
- * One worker's share of the connections: the scenario's need (or `--connections`) split over
- * the workers, rounded up, so together they never cap the load.
- */
-export function workerConnections(
-  scenarios: readonly ResolvedScenario[],
-  workers: number,
-  cap: number | undefined,
-): { readonly total: number; readonly byScenario: Readonly<Record<string, number>> } {
-  const share = (n: number): number => Math.max(1, Math.ceil(n / workers));
-  return {
-    total: share(cap ?? connectionsFor(scenarios)),
-    byScenario: Object.fromEntries(scenarios.map((s) => [s.name, share(cap ?? connectionsFor([s]))])),
-  };
 }

@@ -8,6 +8,7 @@
 import { inflateSync } from 'node:zlib';
 import * as hdr from 'hdr-histogram-js';
 import type { JsHistogram } from 'hdr-histogram-js';
+import { FlowgaugeError } from '../core/errors.js';
 import type { PctStat } from '../slo/threshold-grammar.js';
 
 /** A histogram of microsecond values (or of any unit recorded ×1000, see `recordScaled`). */
@@ -145,23 +146,24 @@ const COMPRESSED_COOKIES = new Set([0x1c849304, 0x1c849314]);
 
 /**
  * Refuses a compressed histogram whose payload would inflate past the cap, or whose header
- * asks for a range or precision a decoder would allocate gigabytes for. Throws with the reason.
+ * asks for a range or precision a decoder would allocate gigabytes for. Throws a `FlowgaugeError`
+ * (`FG_REPORT_INVALID`) with the reason.
  */
 export function checkEncodedHistogram(s: string): void {
   const raw = Buffer.from(s, 'base64');
-  if (raw.length < 8 || !COMPRESSED_COOKIES.has(raw.readUInt32BE(0))) throw new Error('not a compressed HDR histogram');
+  if (raw.length < 8 || !COMPRESSED_COOKIES.has(raw.readUInt32BE(0))) throw new FlowgaugeError('FG_REPORT_INVALID', 'not a compressed HDR histogram');
   let inflated: Buffer;
   try {
     inflated = inflateSync(raw.subarray(8), { maxOutputLength: MAX_INFLATED_HISTOGRAM_BYTES });
   } catch (err) {
     const big = err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
-    throw new Error(big ? `inflates past ${MAX_INFLATED_HISTOGRAM_BYTES / 2 ** 20} MiB (a decompression bomb?)` : 'its payload does not inflate');
+    throw new FlowgaugeError('FG_REPORT_INVALID', big ? `inflates past ${MAX_INFLATED_HISTOGRAM_BYTES / 2 ** 20} MiB (a decompression bomb?)` : 'its payload does not inflate');
   }
-  if (inflated.length < 40) throw new Error('its header is cut short');
+  if (inflated.length < 40) throw new FlowgaugeError('FG_REPORT_INVALID', 'its header is cut short');
   const digits = inflated.readInt32BE(12);
   const highest = Number(inflated.readBigInt64BE(24));
-  if (digits < 0 || digits > 5) throw new Error(`it asks for ${digits} significant digits (at most 5)`);
-  if (!(highest > 0 && highest <= HIGHEST_TRACKABLE_US * 1000)) throw new Error(`its highest trackable value ${highest} is out of range`);
+  if (digits < 0 || digits > 5) throw new FlowgaugeError('FG_REPORT_INVALID', `it asks for ${digits} significant digits (at most 5)`);
+  if (!(highest > 0 && highest <= HIGHEST_TRACKABLE_US * 1000)) throw new FlowgaugeError('FG_REPORT_INVALID', `its highest trackable value ${highest} is out of range`);
 }
 
 /** Adds every count of `source` into `target` (exact: bucket by bucket). */

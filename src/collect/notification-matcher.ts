@@ -1,6 +1,7 @@
 /**
- * Matching of outbound notifications to the runs the client saw. Pure: the receiver (api/)
- * hands deliveries in, the run engine hands in what the client observed, and the snapshot
+ * Matching of outbound notifications to the runs the client saw. Pure: the receiver
+ * (export/webhook-receiver.ts) hands deliveries in, the run's notifications phase
+ * (run/phases/notifications-phase.ts) hands in what the client observed, and the snapshot
  * classifies every delivery: matched (with its latency from the client's view of the
  * completion), missing after a grace period, duplicate, out of order (completed before
  * started), unsolicited. Trigger runs, whose ids a client may never learn, are matched by

@@ -2,7 +2,10 @@
  * Errors thrown by flowgauge. Only programmer and configuration mistakes throw; failures met
  * while measuring a service are data (see `ErrorCode` in `codes.ts`).
  *
- * Every error has a stable `code` that callers may branch on; messages may change.
+ * One root, as undici's `UndiciError`: every error flowgauge makes extends `FlowgaugeError` and
+ * carries a stable `code` that callers may branch on (the CLI maps codes to exit codes in one
+ * table, `cli/exit-codes.ts`); messages may change. The client's failures (`ApiError`,
+ * `TransportError`) are of the same root with the interface's and the wire's codes.
  */
 
 /** Stable codes of thrown errors. */
@@ -15,14 +18,30 @@ export type FlowgaugeErrorCode =
   | 'FG_REPORT_INVALID'
   | 'FG_HISTORY_UNREADABLE'
   | 'FG_INTERRUPTED'
+  | 'FG_INTERNAL'
+  /** An output could not be written (a full disk, a read-only path): the path and the system's reason. */
   | 'FG_OUTPUT_FAILED'
-  | 'FG_INTERNAL';
+  /** A scenario's own `process.exit`, refused by the CLI's guard (`ScenarioExitError`): the run stops as if interrupted. */
+  | 'FG_SCENARIO_EXIT'
+  /** A user mistake on the command line found after parsing (`UsageError`). */
+  | 'FG_USAGE'
+  /** A server of flowgauge's own could not listen on its address (`ListenError`). */
+  | 'FG_LISTEN_FAILED'
+  /** A script read without running it (a k6 script) cannot be read as JavaScript (`ScanError`). */
+  | 'FG_SCRIPT_UNREADABLE'
+  /** A journey's `vu.fail` (`IterationFailure`): the iteration failed, the run goes on. */
+  | 'FG_ITERATION_FAILED'
+  /** Think time cut by the run's stop (`IterationInterrupted`): the iteration ends there. */
+  | 'FG_ITERATION_INTERRUPTED';
 
-/** Base class: `code` is stable, `message` is for people. */
-export class FlowgaugeError extends Error {
-  readonly code: FlowgaugeErrorCode;
+/**
+ * Base class: `code` is stable, `message` is for people. `C` is the family of codes a subclass
+ * carries (the client's errors carry the interface's and the wire's own codes).
+ */
+export class FlowgaugeError<C extends string = FlowgaugeErrorCode> extends Error {
+  readonly code: C;
 
-  constructor(code: FlowgaugeErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'FlowgaugeError';
     this.code = code;
@@ -62,6 +81,25 @@ export class InvalidArgumentError extends FlowgaugeError {
   constructor(message: string) {
     super('FG_INVALID_ARGUMENT', message);
     this.name = 'InvalidArgumentError';
+  }
+}
+
+/**
+ * A server flowgauge starts (metrics, dashboard, webhook receiver, the reference service) could
+ * not listen: the address is taken or not this machine's. `reason` is the system's code
+ * (`EADDRINUSE`, `EADDRNOTAVAIL`, `EACCES`) or message.
+ */
+export class ListenError extends FlowgaugeError {
+  readonly host: string;
+  readonly port: number;
+  readonly reason: string;
+
+  constructor(message: string, where: { readonly host: string; readonly port: number }, cause: NodeJS.ErrnoException) {
+    super('FG_LISTEN_FAILED', message, { cause });
+    this.name = 'ListenError';
+    this.host = where.host;
+    this.port = where.port;
+    this.reason = cause.code ?? cause.message;
   }
 }
 

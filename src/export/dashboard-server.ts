@@ -5,7 +5,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, ListenError } from '../core/errors.js';
 
 /** Options of `startDashboardServer`. */
 export interface DashboardServerOptions {
@@ -56,7 +56,7 @@ export async function startDashboardServer(o: DashboardServerOptions): Promise<D
     req.on('close', () => clients.delete(res));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new FlowgaugeError('FG_CONFIG_INVALID', `dashboard: cannot listen on ${host}:${o.port} (${err.code ?? err.message})`)));
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new ListenError(`dashboard: cannot listen on ${host}:${o.port} (${err.code ?? err.message})`, { host, port: o.port }, err)));
     server.listen(o.port, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, ListenError } from '../core/errors.js';
 
 /** What is served: a registry, or anything that renders one (the aggregate of a run's workers). */
 export type MetricsSource = Pick<Registry, 'metrics' | 'contentType'>;
@@ -77,9 +77,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       reject(
-        new FlowgaugeError('FG_CONFIG_INVALID', `cannot serve metrics on ${host}:${options.port}: ${err.code ?? err.message}`, {
-          cause: err,
-        }),
+        new ListenError(`cannot serve metrics on ${host}:${options.port}: ${err.code ?? err.message}`, { host, port: options.port }, err),
       );
     };
     server.once('error', onError);

@@ -11,7 +11,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { createSystemClock, type Clock } from '../core/clock.js';
-import { ConfigError, FlowgaugeError, type ConfigIssue } from '../core/errors.js';
+import { ConfigError, ListenError, type ConfigIssue } from '../core/errors.js';
+import { isRecord } from '../core/is-record.js';
 import { ByteBudget } from '../transport/bounded-body.js';
 import {
   DEFAULT_SIGNATURE_TOLERANCE_S,
@@ -144,10 +145,6 @@ function resolve(o: WebhookReceiverOptions): Resolved {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -316,7 +313,7 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
   );
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      rejectListen(new FlowgaugeError('FG_CONFIG_INVALID', `cannot receive webhooks on ${o.host}:${o.port}: ${err.code ?? err.message}`, { cause: err })),
+      rejectListen(new ListenError(`cannot receive webhooks on ${o.host}:${o.port}: ${err.code ?? err.message}`, { host: o.host, port: o.port }, err)),
     );
     server.listen(o.port, o.host, () => resolveListen());
   });

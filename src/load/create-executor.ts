@@ -1,12 +1,11 @@
 /**
- * The factory of executors: checks the load and the shard once (programmer errors throw
- * here), then picks the schedule.
+ * The factory of executors: checks what every executor shares once (programmer errors throw
+ * here), then hands the load to its executor's module (`executor-registry.ts`).
  */
 import { InvalidArgumentError } from '../core/errors.js';
-import { ClosedExecutor } from './closed-executor.js';
-import { OpenExecutor } from './open-executor.js';
-import { createConstantSchedule, createGammaSchedule, createRampingSchedule } from './schedules.js';
-import type { Executor, ExecutorDeps, ResolvedLoad, ShardSpec } from './types.js';
+import { checkNonNegative } from './executor-kit.js';
+import { executorOf, type ResolvedLoad } from './executor-registry.js';
+import type { Executor, ExecutorDeps, ShardSpec } from './types.js';
 
 /** Seed used when none is given, so a run without one is still reproducible. */
 export const DEFAULT_SEED = 1;
@@ -26,46 +25,9 @@ export function createExecutor(load: ResolvedLoad, deps: ExecutorDeps): Executor
   const seed = deps.seed ?? DEFAULT_SEED;
   if (!Number.isInteger(seed)) throw new InvalidArgumentError(`seed must be an integer, got ${seed}`);
   checkNonNegative('gracefulStopMs', load.gracefulStopMs);
-  const offset = deps.startOffsetMs ?? 0;
-  checkNonNegative('startOffsetMs', offset);
-  switch (load.executor) {
-    case 'constant-arrival-rate':
-      checkPositive('ratePerS', load.ratePerS);
-      checkPositive('durationMs', load.durationMs);
-      checkCount('maxInFlight', load.maxInFlight);
-      return new OpenExecutor(clock, job, createConstantSchedule(load.ratePerS, load.durationMs, shard), load.maxInFlight, offset);
-    case 'ramping-arrival-rate': {
-      checkNonNegative('startRatePerS', load.startRatePerS);
-      if (load.stages.length === 0) throw new InvalidArgumentError('stages must not be empty');
-      let total = 0;
-      load.stages.forEach((s, i) => {
-        checkNonNegative(`stages[${i}].durationMs`, s.durationMs);
-        checkNonNegative(`stages[${i}].targetRatePerS`, s.targetRatePerS);
-        total += s.durationMs;
-      });
-      checkPositive('total stage duration', total);
-      checkCount('maxInFlight', load.maxInFlight);
-      const schedule = createRampingSchedule(load.startRatePerS, load.stages, shard);
-      return new OpenExecutor(clock, job, schedule, load.maxInFlight, offset);
-    }
-    case 'poisson':
-      checkPositive('ratePerS', load.ratePerS);
-      checkPositive('durationMs', load.durationMs);
-      checkCount('maxInFlight', load.maxInFlight);
-      if (!(load.burstiness >= 0.1) || !Number.isFinite(load.burstiness)) {
-        throw new InvalidArgumentError(`burstiness must be a finite number >= 0.1, got ${load.burstiness}`);
-      }
-      return new OpenExecutor(clock, job, createGammaSchedule(load, seed, shard), load.maxInFlight, offset);
-    case 'constant-concurrency': {
-      checkCount('concurrency', load.concurrency);
-      checkPositive('durationMs', load.durationMs);
-      // Shard i takes ceil or floor of its share, so the shares add up to the whole.
-      const workers = Math.floor((load.concurrency + shard.count - 1 - shard.index) / shard.count);
-      return new ClosedExecutor(clock, job, workers, load.durationMs, offset);
-    }
-    default:
-      throw new InvalidArgumentError(`unknown executor ${JSON.stringify((load as { executor: unknown }).executor)}`);
-  }
+  const startOffsetMs = deps.startOffsetMs ?? 0;
+  checkNonNegative('startOffsetMs', startOffsetMs);
+  return executorOf(load).create(load, { clock, job, seed, shard, startOffsetMs });
 }
 
 function checkShard(shard: ShardSpec | undefined): ShardSpec {
@@ -75,16 +37,4 @@ function checkShard(shard: ShardSpec | undefined): ShardSpec {
     throw new InvalidArgumentError(`shard must have an integer count >= 1 and 0 <= index < count, got ${index}/${count}`);
   }
   return shard;
-}
-
-function checkPositive(name: string, v: number): void {
-  if (!(v > 0) || !Number.isFinite(v)) throw new InvalidArgumentError(`${name} must be a finite number > 0, got ${v}`);
-}
-
-function checkNonNegative(name: string, v: number): void {
-  if (!(v >= 0) || !Number.isFinite(v)) throw new InvalidArgumentError(`${name} must be a finite number >= 0, got ${v}`);
-}
-
-function checkCount(name: string, v: number): void {
-  if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be an integer >= 1, got ${v}`);
 }

@@ -6,7 +6,8 @@
  */
 import { NS_PER_S } from '../core/clock.js';
 import { createGammaSampler, createRandom, shardSeed } from './prng.js';
-import type { PoissonLoad, RampStage, ShardSpec } from './types.js';
+import type { PoissonLoad } from './executors/poisson.js';
+import type { RampStage, ShardSpec } from './types.js';
 
 /** A source of arrival instants for one executor (one shard). */
 export interface ArrivalSchedule {

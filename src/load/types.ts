@@ -1,6 +1,7 @@
 /**
- * Shapes of the load part: the resolved load a scenario asks for, the job an executor calls,
- * and what an executor reports while it runs. No HTTP here: a job is any async call.
+ * Shapes of the load part every executor shares: the job an executor calls and what an
+ * executor reports while it runs (each executor's own load is in its module, `executors/`).
+ * No HTTP here: a job is any async call.
  */
 import type { Histogram } from 'hdr-histogram-js';
 import type { Clock } from '../core/clock.js';
@@ -25,61 +26,6 @@ export interface RampStage {
   /** Rate reached at the end of the stage; the stage starts at the previous stage's target. */
   readonly targetRatePerS: number;
 }
-
-/** Open model: arrivals evenly spaced at a fixed rate. */
-export interface ConstantArrivalRateLoad {
-  readonly executor: 'constant-arrival-rate';
-  readonly ratePerS: number;
-  readonly durationMs: number;
-  readonly maxInFlight: number;
-  readonly gracefulStopMs: number;
-}
-
-/** Open model: a piecewise-linear rate; total duration is the sum of the stages. */
-export interface RampingArrivalRateLoad {
-  readonly executor: 'ramping-arrival-rate';
-  readonly startRatePerS: number;
-  readonly stages: readonly RampStage[];
-  readonly maxInFlight: number;
-  readonly gracefulStopMs: number;
-}
-
-/**
- * Open model: random gaps from a gamma distribution with mean `1/rate`. `burstiness` is the
- * gamma shape k (k = 1 is a Poisson process; the gaps' coefficient of variation is 1/√k, so
- * k < 1 gives bursts and k > 1 gives a steadier stream).
- */
-export interface PoissonLoad {
-  readonly executor: 'poisson';
-  readonly ratePerS: number;
-  readonly durationMs: number;
-  readonly maxInFlight: number;
-  readonly burstiness: number;
-  readonly gracefulStopMs: number;
-}
-
-/** Closed model: `concurrency` workers, each starting its next job when the last one settles. */
-export interface ConstantConcurrencyLoad {
-  readonly executor: 'constant-concurrency';
-  readonly concurrency: number;
-  readonly durationMs: number;
-  readonly gracefulStopMs: number;
-}
-
-/** A load with every unit converted (rates per second, durations in ms). */
-export type ResolvedLoad =
-  | ConstantArrivalRateLoad
-  | RampingArrivalRateLoad
-  | PoissonLoad
-  | ConstantConcurrencyLoad;
-
-/** Executor names, in the order shown in help texts. */
-export const EXECUTORS = [
-  'constant-arrival-rate',
-  'ramping-arrival-rate',
-  'poisson',
-  'constant-concurrency',
-] as const satisfies readonly ResolvedLoad['executor'][];
 
 /**
  * Which part of a schedule this executor produces: arrivals `index`, `index + count`, … so that

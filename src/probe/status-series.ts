@@ -4,7 +4,7 @@
  * the last TLS finding. `status.ts` feeds one fold per series from a stream of records.
  */
 import { createIncidentTracker, type Incident } from './incidents.js';
-import type { ProbeRecord } from './record.js';
+import type { ProbeRecord, TlsFinding } from './record.js';
 import type { OutcomePoint } from './series.js';
 import { createTimelineAccumulator, type TimelineTrack } from './timeline.js';
 import { createUptimeAccumulator, uptimeBudget, type TimeWindow } from './uptime.js';
@@ -19,17 +19,8 @@ export interface IncidentStatus {
   readonly withinRto: boolean;
 }
 
-/** The last TLS finding of a check. */
-export interface TlsStatus {
-  readonly checkedAt: string;
-  readonly version: string | null;
-  readonly versionOk: boolean;
-  readonly certValidTo: string | null;
-  readonly certDaysLeft: number | null;
-  readonly authorized: boolean;
-  /** The probe's minimum of days left when it checked (absent in older records; 0: not judged). */
-  readonly certMinDays?: number;
-}
+/** The last TLS finding of a check (`certMinDays` is absent in older records; 0: not judged), and when it was made. */
+export type TlsStatus = { readonly checkedAt: string } & Pick<TlsFinding, 'version' | 'versionOk' | 'certValidTo' | 'certDaysLeft' | 'authorized' | 'certMinDays'>;
 
 /** Status of one series (a check, or `overall`). Absent quantities are null. */
 export interface SeriesStatus {

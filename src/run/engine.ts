@@ -1,19 +1,22 @@
 /**
- * `executeRun`: one run of one or several scenarios against one target. The engine schedules
- * each scenario's executor, records every result through the run's state, emits samples and
- * lifecycle events to its observers, and always ends in a report: on schedule end, on a stop
- * signal (Ctrl-C) and on an abort-on-fail threshold alike. Every step after the schedule has a
- * deadline and obeys the stop signal.
+ * The engine: one run of one or several scenarios against one target, in this thread. It
+ * schedules each scenario's executor, records every result through the run's state, emits
+ * samples and lifecycle events to its outputs and phases, and always ends in a report: on
+ * schedule end, on a stop signal (Ctrl-C) and on an abort-on-fail threshold alike. Every step
+ * after the schedule has a deadline and obeys the stop signal. The run session (`session.ts`)
+ * drives it in this thread, or one per worker thread (`workers/`).
  */
 import type { Client } from '../api/index.js';
 import { type Clock, createSystemClock } from '../core/clock.js';
 import { tierLimitPerMinute } from '../core/tiers.js';
 import { FlowgaugeError } from '../core/errors.js';
 import { createExecutor, loadDurationMs, type Executor } from '../load/index.js';
-import { evaluateThresholdsOn, type Report } from '../report/index.js';
+import { evaluateThresholdsOn, type Report, type RunWarning } from '../report/index.js';
 import { defaultPromptBands } from '../collect/index.js';
 import { loadRowSource, loadTokenCounter, planOf, type ResolvedRunPlan, type ResolvedScenario, type RowSource, type TokenCounter } from '../scenario/index.js';
-import type { ObserverContext, ObserverSections, RunObserver } from './observer.js';
+import type { SampleListener } from './events.js';
+import type { OutputContext, RunOutput } from './output.js';
+import type { PhaseContext, PhaseSections, RunPhase } from './phase.js';
 import { createLiveMeter } from './live-meter.js';
 import { prepareTargets } from './prepare.js';
 import { projectRunReport } from './project.js';
@@ -22,8 +25,8 @@ import { createJourneyJob, createMixJob } from './scenario-jobs.js';
 import { parsePlanThresholds } from './plan-thresholds.js';
 import { checkJoinable, joinPointMs, type RunShard } from './run-shard.js';
 
-/** What a run is. The CLI builds it; tests build it with a fake or embedded target. */
-export interface RunOptions {
+/** What one run in this thread is: the session builds it (and each worker thread, its own). */
+export interface EngineOptions {
   /** One scenario, or a plan of several that run at once. */
   readonly scenario: ResolvedScenario | ResolvedRunPlan;
   /** The client of every scenario that `clients` does not name. */
@@ -43,8 +46,10 @@ export interface RunOptions {
   readonly startAtMs?: number;
   /** Aborting it stops scheduling, drains in-flight requests for the grace period, and reports. */
   readonly stopSignal?: AbortSignal;
-  /** Everything that watches the run, in order. */
-  readonly observers?: readonly RunObserver[];
+  /** What only consumes the run (metrics, spans, progress, dashboard, report writer), in order. */
+  readonly outputs?: readonly RunOutput[];
+  /** What acts beside or after the schedule and owns a report section (following, notifications, audit), in order. */
+  readonly phases?: readonly RunPhase[];
   /** Time between ticks (default 1000 ms). */
   readonly progressIntervalMs?: number;
   /** Longest time the requests before the run (finding a flow, a session, a run id) may take together (default 30 s). */
@@ -79,14 +84,17 @@ export interface RunOutcome {
 }
 
 const DEFAULT_FINISH_TIMEOUT_MS = 60_000;
-/** After the finish signal, how long an observer may take to return what it has. */
+/** After the finish signal, how long a phase may take to return what it has. */
 const FINISH_GRACE_MS = 500;
 
-/** Runs a plan to its end (or its stop) and builds the report. Throws only before the first request. */
-export async function executeRun(options: RunOptions): Promise<RunOutcome> {
+/** Runs a plan to its end (or its stop) in this thread and builds the report. Throws only before the first request. */
+export async function runEngine(options: EngineOptions): Promise<RunOutcome> {
   const plan = planOf(options.scenario);
   const clock = options.clock ?? createSystemClock();
-  const observers = options.observers ?? [];
+  const outputs = options.outputs ?? [];
+  const phases = options.phases ?? [];
+  // The run's state dispatches samples to both, phases first (following hears a run before anything announces its end).
+  const listeners: readonly SampleListener[] = [...phases, ...outputs];
   const thresholds = parsePlanThresholds(plan);
   const clientOf = (s: ResolvedScenario): Client => options.clients?.[s.name] ?? options.client;
 
@@ -120,7 +128,7 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
     runStartNs,
     runStartWallMs: startedAtMs,
     objective: plan.objective,
-    observers,
+    listeners,
     stoppedByUser: () => interrupted || abortedBy !== undefined,
     sharers: options.shard?.count ?? 1,
     tenantOf,
@@ -134,17 +142,25 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   const sessionIdsOf = Object.fromEntries(
     plan.scenarios.map((s) => [s.name, [...new Set(s.mix.flatMap((m) => ((m.op === 'run' || m.op === 'stream') && m.sessionId !== undefined ? [m.sessionId] : [])))]]),
   );
-  const ctx: ObserverContext = {
+  const clientByName = (name: string): Client => {
+    const s = byName.get(name);
+    return s === undefined ? options.client : clientOf(s);
+  };
+  const outputCtx: OutputContext = {
     clock,
-    client: clientOf(plan.scenarios[0] as ResolvedScenario),
-    clientOf: (name) => {
-      const s = byName.get(name);
-      return s === undefined ? options.client : clientOf(s);
-    },
-    tenantOf,
     runStartNs,
     startedAtMs,
     scenarios: plan.scenarios.map((s) => s.name),
+    targetOf: (name) => {
+      const c = clientByName(name);
+      return { baseUrl: c.baseUrl, webhookHost: c.webhookHost };
+    },
+  };
+  const ctx: PhaseContext = {
+    ...outputCtx,
+    client: clientOf(plan.scenarios[0] as ResolvedScenario),
+    clientOf: clientByName,
+    tenantOf,
     sessionIds: [...new Set(Object.values(sessionIdsOf).flat())],
     sessionIdsOf,
     sharded: (options.shard?.count ?? 1) > 1,
@@ -154,7 +170,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
       unit?.collectors.observeSetup(answer);
     },
   };
-  for (const o of observers) await o.start?.(ctx);
+  for (const p of phases) await p.start?.(ctx);
+  for (const o of outputs) await o.start?.(outputCtx);
 
   // The run ends at the first of: every schedule's end, a stop signal, a failed abort-on-fail threshold.
   let finish!: () => void;
@@ -191,8 +208,8 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   let interrupted = false;
 
   const interval = (options.progressIntervalMs ?? 1000) * 1e6;
-  const onTick = observers.filter((o) => o.tick !== undefined);
-  const liveThresholds = thresholds.all.length > 0 && onTick.some((o) => o.liveThresholds === true);
+  const onTick = [...phases, ...outputs].filter((o) => o.tick !== undefined);
+  const liveThresholds = thresholds.all.length > 0 && outputs.some((o) => o.tick !== undefined && o.liveThresholds === true);
   let tickTimer = clock.setTimer(runStartNs + interval, function tick() {
     // Every threshold judged on the live figures once a second, only for a view that shows them (the dashboard).
     const p = !liveThresholds ? meter.progress() : { ...meter.progress(), thresholds: evaluateThresholdsOn(meter.metrics(), thresholds.all) };
@@ -243,10 +260,11 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
 
   // The report's time span is the schedule's; what follows (following, notifications, audit) is bounded.
   const endedAtMs = clock.wallMs();
-  const project = (sections: ObserverSections): Report =>
-    projectRunReport({ plan, state, units, target: options.target, shard: options.shard, joinedAtMs, startedAtMs, endedAtMs, interrupted, abortedBy, dataExhausted, sections, thresholds: thresholds.all, nowNs: clock.nowNs() });
-  const scheduleReport = project({});
-  for (const o of observers) await o.scheduleEnded?.(scheduleReport);
+  const project = (phaseSections: Partial<PhaseSections>, phaseWarnings: readonly RunWarning[]): Report =>
+    projectRunReport({ plan, state, units, target: options.target, shard: options.shard, joinedAtMs, startedAtMs, endedAtMs, interrupted, abortedBy, dataExhausted, phases: phaseSections, phaseWarnings, thresholds: thresholds.all, nowNs: clock.nowNs() });
+  const scheduleReport = project({}, []);
+  for (const p of phases) p.scheduleEnded?.(scheduleReport);
+  for (const o of outputs) await o.scheduleEnded?.(scheduleReport);
 
   const finishStop = new AbortController();
   const deadlineNs = clock.nowNs() + (options.finishTimeoutMs ?? DEFAULT_FINISH_TIMEOUT_MS) * 1e6;
@@ -259,22 +277,25 @@ export async function executeRun(options: RunOptions): Promise<RunOutcome> {
   };
   options.stopSignal?.addEventListener('abort', onLateStop, { once: true });
   if (options.stopSignal?.aborted === true) finishStop.abort();
-  // An observer that does not obey the signal is abandoned shortly after it: the report comes
+  // A phase that does not obey the signal is abandoned shortly after it: the report comes
   // first. The grace lets one that does obey it (its requests cancelled) still say what it found.
   const cut = new Promise<void>((resolve) => {
     const later = (): void => void clock.setTimer(clock.nowNs() + FINISH_GRACE_MS * 1e6, resolve);
     if (finishStop.signal.aborted) later();
     else finishStop.signal.addEventListener('abort', later, { once: true });
   });
-  for (const o of observers) if (o.finish !== undefined) await Promise.race([o.finish({ interrupted, signal: finishStop.signal, deadlineNs }), cut]);
+  for (const p of phases) if (p.finish !== undefined) await Promise.race([p.finish({ interrupted, signal: finishStop.signal, deadlineNs }), cut]);
   clock.clearTimer(deadline);
   options.stopSignal?.removeEventListener('abort', onLateStop);
 
-  const parts = observers.map((o) => o.sections?.() ?? {});
-  const warnings = parts.flatMap((x) => x.warnings ?? []);
-  const sections: ObserverSections = { ...Object.assign({}, ...parts), ...(warnings.length > 0 ? { warnings } : {}) };
-  const report = project(sections);
-  for (const o of observers) await o.end?.(report);
+  // Each phase projects its own section from what it learnt.
+  const phaseSections: Record<string, unknown> = {};
+  for (const p of phases) {
+    const value = p.section?.project();
+    if (p.section !== undefined && value !== undefined) phaseSections[p.section.key] = value;
+  }
+  const report = project(phaseSections as Partial<PhaseSections>, phases.flatMap((p) => p.warnings?.() ?? []));
+  for (const o of outputs) await o.end?.(report);
   return { report, passed: report.passed, dataExhausted };
 }
 

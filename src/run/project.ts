@@ -1,7 +1,8 @@
 /**
  * The report of a run as a projection of its state: the collectors' and journey accounting's
- * snapshots, the executors' counts, and the sections observers add, judged by the thresholds.
- * Called for the schedule's report (before anything can wait on the target) and the final one.
+ * snapshots, the executors' counts, and the sections its phases projected, judged by the
+ * thresholds. Called for the schedule's report (before anything can wait on the target) and the
+ * final one.
  */
 import { VALIDATE_SAMPLE_EVERY } from '../api/index.js';
 import { combineTenantRateLimits, type CollectorSnapshot } from '../collect/index.js';
@@ -10,7 +11,7 @@ import type { Executor } from '../load/index.js';
 import { buildReport, buildScenarioSection, evaluateReportThresholds, settleRateLimits, type BuildReportInput, type Report, type RunWarning, type ScenarioReport } from '../report/index.js';
 import type { ResolvedRunPlan, ResolvedScenario } from '../scenario/index.js';
 import type { ParsedThreshold } from '../slo/index.js';
-import type { ObserverSections } from './observer.js';
+import type { PhaseSections } from './phase.js';
 import type { RunState, ScenarioState } from './run-state.js';
 import { shardOfReport, type RunShard } from './run-shard.js';
 
@@ -38,7 +39,10 @@ export interface ProjectInput {
   readonly interrupted: boolean;
   readonly abortedBy: string | undefined;
   readonly dataExhausted: readonly string[];
-  readonly sections: ObserverSections;
+  /** The sections the phases projected (none yet in the schedule's report). */
+  readonly phases: Partial<PhaseSections>;
+  /** What the phases warn of. */
+  readonly phaseWarnings: readonly RunWarning[];
   readonly thresholds: readonly ParsedThreshold[];
 }
 
@@ -190,13 +194,13 @@ export function projectRunReport(p: ProjectInput): Report {
     thresholds: [],
     objective: p.plan.objective,
     ...(scenarios !== undefined ? { scenarios } : {}),
-    warnings: [...joinedLate(p), ...warningsOf(p), ...(p.sections.warnings ?? [])],
+    warnings: [...joinedLate(p), ...warningsOf(p), ...p.phaseWarnings],
     ...(p.abortedBy !== undefined ? { abortedBy: p.abortedBy } : {}),
     ...(shardOfReport(p.shard) !== undefined ? { shard: shardOfReport(p.shard) } : {}),
+    phases: p.phases,
   });
-  const { warnings: _merged, ...sections } = p.sections;
   // The 429s settle on everything the run saw before the thresholds judge them.
   const settled = settleRateLimits(report);
   const warned = settled.warnings.length === 0 ? settled.report : { ...settled.report, warnings: [...(settled.report.warnings ?? []), ...settled.warnings] };
-  return evaluateReportThresholds({ ...warned, ...sections }, p.thresholds);
+  return evaluateReportThresholds(warned, p.thresholds);
 }

@@ -1,13 +1,13 @@
 /**
  * The running state of one run and the only path a result takes into it: judged by its
- * scenario's collectors, added to the run's total, then handed to observers as a frozen sample.
+ * scenario's collectors, added to the run's total, then handed to phases and outputs as a frozen sample.
  * Mix requests and journey requests go through `record` alike, so both count the same way.
  */
 import { createTransportError, DEFAULT_REQUEST_MS, errorCodeOf, type ApiResult, type StreamResult } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
 import { createCollectors, createIterationStats, createRateLimitAnalyser, defaultPromptBands, type Collectors, type IterationStats, type RateLimitAnalyser } from '../collect/index.js';
-import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunObserver, RunSample } from './observer.js';
+import type { AsyncEnd, CheckSample, IterationSample, RequestHook, RequestStart, RunSample, SampleListener } from './events.js';
 import type { TokenCounter } from '../scenario/index.js';
 import { requestSample, runSample, type SampleContext } from './sample.js';
 
@@ -36,7 +36,7 @@ export interface RunState {
    * deadline: cut by the run, not failed by the target, so counted apart and judged no further.
    */
   readonly cut: () => number;
-  /** Hooks of observers that act before a request is sent (tracing); undefined when none does. */
+  /** Hooks of what acts before a request is sent (tracing, following); undefined when none does. */
   hook(r: RequestStart): RequestHook | undefined;
   /**
    * Records one result. `cutByStop` is true when the run's own stop signal aborted it: such a
@@ -66,7 +66,8 @@ export interface RunStateOptions {
   readonly runStartNs: number;
   readonly runStartWallMs: number;
   readonly objective: number;
-  readonly observers: readonly RunObserver[];
+  /** The phases' and outputs' hooks, in order. */
+  readonly listeners: readonly SampleListener[];
   /**
    * True once the run was stopped by its user (Ctrl-C) or an abort-on-fail threshold: requests
    * that stop cuts are cancelled (excluded, counted). Otherwise a request still open when the
@@ -83,7 +84,7 @@ export interface RunStateOptions {
   readonly promptsOf?: (scenario: string) => { readonly counter: TokenCounter; readonly bands: readonly number[] } | undefined;
 }
 
-/** Creates the state of a run and its dispatch to observers. */
+/** Creates the state of a run and its dispatch to phases and outputs. */
 export function createRunState(o: RunStateOptions): RunState {
   // One rate-limit analyser and one in-flight count per tenant: the service keeps one window per token.
   const tenants = new Map<string, { flight: { n: number }; rateLimit: RateLimitAnalyser }>();
@@ -137,20 +138,20 @@ export function createRunState(o: RunStateOptions): RunState {
   const total = scenarios.length === 1 ? (scenarios[0] as ScenarioState) : make('(all)', undefined);
   const shared = scenarios.length !== 1;
 
-  // Per-method lists, so the hot path loops only over observers that listen.
-  // An observer that asked only for asynchronous values (following) hears only the samples that
+  // Per-method lists, so the hot path loops only over listeners that listen.
+  // A listener that asked only for asynchronous values (following) hears only the samples that
   // carry one: the others, nearly every request, build no RunSample for it.
-  const onSample = o.observers.filter((x) => x.sample !== undefined && x.values !== 'async');
-  const onSampleAsync = o.observers.filter((x) => x.sample !== undefined && x.values === 'async');
-  const onRequest = o.observers.filter((x) => x.request !== undefined);
-  const onIteration = o.observers.filter((x) => x.iteration !== undefined);
-  const onCheck = o.observers.filter((x) => x.check !== undefined);
-  const onAsync = o.observers.filter((x) => x.asyncEnd !== undefined);
-  const onCut = o.observers.filter((x) => x.cut !== undefined);
-  const valuesAll = o.observers.some((x) => x.values === 'all');
-  // Operations whose values an observer listed (the audit and notifications: run, stream, trigger).
-  const valueOps: ReadonlySet<string> = new Set(o.observers.flatMap((x) => (Array.isArray(x.values) ? (x.values as readonly OpName[]) : [])));
-  const valuesAsync = valuesAll || o.observers.some((x) => x.values === 'async');
+  const onSample = o.listeners.filter((x) => x.sample !== undefined && x.values !== 'async');
+  const onSampleAsync = o.listeners.filter((x) => x.sample !== undefined && x.values === 'async');
+  const onRequest = o.listeners.filter((x) => x.request !== undefined);
+  const onIteration = o.listeners.filter((x) => x.iteration !== undefined);
+  const onCheck = o.listeners.filter((x) => x.check !== undefined);
+  const onAsync = o.listeners.filter((x) => x.asyncEnd !== undefined);
+  const onCut = o.listeners.filter((x) => x.cut !== undefined);
+  const valuesAll = o.listeners.some((x) => x.values === 'all');
+  // Operations whose values a phase listed (the audit and notifications: run, stream, trigger).
+  const valueOps: ReadonlySet<string> = new Set(o.listeners.flatMap((x) => (Array.isArray(x.values) ? (x.values as readonly OpName[]) : [])));
+  const valuesAsync = valuesAll || o.listeners.some((x) => x.values === 'async');
   let cancelled = 0;
   let cut = 0;
 

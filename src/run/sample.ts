@@ -1,7 +1,7 @@
 /**
  * From a client result to the plain request sample the collectors judge, and from there to
- * the frozen `RunSample` observers receive. A fresh object per request: a copy is cheap next
- * to a request, and nothing an observer keeps can change under it.
+ * the frozen `RunSample` phases and outputs receive. A fresh object per request: a copy is cheap next
+ * to a request, and nothing a listener keeps can change under it.
  */
 import type { ApiResult, StreamResult } from '../api/index.js';
 import type { ErrorCode } from '../core/codes.js';
@@ -9,7 +9,7 @@ import type { OpKey } from '../core/ops.js';
 import type { RequestSample, RunStatus, Verdict } from '../core/types.js';
 import { countWords } from '../collect/index.js';
 import type { TokenCounter } from '../scenario/index.js';
-import type { RunSample } from './observer.js';
+import type { RunSample } from './events.js';
 
 /** What the engine knows of one request besides its result. */
 export interface SampleContext {
@@ -75,11 +75,11 @@ export function requestSample(ctx: SampleContext, result: ApiResult<unknown> | S
 }
 
 /**
- * The frozen sample observers see. `value` only when an observer asked for it.
+ * The frozen sample phases and outputs see. `value` only when a phase asked for it.
  *
  * Written out field by field, in one fixed order: `Object.freeze({ ...sample, … })` gave every
  * sample a hidden class of its own (none of 1,000 in a row shared one), which made every
- * observer's property reads megamorphic and cost about 40 µs and 57 MB a request at full rate.
+ * listener's property reads megamorphic and cost about 40 µs and 57 MB a request at full rate.
  * test/run/sample-shape.test.ts checks that consecutive samples share one map.
  */
 export function runSample(ctx: SampleContext, sample: RequestSample, verdict: Verdict, value: unknown): RunSample {

@@ -7,7 +7,7 @@ import { httpTarget, type ApiResult, type CallOptions, type Client, type StreamC
 import { checkExample } from '../collect/index.js';
 import type { Clock } from '../core/clock.js';
 import { HTTP_OP_NAME, type HttpOpName, type OpName } from '../core/ops.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { FlowgaugeError, InvalidArgumentError } from '../core/errors.js';
 import { parseDurationMs } from '../core/units.js';
 import { IterationFailure, type DataRow, type Vu } from '../scenario/index.js';
 import type { RunState, ScenarioState } from './run-state.js';
@@ -35,10 +35,10 @@ const EMPTY: DataRow = Object.freeze({});
  * What `vu.sleep` rejects with when the run's stop (the end of the grace period) cuts it, or
  * when it is called after the stop: the iteration ends there and is counted `interrupted`.
  */
-export class IterationInterrupted extends Error {
+export class IterationInterrupted extends FlowgaugeError {
   override readonly name = 'IterationInterrupted';
   constructor() {
-    super('the run stopped during think time: the iteration ends here');
+    super('FG_ITERATION_INTERRUPTED', 'the run stopped during think time: the iteration ends here');
   }
 }
 

@@ -3,7 +3,7 @@ export * from './types.js';
 export { defineScenario } from './define.js';
 export { loadScenarioFile, loadScenario } from './load-file.js';
 export { resolveScenario } from './resolve.js';
-export { DEFAULT_MAX_IN_FLIGHT, DEFAULT_GRACEFUL_STOP_MS } from './resolve-load.js';
+export { DEFAULT_MAX_IN_FLIGHT, DEFAULT_GRACEFUL_STOP_MS } from '../load/index.js';
 export { createMixPicker } from './mix-picker.js';
 export * from './journey.js';
 export * from './run-plan.js';

@@ -4,6 +4,7 @@
  * every request it makes exactly as a mix request, and counts the iteration's outcome.
  */
 import type { CallOptions, Client, HttpRequest, HttpResult } from '../api/index.js';
+import { FlowgaugeError } from '../core/errors.js';
 
 /** What a check compared: `vu.check(name, condition, { expected, actual })`; either may be left out. */
 export interface CheckDetail {
@@ -77,6 +78,9 @@ export interface VuHttpRequest extends HttpRequest {
 export type Journey = (vu: Vu) => Promise<void> | void;
 
 /** The error `vu.fail` throws: the engine records its message and does not treat it as a bug. */
-export class IterationFailure extends Error {
+export class IterationFailure extends FlowgaugeError {
   override readonly name = 'IterationFailure';
+  constructor(message: string) {
+    super('FG_ITERATION_FAILED', message);
+  }
 }

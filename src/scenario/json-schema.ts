@@ -5,6 +5,7 @@
  * in code) the loader still checks, by path.
  */
 import { z } from 'zod';
+import { DEFAULT_EXECUTOR } from '../load/index.js';
 import { scenarioSchema } from './schema.js';
 import { isRecord } from '../core/is-record.js';
 
@@ -30,11 +31,11 @@ export function scenarioJsonSchema(): Json {
   const one = withoutRouting(z.toJSONSchema(scenarioSchema, { io: 'input', unrepresentable: 'any' })) as Json;
   const { $schema, ...scenario } = one;
   const props = scenario.properties as Json;
-  // `executor` may be left out: constant-arrival-rate is the default.
+  // `executor` may be left out: the default executor is taken.
   const load = props.load as { oneOf?: Json[]; anyOf?: Json[] };
   for (const branch of load.oneOf ?? load.anyOf ?? []) {
     const exec = (branch.properties as Json | undefined)?.executor as Json | undefined;
-    if (exec?.const === 'constant-arrival-rate') branch.required = (branch.required as string[]).filter((r) => r !== 'executor');
+    if (exec?.const === DEFAULT_EXECUTOR) branch.required = (branch.required as string[]).filter((r) => r !== 'executor');
   }
   // A threshold may be its expression alone ("<2s"), which the loader reads as { expr }.
   const thresholds = props.thresholds as Json | undefined;

@@ -9,7 +9,7 @@ import { parsePercent, parseRatePerS } from '../core/units.js';
 import { OPS, type OpName } from '../core/ops.js';
 import { DEFAULT_SEED } from '../load/create-executor.js';
 import { toConfigIssues, zodErrorMap } from './issues.js';
-import { resolveLoad, type CheckedOverrides } from './resolve-load.js';
+import { resolveLoad, type LoadOverrides as CheckedOverrides } from '../load/index.js';
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { MAX_DURATION_MS, MAX_IN_FLIGHT, MAX_RATE_PER_S, RATE_FORMS, type ParsedScenario, type RateSpec, scenarioSchema, show, tierSchema } from './schema.js';
 import type { ParsedData, ResolvedData } from './data-schema.js';
@@ -250,10 +250,12 @@ function subject(raw: unknown, source: string | undefined): string {
   return `scenario${name}${source === undefined ? '' : ` (${source})`}`;
 }
 
+/** Freezes a resolved load and every list in it (a ramp's stages), whatever its executor. */
 function deepFreezeLoad<T extends object>(load: T): T {
-  if ('stages' in load && Array.isArray(load.stages)) {
-    for (const s of load.stages) Object.freeze(s);
-    Object.freeze(load.stages);
+  for (const v of Object.values(load)) {
+    if (!Array.isArray(v)) continue;
+    for (const x of v) if (typeof x === 'object' && x !== null) Object.freeze(x);
+    Object.freeze(v);
   }
   return Object.freeze(load);
 }

@@ -2,161 +2,21 @@
  * The zod schema of a scenario file. It checks shapes and units and converts durations; rates
  * stay as specs (absolute, or a share of the tier) because "120%" needs the tier, which is
  * resolved afterwards. Every message names what is allowed; `issues.ts` turns zod's issues
- * into `ConfigIssue`s.
+ * into `ConfigIssue`s. The `load` piece is the executors' own (`load/executor-registry.ts`).
  */
 import { z } from 'zod';
 import type { Journey } from './journey.js';
 import { OPS, type OpName } from '../core/ops.js';
-import { DURATION_HELP, parseDurationMs, parsePercent, parseRatePerS, RATE_HELP } from '../core/units.js';
-import { EXECUTORS } from '../load/types.js';
+import { duration, show, strict } from '../core/unit-schemas.js';
+import { loadSchema } from '../load/index.js';
 import { dataSchema } from './data-schema.js';
 import { TOKENIZERS } from './tokenizer.js';
 import { stepsSchema } from './steps-schema.js';
 
-/** A rate before the tier is known. */
-export type RateSpec =
-  | { readonly perS: number; readonly fraction?: undefined }
-  | { readonly fraction: number; readonly perS?: undefined };
-
-/** Longest schedule: the monotonic clock holds integer ns exactly for 104 days. */
-export const MAX_DURATION_MS = 90 * 86_400_000;
-
-const RATE_FORMS = `${RATE_HELP}, or a share of the tier limit such as "100%" or "120%"`;
-
-/** Formats any input for a message without throwing (bigint, symbols, cycles). */
-export function show(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' || v === null || v === undefined) {
-    return String(v);
-  }
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
-
-/** A strict object whose unknown-field issue lists the allowed fields. */
-function strict<S extends z.core.$ZodLooseShape>(shape: S, what = 'allowed') {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `${what}: ${allowed}` : undefined),
-  });
-}
-
-function rate(min: 'positive' | 'non-negative') {
-  return z
-    .union([z.number(), z.string()], { error: (iss) => `${show(iss.input)} is not a rate; use ${RATE_FORMS}` })
-    .transform((v, ctx): RateSpec => {
-      const perS = parseRatePerS(v);
-      const fraction = perS === undefined ? parsePercent(v) : undefined;
-      const value = perS ?? fraction;
-      if (value === undefined || !Number.isFinite(value)) {
-        ctx.addIssue({ code: 'custom', message: `${show(v)} is not a rate; use ${RATE_FORMS}` });
-        return z.NEVER;
-      }
-      if (min === 'positive' && value === 0) {
-        ctx.addIssue({ code: 'custom', message: 'must be > 0' });
-        return z.NEVER;
-      }
-      if (perS !== undefined && perS > MAX_RATE_PER_S) {
-        ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_RATE_PER_S.toLocaleString('en-US')}/s: one process cannot schedule more (run shards)` });
-        return z.NEVER;
-      }
-      return perS !== undefined ? { perS } : { fraction: value };
-    });
-}
-
-function duration(min: 'positive' | 'non-negative') {
-  return z
-    .union([z.number(), z.string()], { error: (iss) => `${show(iss.input)} is not a duration; use ${DURATION_HELP}` })
-    .transform((v, ctx): number => {
-      const ms = parseDurationMs(v);
-      if (ms === undefined || !Number.isFinite(ms)) {
-        ctx.addIssue({ code: 'custom', message: `${show(v)} is not a duration; use ${DURATION_HELP}` });
-        return z.NEVER;
-      }
-      if (min === 'positive' && ms === 0) ctx.addIssue({ code: 'custom', message: 'must be longer than 0' });
-      else if (ms > MAX_DURATION_MS) ctx.addIssue({ code: 'custom', message: 'must be at most 90d' });
-      return ms;
-    });
-}
-
-const COUNT = 'must be an integer >= 1';
-const count = (max: number) =>
-  z.number().int({ error: COUNT }).min(1, { error: COUNT }).max(max, { error: `must be at most ${max.toLocaleString('en-US')}: one process cannot hold more` });
-
-/** Most requests (or iterations) in flight, and most closed-model workers, one process can hold. */
-export const MAX_IN_FLIGHT = 100_000;
-export const MAX_CONCURRENCY = 50_000;
-/** Highest absolute rate one process can schedule (per second). */
-export const MAX_RATE_PER_S = 100_000;
-
-const maxInFlight = count(MAX_IN_FLIGHT).optional();
-const gracefulStop = duration('non-negative').optional();
-
-const constantLoad = strict(
-  {
-    executor: z.literal('constant-arrival-rate'),
-    rate: rate('positive'),
-    duration: duration('positive'),
-    maxInFlight,
-    gracefulStop,
-  },
-  'allowed for constant-arrival-rate',
-);
-
-const totalMs = (stages: readonly { duration: number }[]): number => stages.reduce((sum, s) => sum + s.duration, 0);
-
-const rampingLoad = strict(
-  {
-    executor: z.literal('ramping-arrival-rate'),
-    startRate: rate('non-negative').optional(),
-    stages: z
-      .array(strict({ duration: duration('non-negative'), target: rate('non-negative') }))
-      .min(1, { error: 'needs at least one stage' })
-      .refine((stages) => totalMs(stages) > 0, { error: 'stages must last longer than 0 in total' })
-      .refine((stages) => totalMs(stages) <= MAX_DURATION_MS, { error: 'stages must last at most 90d in total' }),
-    maxInFlight,
-    gracefulStop,
-  },
-  'allowed for ramping-arrival-rate',
-);
-
-const poissonLoad = strict(
-  {
-    executor: z.literal('poisson'),
-    rate: rate('positive'),
-    duration: duration('positive'),
-    burstiness: z
-      .number()
-      .min(0.1, { error: 'must be a number >= 0.1 (1 = Poisson; below 1 burstier, above 1 steadier)' })
-      .optional(),
-    maxInFlight,
-    gracefulStop,
-  },
-  'allowed for poisson',
-);
-
-const closedLoad = strict(
-  {
-    executor: z.literal('constant-concurrency'),
-    concurrency: count(MAX_CONCURRENCY),
-    duration: duration('positive'),
-    gracefulStop,
-  },
-  'allowed for constant-concurrency',
-);
-
-const loadSchema = z.preprocess(
-  (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && (v as { executor?: unknown }).executor === undefined
-    ? { ...v, executor: 'constant-arrival-rate' }
-    : v),
-  z.discriminatedUnion('executor', [constantLoad, rampingLoad, poissonLoad, closedLoad], {
-    error: (iss) =>
-      iss.code === 'invalid_union'
-        ? `${show((iss.input as { executor?: unknown } | undefined)?.executor)} is not an executor; ` +
-          `one of ${EXECUTORS.join(', ')}`
-        : 'must be an object such as { rate: "100/min", duration: "1m" }',
-  }),
-);
+// The units' pieces and the executors' `load` live below the scenario format (core/, load/);
+// these names are kept here for the scenario files that read them from the schema.
+export { MAX_DURATION_MS, MAX_RATE_PER_S, RATE_FORMS, show, type RateSpec } from '../core/unit-schemas.js';
+export { MAX_IN_FLIGHT } from '../load/index.js';
 
 /** Ops whose requests carry each optional mix field. */
 export const MIX_FIELD_OPS = {
@@ -281,7 +141,3 @@ export const scenarioSchema = strict(
 
 /** What a successful parse gives. */
 export type ParsedScenario = z.output<typeof scenarioSchema>;
-/** A parsed load, rates still specs. */
-export type ParsedLoad = ParsedScenario['load'];
-/** Rate forms, for messages elsewhere. */
-export { RATE_FORMS };

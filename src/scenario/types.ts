@@ -5,7 +5,7 @@
 import type { ValidateMode } from '../api/index.js';
 import type { OpName } from '../core/ops.js';
 import type { Tier } from '../core/tiers.js';
-import type { ResolvedLoad } from '../load/types.js';
+import type { LoadInput, ResolvedLoad } from '../load/index.js';
 import type { Journey } from './journey.js';
 import type { ResolvedData } from './data-schema.js';
 import type { ParsedStep } from './steps-schema.js';
@@ -20,51 +20,8 @@ export type RateInput = number | string;
 /** A duration: `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or a number of milliseconds. */
 export type DurationInput = number | string;
 
-/** Fields every executor takes. */
-interface LoadCommonInput {
-  /** Time in-flight requests get to finish after the schedule ends (default 5s). */
-  readonly gracefulStop?: DurationInput;
-}
-
-/** Fields of the open-model executors. */
-interface OpenLoadInput extends LoadCommonInput {
-  /** Arrivals that find this many requests in flight are dropped and counted (default 1000). */
-  readonly maxInFlight?: number;
-}
-
-/** Evenly spaced arrivals at one rate (the default executor). */
-export interface ConstantArrivalRateInput extends OpenLoadInput {
-  readonly executor?: 'constant-arrival-rate';
-  readonly rate: RateInput;
-  readonly duration: DurationInput;
-}
-
-/** Linear ramps between rates; the run lasts the sum of the stages. */
-export interface RampingArrivalRateInput extends OpenLoadInput {
-  readonly executor: 'ramping-arrival-rate';
-  /** Rate at the start of the first stage (default 0). */
-  readonly startRate?: RateInput;
-  readonly stages: readonly { readonly duration: DurationInput; readonly target: RateInput }[];
-}
-
-/** Random (gamma) gaps with a mean rate; `burstiness` 1 is Poisson, below 1 burstier. */
-export interface PoissonInput extends OpenLoadInput {
-  readonly executor: 'poisson';
-  readonly rate: RateInput;
-  readonly duration: DurationInput;
-  /** Gamma shape k ≥ 0.1 (default 1); the gaps' coefficient of variation is 1/√k. */
-  readonly burstiness?: number;
-}
-
-/** Closed model: a fixed number of workers, each sending its next request when one returns. */
-export interface ConstantConcurrencyInput extends LoadCommonInput {
-  readonly executor: 'constant-concurrency';
-  readonly concurrency: number;
-  readonly duration: DurationInput;
-}
-
-/** The `load` section of a scenario. */
-export type LoadInput = ConstantArrivalRateInput | RampingArrivalRateInput | PoissonInput | ConstantConcurrencyInput;
+/** The `load` section of a scenario: one executor's fields (each executor's module documents its own). */
+export type { LoadInput };
 
 /** JSON-like input of a run, stream or trigger. */
 export type MixInputValue = string | { readonly [key: string]: unknown };

@@ -6,7 +6,7 @@
  * that inject them use `startReferenceService` in their own thread.
  */
 import { Worker } from 'node:worker_threads';
-import { ConfigError, FlowgaugeError, InvalidArgumentError, type ConfigIssue, type FlowgaugeErrorCode } from '../core/errors.js';
+import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError, type ConfigIssue, type FlowgaugeErrorCode } from '../core/errors.js';
 import { hideSecrets } from './hide-secrets.js';
 import { resolveReferenceOptions, type ReferenceServiceOptions } from './options.js';
 import type { ReferenceService } from './service.js';
@@ -27,6 +27,10 @@ export interface ServiceThreadFailure {
   readonly code?: string | undefined;
   /** A `ConfigError`'s problems. */
   readonly issues?: readonly ConfigIssue[] | undefined;
+  /** A `ListenError`'s address and its cause's fields (`listen EADDRINUSE`). */
+  readonly listen?:
+    | { readonly host: string; readonly port: number; readonly causeCode?: string | undefined; readonly causeMessage: string; readonly errno?: number | undefined; readonly syscall?: string | undefined }
+    | undefined;
   /** A system error's fields (`EADDRINUSE` from `listen`). */
   readonly errno?: number | undefined;
   readonly syscall?: string | undefined;
@@ -76,6 +80,11 @@ function rebuilt(f: ServiceThreadFailure): Error {
     e.message = f.message;
     return e;
   }
+  if (f.listen !== undefined) {
+    const l = f.listen;
+    const cause = Object.assign(new Error(l.causeMessage), { code: l.causeCode, errno: l.errno, syscall: l.syscall }) as NodeJS.ErrnoException;
+    return new ListenError(f.message, { host: l.host, port: l.port }, cause);
+  }
   if (f.code !== undefined && FG_CODES.has(f.code)) {
     const e = f.code === 'FG_INVALID_ARGUMENT' ? new InvalidArgumentError(f.message) : new FlowgaugeError(f.code as FlowgaugeErrorCode, f.message);
     e.name = f.name;
@@ -90,8 +99,8 @@ function rebuilt(f: ServiceThreadFailure): Error {
 
 /**
  * Starts the reference service in a worker thread and resolves once it listens. Throws what
- * `startReferenceService` throws for the same options (a `ConfigError` for invalid ones, Node's
- * `EADDRINUSE` for a port in use), and `InvalidArgumentError` for an option that cannot cross to
+ * `startReferenceService` throws for the same options (a `ConfigError` for invalid ones, a
+ * `ListenError` for a port in use), and `InvalidArgumentError` for an option that cannot cross to
  * another thread (`clock`, `onRequest`). Like a listening server, the thread keeps the process
  * alive until `close()`, which ends its server, sockets and timers, and the thread with them
  * (terminated if it has not ended within a few seconds); it dies with the process in any case.

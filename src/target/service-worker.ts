@@ -4,7 +4,7 @@
  * asked; once closed, nothing is left to keep the thread alive and it ends.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, ListenError } from '../core/errors.js';
 import type { ReferenceServiceOptions } from './options.js';
 import { startReferenceService, type ReferenceService } from './service.js';
 import type { FromServiceThread, ServiceThreadFailure, ToServiceThread } from './service-thread.js';
@@ -15,10 +15,13 @@ function failureOf(err: unknown): ServiceThreadFailure {
   const e = err as Error & Partial<Record<'code' | 'syscall' | 'address', unknown>> & Partial<Record<'errno' | 'port', unknown>>;
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
   const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+  // A taken address: the ListenError's own fields and its cause's (Node's `listen EADDRINUSE`).
+  const cause = err instanceof ListenError && err.cause instanceof Error ? (err.cause as Error & Partial<Record<'code' | 'syscall', unknown>> & Partial<Record<'errno', unknown>>) : undefined;
   return {
     name: e.name,
     message: e.message,
     code: text(e.code),
+    listen: err instanceof ListenError ? { host: err.host, port: err.port, causeCode: text(cause?.code), causeMessage: cause?.message ?? err.reason, errno: num(cause?.errno), syscall: text(cause?.syscall) } : undefined,
     issues: err instanceof ConfigError ? err.issues : undefined,
     errno: num(e.errno),
     syscall: text(e.syscall),

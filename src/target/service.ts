@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NS_PER_MS } from '../core/clock.js';
+import { ListenError } from '../core/errors.js';
 import { TIER_LIMITS_PER_MINUTE } from '../core/tiers.js';
 import { createUsageLedger } from './analytics.js';
 import { createCatalogue, flowsFromSpecs, seedFlows } from './catalogue.js';
@@ -69,16 +70,18 @@ function runData(run: RunRecord, output: string): Record<string, unknown> {
   };
 }
 
-/** Starts the reference service. Throws `ConfigError` for invalid options. */
+/** Starts the reference service. Throws `ConfigError` for invalid options, `ListenError` when its address is taken. */
 export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<ReferenceService> {
   const opts = resolveReferenceOptions(options);
   const { clock, seed } = opts;
   const server = createServer({ keepAlive: true, noDelay: true, keepAliveTimeout: 65_000 });
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (err: NodeJS.ErrnoException): void =>
+      reject(new ListenError(`reference service: cannot listen on ${opts.host}:${opts.port} (${err.code ?? err.message})`, { host: opts.host, port: opts.port }, err));
+    server.once('error', onError);
     server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       resolve();
     });
   });

@@ -2,9 +2,10 @@
  * The failures a transport raises, as codes, and their classification into the stable
  * `TransportErrorCode` of a sample. As in undici, every failure the transport raises itself
  * carries a code from one table (`WIRE_CODES`), and `createCodedError` takes only those, so a
- * code that nothing classifies cannot be raised (`test/api/wire-codes.test.ts` walks the raise sites).
+ * code that nothing classifies cannot be raised (`test/transport/wire-codes.test.ts` walks the raise sites).
  */
 import type { TransportErrorCode } from '../core/codes.js';
+import { FlowgaugeError } from '../core/errors.js';
 
 /** Runs `build` with stack capture off: a trace would only point into the transport, and costs microseconds per failure. */
 export function withoutStack<T>(build: () => T): T {
@@ -64,9 +65,9 @@ const FOREIGN_CODES: Readonly<Record<string, TransportErrorCode>> = {
 
 const CODE_MAP: Readonly<Record<string, TransportErrorCode>> = { ...FOREIGN_CODES, ...WIRE_CODES };
 
-/** An `Error` carrying one of the `WIRE_CODES`, without a stack trace: the raw failure of a transport, classified later. */
-export function createCodedError(code: WireCode, message: string): Error & { readonly code: WireCode } {
-  return withoutStack(() => Object.assign(new Error(message), { code }));
+/** A `FlowgaugeError` carrying one of the `WIRE_CODES`, without a stack trace: the raw failure of a transport, classified later. */
+export function createCodedError(code: WireCode, message: string): FlowgaugeError<WireCode> {
+  return withoutStack(() => new FlowgaugeError(code, message));
 }
 
 /** The failure of a buffered response body past `max` bytes (classified `MALFORMED_BODY`). */

@@ -14,6 +14,8 @@ import { BodyMemo } from '../../src/api/body-memo.js';
 import { flowListBody } from '../../bench/lib/flow-list-body.js';
 
 const T = { headersNs: 1, endNs: 2, sentNs: 0, connectNs: 0, tlsNs: 0 };
+/** The transport's whole answer: status, no headers, the body. */
+const answer = (status: number, text: string) => ({ ...T, status, headers: {}, text });
 const ctx = (bodies?: BodyMemo): ResponseContext => ({ clock: createFakeClock(), validate: true, redact: (s) => s, bodies });
 const nested = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -33,12 +35,12 @@ describe('answer depth', () => {
 
   it('a 2xx body nested millions deep is MALFORMED_BODY, refused before JSON.parse', () => {
     const parse = vi.spyOn(JSON, 'parse');
-    const r = successResult(ctx(), 'run', runSchema, undefined, 200, {}, nested(7_000_000), 0, T);
+    const r = successResult(ctx(), 'run', runSchema, undefined, answer(200, nested(7_000_000)), 0);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error.code).toBe('MALFORMED_BODY');
     expect(!r.ok && r.error.message).toContain(`nested deeper than ${MAX_ANSWER_DEPTH}`);
     expect(parse).not.toHaveBeenCalled();
-    const e = errorResult(ctx(), 'run', 500, {}, `{"error":${nested(100_000)}}`, 0, T);
+    const e = errorResult(ctx(), 'run', answer(500, `{"error":${nested(100_000)}}`), 0);
     expect(e.ok).toBe(false);
     expect(parse).not.toHaveBeenCalled();
   });
@@ -54,17 +56,17 @@ describe('answer depth', () => {
   it('a unique body in a learned layout is accepted without JSON.parse, its value parsed when read', () => {
     const c = ctx(new BodyMemo());
     const first = flowListBody();
-    expect(successResult(c, 'listFlows', flowListSchema, undefined, 200, {}, first, 0, T).violations).toEqual([]);
+    expect(successResult(c, 'listFlows', flowListSchema, undefined, answer(200, first), 0).violations).toEqual([]);
     const parse = vi.spyOn(JSON, 'parse');
     const next = first.replaceAll('flow_', 'flow_unique_');
-    const r = successResult(c, 'listFlows', flowListSchema, undefined, 200, {}, next, 0, T);
+    const r = successResult(c, 'listFlows', flowListSchema, undefined, answer(200, next), 0);
     expect(r.ok).toBe(true);
     expect(r.violations).toEqual([]);
     expect(parse).not.toHaveBeenCalled();
     expect((r as { value: { flows: { id: string }[] } }).value.flows[0]?.id).toMatch(/^flow_unique_/);
     expect(parse).toHaveBeenCalledTimes(1);
     // A body that breaks the contract still takes the parsed path, and zod names what broke.
-    const bad = successResult(c, 'listFlows', flowListSchema, undefined, 200, {}, next.replace('"published"', '"archived"'), 0, T);
+    const bad = successResult(c, 'listFlows', flowListSchema, undefined, answer(200, next.replace('"published"', '"archived"')), 0);
     expect(bad.violations).toEqual([{ op: 'listFlows', path: 'flows[0].status', expected: 'one of published|draft', got: '"archived"' }]);
   });
 });

@@ -14,13 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/report/index.js';
-import type { DashboardMessage } from '../../src/run/index.js';
+import type { DashboardMessage } from '../../src/run/outputs/dashboard-output.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { parseExposition, sumOf } from '../export/helpers/exposition.js';
 import { until } from '../reliability/cli-process.js';
 
 const TOKEN = 'fg_workers_exports_token_X';
 const TIER = { limitPerMinute: 10_000_000 };
+/** A guard against a hang, not a timing: two runs of 2 s over worker threads took 17-30 s on a loaded machine. */
+const RUN_GUARD_MS = 120_000;
 let dir: string;
 let service: ReferenceService;
 
@@ -108,7 +110,7 @@ describe('--workers with exporters', () => {
     } finally {
       await new Promise<void>((r) => sink.close(() => r()));
     }
-  });
+  }, RUN_GUARD_MS);
 
   it('serves the combined series at /metrics and feeds one live dashboard during the run', async () => {
     const out = join(dir, 'live');
@@ -153,5 +155,5 @@ describe('--workers with exporters', () => {
     expect(Math.max(...ticks.map((t) => t.rps))).toBeGreaterThan(70);
     expect(ticks.some((t) => t.p50Ms > 0)).toBe(true);
     expect(messages.at(-1)).toMatchObject({ type: 'end', requests: report.slo.good + report.slo.bad + report.slo.excluded });
-  });
+  }, RUN_GUARD_MS);
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { autoWorkersNote, parseWorkers } from '../../src/cli/workers/workers-option.js';
+import { autoWorkersNote, parseWorkers } from '../../src/cli/workers-option.js';
 import type { Report } from '../../src/report/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { killIfRunning, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';

@@ -17,7 +17,7 @@ import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/report/index.js';
 import { createClient } from '../../src/api/index.js';
 import { FOREIGN_ANSWER } from '../../src/probe/index.js';
-import { executeRun, type RunObserver } from '../../src/run/index.js';
+import { executeRun, type RunOutput } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { freePort } from '../helpers/free-port.js';
@@ -219,14 +219,14 @@ server { listen 127.0.0.1:${front}; location / { proxy_pass http://dying; proxy_
       const client = createClient({ baseUrl, token: dying.tokens.pro });
       let seen = 0;
       // The service goes away after the 10th answer: deterministic, whatever the machine's speed.
-      const killer: RunObserver = {
+      const killer: RunOutput = {
         name: 'killer',
         sample() {
           if (++seen === 10) void dying.close();
         },
       };
       const scenario = resolveScenario({ name: 'dying', tier: 'pro', load: { rate: '40/s', duration: '1s' }, mix: [{ op: 'listFlows' }] });
-      const { report } = await executeRun({ scenario, client, target: { baseUrl, embedded: false }, observers: [killer] });
+      const { report } = await executeRun({ scenario, client, target: { baseUrl, embedded: false }, outputs: [killer] });
       await client.close();
       const op = report.ops.listFlows;
       expect(op?.count).toBe(40);

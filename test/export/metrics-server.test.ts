@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FlowgaugeError } from '../../src/core/errors.js';
+import { FlowgaugeError, ListenError } from '../../src/core/errors.js';
 import { startMetricsServer, type MetricsServer } from '../../src/export/metrics-server.js';
 import { createRunMetrics } from '../../src/export/run-metrics.js';
 import { GOOD, makeSample } from './helpers/samples.js';
@@ -35,10 +35,11 @@ describe('startMetricsServer', () => {
     expect((await fetch(`${server.url}?name=x`)).status).toBe(200);
   });
 
-  it('reports a port in use as a configuration error and stops accepting after close', async () => {
+  it('reports a port in use as a ListenError (FG_LISTEN_FAILED, exit 2) and stops accepting after close', async () => {
     const first = await startMetricsServer({ port: 0, registry: new Registry() });
     await expect(startMetricsServer({ port: first.port, registry: new Registry() })).rejects.toSatisfy(
-      (e: unknown) => e instanceof FlowgaugeError && e.code === 'FG_CONFIG_INVALID' && /EADDRINUSE/.test(e.message),
+      (e: unknown) =>
+        e instanceof ListenError && e instanceof FlowgaugeError && e.code === 'FG_LISTEN_FAILED' && e.reason === 'EADDRINUSE' && e.port === first.port && /EADDRINUSE/.test(e.message),
     );
     await first.close();
     await expect(fetch(first.url)).rejects.toThrow();

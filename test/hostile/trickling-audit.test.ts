@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
-import { createAuditObserver, executeRun } from '../../src/run/index.js';
+import { executeRun } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 
 const FLOW = { id: 'flow_1', name: 'f', description: 'd', status: 'published', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', endpoint: 'http://127.0.0.1/v1/flows/flow_1/run' };
@@ -37,7 +37,7 @@ describe('a trickling audit', () => {
     const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
     const client = createClient({ baseUrl, token: 'fg_trickle_token', timeouts: { bodyMs: 120_000 } });
     const scenario = resolveScenario({ name: 'trickle', tier: 'pro', load: { rate: '20/s', duration: '300ms' }, mix: [{ op: 'run', input: 'hi' }] });
-    const { report } = await executeRun({ scenario, client, target: { baseUrl, embedded: false }, observers: [createAuditObserver()], finishTimeoutMs: 1000 });
+    const { report } = await executeRun({ scenario, client, target: { baseUrl, embedded: false }, audit: true, finishTimeoutMs: 1000 });
     await client.close();
     trickles.forEach(clearInterval);
     expect(report.load.started).toBe(6);

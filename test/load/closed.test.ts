@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/core/clock.js';
-import { createExecutor, type ConstantConcurrencyLoad } from '../../src/load/index.js';
+import { createExecutor } from '../../src/load/index.js';
+import type { ConstantConcurrencyLoad } from '../../src/load/executors/constant-concurrency.js';
 import { controlledJob, flush } from './helpers.js';
 
 const closed = (concurrency: number, durationMs = 10_000): ConstantConcurrencyLoad => ({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock, NS_PER_MS } from '../../src/core/clock.js';
-import { createExecutor, type ConstantArrivalRateLoad } from '../../src/load/index.js';
+import { createExecutor } from '../../src/load/index.js';
+import type { ConstantArrivalRateLoad } from '../../src/load/executors/constant-arrival-rate.js';
 import { flush, instantJob } from './helpers.js';
 
 const load = (ratePerS: number, durationMs: number, maxInFlight = 1000): ConstantArrivalRateLoad => ({

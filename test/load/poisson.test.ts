@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/core/clock.js';
-import { createExecutor, createGammaSampler, createRandom, type PoissonLoad } from '../../src/load/index.js';
+import { createExecutor, createGammaSampler, createRandom } from '../../src/load/index.js';
+import type { PoissonLoad } from '../../src/load/executors/poisson.js';
 import { instantJob } from './helpers.js';
 
 const poisson = (ratePerS: number, durationMs: number, burstiness = 1): PoissonLoad => ({

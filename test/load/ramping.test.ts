@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/core/clock.js';
-import { createExecutor, createRampingSchedule, type RampingArrivalRateLoad, type RampStage } from '../../src/load/index.js';
+import { createExecutor, createRampingSchedule, type RampStage } from '../../src/load/index.js';
+import type { RampingArrivalRateLoad } from '../../src/load/executors/ramping-arrival-rate.js';
 import { instantJob } from './helpers.js';
 
 const ramp = (startRatePerS: number, stages: RampStage[]): RampingArrivalRateLoad => ({

@@ -1,7 +1,7 @@
 /** A run against a fresh reference service that notifies a receiver of the run's own. */
 import { createClient } from '../../src/api/index.js';
-import { executeRun, startNotificationTracking, type NotificationTracking, type RunObserverWishes, type RunOptions, type RunOutcome } from '../../src/run/index.js';
-import { withObservers } from '../run/helpers.js';
+import { executeRun, startNotificationTracking, type NotificationTracking, type RunOptions, type RunOutcome } from '../../src/run/index.js';
+import { withWishes, type RunWishes } from '../run/helpers.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
 
@@ -18,7 +18,7 @@ export interface NotifiedRun {
 /** Starts the receiver, then the service pointed at it, then runs `scenario`. */
 export async function runWithReceiver(
   scenario: Record<string, unknown>,
-  opts: { service?: ReferenceServiceOptions; run?: Partial<RunOptions> & RunObserverWishes; graceMs?: number; events?: string[] } = {},
+  opts: { service?: ReferenceServiceOptions; run?: Partial<RunOptions> & RunWishes; graceMs?: number; events?: string[] } = {},
 ): Promise<NotifiedRun> {
   const tracking = await startNotificationTracking({ port: 0, secret: WEBHOOK_SECRET, graceMs: opts.graceMs ?? 3000 });
   const service = await startReferenceService({
@@ -33,7 +33,7 @@ export async function runWithReceiver(
       scenario: resolveScenario(scenario),
       client,
       target: { baseUrl: service.baseUrl, embedded: true },
-      ...withObservers({ notifications: tracking, ...opts.run }),
+      ...withWishes({ notifications: tracking, ...opts.run }),
     });
     return {
       outcome,

@@ -63,7 +63,7 @@ describe("one rule for \"is this the service's own error body?\"", () => {
     const bodies = [NGINX_502, '', '{}', '{"error":"down"}', '[1]', '{"error":{"code":"INTERNAL_ERROR","message":"x"}}', '{"error":{"message":"no code"}}', '{"error":{"code":"UPSTREAM_DOWN"}}'];
     for (const body of bodies) {
       const probe = await runCheck('listFlows', answering(502, body));
-      const run = errorResult(ctx, 'listFlows', 502, {}, body, 0, t);
+      const run = errorResult(ctx, 'listFlows', { ...t, status: 502, headers: {}, text: body }, 0);
       const foreign = !run.ok && run.error instanceof ApiError ? run.error.foreignBody !== undefined : undefined;
       expect(probe.detail === FOREIGN_ANSWER, body).toBe(foreign);
     }

@@ -18,7 +18,7 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { safeProcessTitle } from '../../src/cli/process-title.js';
 import { createRequestTracer, createRunMetrics } from '../../src/export/index.js';
-import { createRunObservers, executeRun } from '../../src/run/index.js';
+import { createMetricsOutput, createTracingOutput, executeRun, type RunOutput } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { killIfRunning, spawnCli, until, type CliProcess } from './cli-process.js';
@@ -230,7 +230,10 @@ describe('secrets', () => {
       scenario: resolveScenario({ name: 'secrets-otel', tier: 'pro', load: { rate: '100/s', duration: '500ms' }, mix: ALL_OPS }),
       client,
       target: { baseUrl: svc.baseUrl, embedded: false },
-      observers: createRunObservers({ metrics, tracer: createRequestTracer(provider.getTracer('flowgauge')) }),
+      // As the CLI's run has them: following and the generator's watch on, metrics and spans fed.
+      follow: true,
+      generator: true,
+      outputs: [createMetricsOutput(metrics), createTracingOutput(createRequestTracer(provider.getTracer('flowgauge')))].filter((o): o is RunOutput => o !== undefined),
     });
     const spans = exporter.getFinishedSpans();
     await provider.shutdown();

@@ -14,8 +14,8 @@ import { evaluateReportThresholds } from '../../src/report/metrics.js';
 import type { Report, RunWarning } from '../../src/report/model.js';
 import { reportSchema } from '../../src/report/report-schema.js';
 import { renderSummary } from '../../src/report/summary.js';
-import type { ObserverContext } from '../../src/run/observer.js';
-import { createGeneratorObserver } from '../../src/run/observers/generator-observer.js';
+import type { PhaseContext } from '../../src/run/phase.js';
+import { createGeneratorPhase } from '../../src/run/phases/generator-phase.js';
 import { parseThreshold, type ParsedThreshold } from '../../src/slo/thresholds.js';
 import { fixtureReport, WALL0 } from './fixture.js';
 
@@ -114,9 +114,9 @@ describe('the client-lag note on latency thresholds', () => {
   });
 
   it("the generator's warning carries the figures its message says", async () => {
-    const o = createGeneratorObserver({ eventLoopP99Ms: 0 });
+    const o = createGeneratorPhase({ eventLoopP99Ms: 0 });
     // The generator reads nothing of the context: it watches its own process.
-    o.start?.({} as ObserverContext);
+    void o.start?.({} as PhaseContext);
     // Blocks its own loop a little, so the delay histogram has samples; the limit is 0, so any delay is one.
     for (let i = 0; i < 5; i++) {
       const until = performance.now() + 20;
@@ -124,7 +124,7 @@ describe('the client-lag note on latency thresholds', () => {
       await sleep(15);
     }
     o.scheduleEnded?.(fixtureReport());
-    const w = (o.sections?.() as { warnings?: RunWarning[] }).warnings?.find((x) => x.code === 'EVENT_LOOP_LAG');
+    const w = o.warnings?.().find((x) => x.code === 'EVENT_LOOP_LAG');
     expect(w).toBeDefined();
     const said = /delay p99 ([\d.]+) ms, max ([\d.]+) ms/.exec(w?.message ?? '');
     expect(w?.eventLoopDelayMs).toEqual({ p99: Number(said?.[1]), max: Number(said?.[2]) });

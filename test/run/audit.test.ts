@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPORT_JSON_SCHEMA, renderMarkdown } from '../../src/report/index.js';
 import { createClient } from '../../src/api/index.js';
-import { createRunObservers, executeRun } from '../../src/run/index.js';
+import { executeRun } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService } from '../../src/target/index.js';
 import { runAgainstService, TEST_TOKEN } from './helpers.js';
@@ -120,7 +120,9 @@ async function sessionRun(concurrency: number, failureRate = 0) {
     ),
     client,
     target: { baseUrl: service.baseUrl, embedded: true },
-    observers: createRunObservers({ audit: true }),
+    audit: true,
+    follow: true,
+    generator: true,
   });
   const history = await client.getHistory(sessionId);
   return { outcome, sessionId, history: history.ok ? history.value.messages : [] };

@@ -15,7 +15,7 @@ import { createClient, createTransportError, type CallOptions, type Client, type
 import { createFakeClock, type Clock } from '../../src/core/clock.js';
 import { renderMarkdown, renderSummary, type Report } from '../../src/report/index.js';
 import { createRunMetrics } from '../../src/export/index.js';
-import { createRunObservers, executeRun, type RunOptions } from '../../src/run/index.js';
+import { createMetricsOutput, executeRun, type RunOptions } from '../../src/run/index.js';
 import { parseExposition, sumOf } from '../export/helpers/exposition.js';
 import { resolveScenario, type Journey } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
@@ -83,7 +83,7 @@ describe('the end of the grace period', () => {
     // the 1 s grace period. Both streams of the schedule are cut with their first tokens in.
     const s = await service({ latency: { ttftMs: 20, itlMs: 1000, jitter: 0, tokens: { min: 10, max: 10 } } });
     const metrics = createRunMetrics({ scenario: 'grace-stream', tier: 'custom' });
-    const { report, passed } = await run(s, { name: 'grace-stream', load: { rate: '2/s', duration: '1s', gracefulStop: '1s' }, mix: [{ op: 'stream' }] }, { observers: createRunObservers({ metrics }) });
+    const { report, passed } = await run(s, { name: 'grace-stream', load: { rate: '2/s', duration: '1s', gracefulStop: '1s' }, mix: [{ op: 'stream' }] }, { outputs: [createMetricsOutput(metrics)] });
     expect(report.load.cut).toBe(2);
     expect(report.stream.count).toBe(0);
     expect(report.stream.ttftMs.count).toBe(2);

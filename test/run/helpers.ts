@@ -1,6 +1,7 @@
 /** Runs a scenario in-process against a fresh embedded reference service. */
 import { createClient } from '../../src/api/index.js';
-import { createRunObservers, executeRun, type RunObserverWishes, type RunOptions, type RunOutcome } from '../../src/run/index.js';
+import type { RequestTracer, RunMetrics } from '../../src/export/index.js';
+import { createMetricsOutput, createTracingOutput, executeRun, type FollowOptions, type RunOptions, type RunOutcome, type RunOutput } from '../../src/run/index.js';
 import { resolveScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
 
@@ -24,7 +25,7 @@ export async function runAgainstService(
     connections?: number;
     during?: (service: ReferenceService) => void;
     /** Run options, and what the run should do besides measuring (following is on unless `follow: false`). */
-    run?: Partial<RunOptions> & RunObserverWishes;
+    run?: Partial<RunOptions> & RunWishes;
   } = {},
 ): Promise<RunAgainst & { close(): Promise<void> }> {
   const service = await startReferenceService({
@@ -40,7 +41,7 @@ export async function runAgainstService(
       scenario: resolveScenario(scenario),
       client,
       target: { baseUrl: service.baseUrl, embedded: true },
-      ...withObservers(opts.run),
+      ...withWishes(opts.run),
     });
   } catch (err) {
     await client.close();
@@ -51,8 +52,29 @@ export async function runAgainstService(
   return { outcome, service, close: () => service.close() };
 }
 
-/** Run options with the observers that `wishes` describe (as the CLI builds them), plus any given. */
-export function withObservers(run: (Partial<RunOptions> & RunObserverWishes) | undefined): Partial<RunOptions> {
-  const { metrics, tracer, onProgress, notifications, follow, audit, extra, observers, ...rest } = run ?? {};
-  return { ...rest, observers: [...createRunObservers({ metrics, tracer, onProgress, notifications, follow, audit, extra }), ...(observers ?? [])] };
+/**
+ * What a test asks of a run besides measuring, as the CLI asks it: following and the generator's
+ * watch are on unless turned off; `metrics` and `tracer` are fed by their outputs; `extra` outputs
+ * come after those.
+ */
+export interface RunWishes {
+  readonly metrics?: RunMetrics | undefined;
+  readonly tracer?: RequestTracer | undefined;
+  readonly follow?: FollowOptions | false | undefined;
+  readonly generator?: boolean | undefined;
+  readonly extra?: readonly RunOutput[] | undefined;
+}
+
+/** Run options with what `wishes` describe (as the CLI builds them), plus any outputs given. */
+export function withWishes(run: (Partial<RunOptions> & RunWishes) | undefined): Partial<RunOptions> {
+  const { metrics, tracer, follow, generator, extra, outputs, ...rest } = run ?? {};
+  const tracing = tracer === undefined ? undefined : createTracingOutput(tracer);
+  // The receiver's counters join the run's registry, as the Prometheus exporter has them join.
+  if (metrics !== undefined) rest.notifications?.attachMetrics(metrics);
+  return {
+    ...rest,
+    follow: follow ?? true,
+    generator: generator ?? true,
+    outputs: [...(metrics !== undefined ? [createMetricsOutput(metrics)] : []), ...(tracing !== undefined ? [tracing] : []), ...(extra ?? []), ...(outputs ?? [])],
+  };
 }

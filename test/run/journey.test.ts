@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../src/api/index.js';
 import { renderMarkdown, renderSummary } from '../../src/report/index.js';
-import { executeRun, type RunObserver, type RunOptions, type RunSample } from '../../src/run/index.js';
+import { executeRun, type RunOptions, type RunOutput, type RunSample } from '../../src/run/index.js';
 import { createRowSource, resolveScenario, type Journey, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 
@@ -152,14 +152,14 @@ describe('journeys', () => {
     expect(outcome.report.warnings?.map((w) => w.code)).toContain('DATA_EXHAUSTED');
   });
 
-  it('hands observers frozen plain samples that survive structuredClone and spreading', async () => {
+  it('hands outputs frozen plain samples that survive structuredClone and spreading', async () => {
     const s = await service();
     const samples: RunSample[] = [];
-    const keep: RunObserver = { name: 'keep', sample: (x) => void samples.push(x) };
+    const keep: RunOutput = { name: 'keep', sample: (x) => void samples.push(x) };
     const journey: Journey = async (vu) => {
       await vu.step('list', () => vu.listFlows({ limit: 1 }));
     };
-    await run(s, journeyScenario('plain', journey, { rate: '20/s', duration: '200ms' }), { observers: [keep] });
+    await run(s, journeyScenario('plain', journey, { rate: '20/s', duration: '200ms' }), { outputs: [keep] });
     expect(samples.length).toBe(4);
     for (const x of samples) {
       expect(Object.isFrozen(x)).toBe(true);

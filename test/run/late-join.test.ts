@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createTransportError, type CallOptions, type Client, type ResponseMeta } from '../../src/api/index.js';
 import { createFakeClock, type FakeClock } from '../../src/core/clock.js';
 import type { Report } from '../../src/report/index.js';
-import { executeRun, type RunObserver, type RunOptions } from '../../src/run/index.js';
+import { executeRun, type RunOptions, type RunOutput } from '../../src/run/index.js';
 import { resolveRunPlan, resolveScenario } from '../../src/scenario/index.js';
 
 const START_AT = Date.UTC(2026, 4, 1, 12, 0, 0);
@@ -23,7 +23,7 @@ function instantClient(clock: FakeClock): Client {
 }
 
 /** The wall instants (ms) of every request's intended start. */
-function intendedWall(): { observer: RunObserver; wallMs: number[]; readonly started: boolean } {
+function intendedWall(): { output: RunOutput; wallMs: number[]; readonly started: boolean } {
   const wallMs: number[] = [];
   let toWall = (_ns: number): number => Number.NaN;
   let started = false;
@@ -32,7 +32,7 @@ function intendedWall(): { observer: RunObserver; wallMs: number[]; readonly sta
     get started() {
       return started;
     },
-    observer: {
+    output: {
       name: 'intended',
       start: (ctx) => {
         started = true;
@@ -47,7 +47,7 @@ function intendedWall(): { observer: RunObserver; wallMs: number[]; readonly sta
 async function runLate(scenario: RunOptions['scenario'], lateMs: number, more: Partial<RunOptions> = {}): Promise<{ report: Report; wallMs: number[] }> {
   const clock = createFakeClock({ wallStartMs: START_AT + lateMs });
   const seen = intendedWall();
-  const outcome = executeRun({ scenario, client: instantClient(clock), clock, target: { baseUrl: 'http://instant.invalid/v1', embedded: false }, startAtMs: START_AT, observers: [seen.observer], ...more });
+  const outcome = executeRun({ scenario, client: instantClient(clock), clock, target: { baseUrl: 'http://instant.invalid/v1', embedded: false }, startAtMs: START_AT, outputs: [seen.output], ...more });
   let done = false;
   void outcome.finally(() => (done = true));
   // The clock stands still while the run prepares, so it starts exactly `lateMs` after START_AT.

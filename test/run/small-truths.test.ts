@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { renderHtml, renderMarkdown, renderSummary, type Report } from '../../src/report/index.js';
-import { createRunObservers, executeRun, type RunObserver, type RunObserverWishes, type RunOptions, type RunOutcome } from '../../src/run/index.js';
+import { executeRun, type RunOptions, type RunOutcome, type RunOutput } from '../../src/run/index.js';
+import { withWishes, type RunWishes } from './helpers.js';
 import { createRowSource, resolveScenario, type Journey, type RowSource } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
 
@@ -18,15 +19,14 @@ afterEach(async () => {
 
 async function runOn(
   scenario: Record<string, unknown>,
-  opts: { service?: ReferenceServiceOptions; data?: Record<string, RowSource>; run?: RunObserverWishes & { observers?: RunObserver[] } } = {},
+  opts: { service?: ReferenceServiceOptions; data?: Record<string, RowSource>; run?: Partial<RunOptions> & RunWishes } = {},
 ): Promise<RunOutcome> {
   const service = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_t', tier: { limitPerMinute: 1_000_000 } } }, ...opts.service });
   cleanups.push(() => service.close());
   const client = createClient({ baseUrl: service.baseUrl, token: TOKEN, connections: 16 });
   cleanups.push(() => client.close());
   // The generator's own warnings (a busy machine) are left out: each test reads the run's.
-  const { observers, ...wishes } = opts.run ?? {};
-  const options: Partial<RunOptions> = { observers: [...createRunObservers({ follow: false, ...wishes, generator: false }), ...(observers ?? [])] };
+  const options = withWishes({ follow: false, ...opts.run, generator: false });
   return executeRun({
     scenario: resolveScenario({ tier: { limitPerMinute: 1_000_000 }, thresholds: {}, ...scenario }),
     client,
@@ -90,7 +90,7 @@ describe('timeouts.stream: 1500ms against a stream that stalls', () => {
     // late this (possibly busy) process runs timers at all, the client's own scheduling.
     const cutMs: number[] = [];
     const loopLateMs: number[] = [];
-    const watch: RunObserver = {
+    const watch: RunOutput = {
       name: 'deadline-watch',
       request() {
         const t0 = performance.now();
@@ -103,7 +103,7 @@ describe('timeouts.stream: 1500ms against a stream that stalls', () => {
     };
     const { report } = await runOn(
       { name: 'stall', load: { rate: '10/s', duration: '1s' }, mix: [{ op: 'stream' }], timeouts: { stream: '1500ms' } },
-      { service: { faults: { streamStall: { afterTokens: 1, pauseMs: '10s', rate: 1 } } }, run: { observers: [watch] } },
+      { service: { faults: { streamStall: { afterTokens: 1, pauseMs: '10s', rate: 1 } } }, run: { outputs: [watch] } },
     );
     const s = report.ops.stream;
     expect(s?.errors.TIMEOUT).toBe(s?.count);

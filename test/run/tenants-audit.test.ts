@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type ApiResult, type Client, type UsageStats } from '../../src/api/index.js';
 import { createFakeClock } from '../../src/core/clock.js';
 import { REPORT_JSON_SCHEMA, renderHtml, renderMarkdown, renderSummary, type Report } from '../../src/report/index.js';
-import { auditUsage, createRunObservers, createUsageLedger, executeRun, type RunOptions } from '../../src/run/index.js';
+import { auditUsage, createUsageLedger, executeRun, type RunOptions } from '../../src/run/index.js';
 import { loadScenarioFile, planOf, resolveRunPlan, resolveScenario, type ResolvedRunPlan } from '../../src/scenario/index.js';
 import { startReferenceService, type ReferenceService, type ReferenceServiceOptions } from '../../src/target/index.js';
 
@@ -55,7 +55,9 @@ async function run(s: ReferenceService, plan: ResolvedRunPlan, clients: Record<s
     client: clients[plan.scenarios[0]?.name ?? ''] as Client,
     clients,
     target: { baseUrl: s.baseUrl, embedded: true },
-    observers: createRunObservers({ audit: true, follow }),
+    audit: true,
+    follow,
+    generator: true,
     ...extra,
   });
 }
@@ -201,7 +203,8 @@ describe("issue 39: a service that answers account-wide usage to each tenant's a
       scenario: resolveScenario({ name: 'async-tokens', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '40/s', duration: '250ms' }, mix: [{ op: 'run' }] }),
       client: bare,
       target: { baseUrl: s.baseUrl, embedded: true },
-      observers: createRunObservers({ audit: true, follow: { pollIntervalMs: 10 } }),
+      audit: true,
+      follow: { pollIntervalMs: 10 },
     });
     const u = report.audit?.usage;
     expect(u?.client.totalRuns).toBe(10);
@@ -227,7 +230,9 @@ describe('the usage audit says what it can know', () => {
       scenario: resolveScenario({ name: 'ignored-filter', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '80/s', duration: '500ms' }, mix: [{ op: 'run', flowId: f1 }, { op: 'run', flowId: f2 }] }),
       client: ignoring,
       target: { baseUrl: s.baseUrl, embedded: true },
-      observers: createRunObservers({ audit: true }),
+      audit: true,
+      follow: true,
+      generator: true,
     });
     const u = report.audit?.usage;
     expect(report.ops.run?.count).toBe(40);

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { mergeReports, readReport, renderMarkdown, renderSummary } from '../../src/report/index.js';
-import { createRunObservers, executeRun } from '../../src/run/index.js';
+import { executeRun } from '../../src/run/index.js';
 import { resolveScenario, type Journey } from '../../src/scenario/index.js';
 import { startReferenceService } from '../../src/target/index.js';
 
@@ -57,7 +57,6 @@ describe('vu.http', () => {
       scenario: resolveScenario({ name: 'http-journey', tier: { limitPerMinute: 1_000_000 }, thresholds: {}, load: { rate: '20/s', duration: '500ms' }, journey }),
       client,
       target: { baseUrl: service.baseUrl, embedded: true },
-      observers: createRunObservers({ follow: false, generator: false }),
     });
     const n = report.iterations?.completed ?? 0;
     expect(n).toBe(10);
@@ -115,7 +114,6 @@ describe('vu.http', () => {
       scenario: resolveScenario({ name: 'http-bad', tier: { limitPerMinute: 1_000_000 }, thresholds: {}, load: { rate: '12/s', duration: '500ms' }, journey }),
       client,
       target: { baseUrl: service.baseUrl, embedded: true },
-      observers: createRunObservers({ follow: false, generator: false }),
     });
     const messages = (report.iterations?.errors ?? []).map((e) => e.message).join('\n');
     expect(messages).toContain('vu.http: name "has space" must be letters, digits');

@@ -12,7 +12,7 @@ import { inspect, promisify } from 'node:util';
 import { threadId } from 'node:worker_threads';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock } from '../../src/core/clock.js';
-import { ConfigError, FlowgaugeError, InvalidArgumentError } from '../../src/core/errors.js';
+import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError } from '../../src/core/errors.js';
 import { startReferenceService, startReferenceServiceThread, type ReferenceService, type ReferenceServiceThread } from '../../src/target/index.js';
 import { call } from './helpers.js';
 
@@ -86,24 +86,20 @@ describe('startReferenceServiceThread', () => {
     const taken = await inThread();
     const here = await startReferenceService({ port: taken.port }).then(
       () => undefined,
-      (e: unknown) => e as NodeJS.ErrnoException,
+      (e: unknown) => e as ListenError,
     );
     const there = await startReferenceServiceThread({ port: taken.port }).then(
       (s) => {
         open.push(s);
         return undefined;
       },
-      (e: unknown) => e as NodeJS.ErrnoException,
+      (e: unknown) => e as ListenError,
     );
-    expect(here?.code).toBe('EADDRINUSE');
-    expect(there).toBeInstanceOf(Error);
-    expect({ name: there?.name, code: there?.code, errno: there?.errno, syscall: there?.syscall, message: there?.message }).toEqual({
-      name: here?.name,
-      code: here?.code,
-      errno: here?.errno,
-      syscall: here?.syscall,
-      message: here?.message,
-    });
+    expect(here).toBeInstanceOf(ListenError);
+    expect(there).toBeInstanceOf(ListenError);
+    const fields = (e: ListenError | undefined) => ({ name: e?.name, code: e?.code, host: e?.host, port: e?.port, reason: e?.reason, message: e?.message, cause: (e?.cause as NodeJS.ErrnoException | undefined)?.code });
+    expect(fields(here)?.reason).toBe('EADDRINUSE');
+    expect(fields(there)).toEqual(fields(here));
   });
 
   it('refuses bad options with the ConfigError of the service in this thread, and options that cannot cross', async () => {

@@ -7,7 +7,7 @@
  */
 import { bySection, fields, max, min, recompute, setting, sum, sumCounts, weightedMean, type Rule } from './merge-kit.js';
 import { worst } from './merge-histograms.js';
-import { notProjected } from './project-kit.js';
+import { fromPhase } from './project-kit.js';
 import type { AsyncRunsReport } from './async-runs-schema.js';
 import { asyncRunsViews } from './async-runs-views.js';
 
@@ -48,5 +48,5 @@ export const asyncRunsMerge: Rule<AsyncRunsReport> = fields<AsyncRunsReport>({
   triggers: fields<AsyncRunsReport['triggers']>({ completedByPolling: sum, completedByNotification: sum, timeToCompletionMs: worst }),
 });
 
-/** `asyncRuns`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const asyncRunsSection = { ...notProjected(bySection(asyncRunsMerge)), views: asyncRunsViews };
+/** `asyncRuns`: projected by its phase of the run (`run/phases/`), merged by the rules above. */
+export const asyncRunsSection = { ...fromPhase('asyncRuns', bySection(asyncRunsMerge)), views: asyncRunsViews };

@@ -11,7 +11,7 @@
  * belong to the shard that made them: their counts add.
  */
 import { allFlag, anyOf, bySection, custom, fields, first, recompute, setting, sum, union, type Part, type Rule } from './merge-kit.js';
-import { notProjected } from './project-kit.js';
+import { fromPhase } from './project-kit.js';
 import type { AuditReport, SessionAuditReport, TenantAuditReport, UsageAuditReport, UsageCounts, UsageFlowAudit } from './audit-schema.js';
 import { auditViews } from './audit-views.js';
 
@@ -99,5 +99,5 @@ export const auditMerge: Rule<AuditReport> = fields<AuditReport>({
   incomplete: anyOf,
 });
 
-/** `audit`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const auditSection = { ...notProjected(bySection(auditMerge)), views: auditViews };
+/** `audit`: projected by its phase of the run (`run/phases/`), merged by the rules above. */
+export const auditSection = { ...fromPhase('audit', bySection(auditMerge)), views: auditViews };

@@ -7,7 +7,7 @@
 import type { NotificationEventSet } from '../../collect/notification-matcher.js';
 import { bySection, custom, fields, setting, sum, sumCounts, type Rule } from './merge-kit.js';
 import { worst } from './merge-histograms.js';
-import { notProjected } from './project-kit.js';
+import { fromPhase } from './project-kit.js';
 import type { NotificationsReport } from './notifications-schema.js';
 import { notificationsViews } from './notifications-views.js';
 
@@ -56,5 +56,5 @@ export const notificationsMerge: Rule<NotificationsReport> = fields<Notification
   triggers: fields<NotificationsReport['triggers']>({ accepted: sum, matchedByRunId: sum, matchedByFlowOrder: sum, unresolved: sum }),
 });
 
-/** `notifications`: added by the run's observers after `buildReport` (`run/observers/`), merged by the rules above. */
-export const notificationsSection = { ...notProjected(bySection(notificationsMerge)), views: notificationsViews };
+/** `notifications`: projected by its phase of the run (`run/phases/`), merged by the rules above. */
+export const notificationsSection = { ...fromPhase('notifications', bySection(notificationsMerge)), views: notificationsViews };

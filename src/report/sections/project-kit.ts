@@ -11,6 +11,9 @@ import type { ShardReport } from './shards-schema.js';
 import type { ScenarioReport } from './scenarios-schema.js';
 import type { Section } from './merge-kit.js';
 import type { SectionViews } from './view-kit.js';
+import type { AsyncRunsReport } from './async-runs-schema.js';
+import type { AuditReport } from './audit-schema.js';
+import type { NotificationsReport } from './notifications-schema.js';
 
 /** What `buildReport` needs. */
 export interface BuildReportInput {
@@ -43,6 +46,11 @@ export interface BuildReportInput {
   readonly iterations?: IterationStatsSnapshot | undefined;
   /** Sections of each scenario of a run of several. */
   readonly scenarios?: Readonly<Record<string, ScenarioReport>>;
+  /**
+   * The sections the run's phases learnt after the schedule (following, notification matching,
+   * the audit), each projected by its phase from its own state; a section absent here is left out.
+   */
+  readonly phases?: PhaseSectionValues;
   readonly warnings?: readonly RunWarning[];
   readonly abortedBy?: string;
   /** Which shard of which run this is (a distributed run's shard). */
@@ -51,6 +59,13 @@ export interface BuildReportInput {
   readonly thresholds: readonly ThresholdResult[];
   /** Defaults to the snapshot's objective. */
   readonly objective?: number;
+}
+
+/** The report sections a run's phases own, as each phase projected it. */
+export interface PhaseSectionValues {
+  readonly notifications?: NotificationsReport;
+  readonly asyncRuns?: AsyncRunsReport;
+  readonly audit?: AuditReport;
 }
 
 /** The state of one scope (the run's total, or one scenario's) that its sections are projected from. */
@@ -92,5 +107,11 @@ export function projectSections<S extends object, P>(sections: FullSections<S, P
   return out as S;
 }
 
-/** A section that `buildReport` does not project: the run's observers add it after (`run/observers/`). */
-export const notProjected = <V, S>(section: Section<V, S>): FullSection<V, S, unknown> => ({ ...section, project: () => undefined });
+/**
+ * A section a phase of the run owns (`run/phases/`): the phase projects it from its own state
+ * after the schedule, and the report takes it in its place among the others.
+ */
+export const fromPhase = <K extends keyof PhaseSectionValues, S>(key: K, section: Section<NonNullable<PhaseSectionValues[K]>, S>): FullSection<NonNullable<PhaseSectionValues[K]>, S, RunState> => ({
+  ...section,
+  project: (state) => state.input.phases?.[key] as NonNullable<PhaseSectionValues[K]> | undefined,
+});

@@ -6,6 +6,7 @@
  * object literals; it does not build a syntax tree. Nothing here evaluates the source. Every
  * loop is bounded by the text and nesting by `MAX_NESTING`, so no input exhausts the stack.
  */
+import { FlowgaugeError } from '../../core/errors.js';
 
 /** What a token is. `name` covers identifiers and keywords. */
 export type TokenKind = 'name' | 'num' | 'str' | 'tpl' | 'regex' | 'punct';
@@ -44,13 +45,13 @@ export type JsNode = Token | Group;
 /** Deepest nesting of brackets and template literals' `${…}` read (together). */
 export const MAX_NESTING = 256;
 
-/** A scan that could not go on: where and why. */
-export class ScanError extends Error {
+/** A scan that could not go on: where and why (the converter names the script and exits 2). */
+export class ScanError extends FlowgaugeError {
   constructor(
     readonly line: number,
     message: string,
   ) {
-    super(message);
+    super('FG_SCRIPT_UNREADABLE', message);
     this.name = 'ScanError';
   }
 }

@@ -2,20 +2,20 @@
  * Notification matching: every completion the client saw (a run's answer, a stream's end, a
  * followed run's end) and every accepted trigger is matched with the outbound notifications
  * the receiver got. After the schedule it waits (bounded) for late deliveries, then announces
- * the ends of triggers that only a notification told. Adds the `notifications` section.
+ * the ends of triggers that only a notification told. Owns the `notifications` section.
  */
 import type { StreamSummary, TriggerAck } from '../../api/index.js';
 import type { Clock } from '../../core/clock.js';
 import type { NotificationsReport } from '../../report/index.js';
 import type { NotificationTracking } from '../notifications.js';
-import type { ObserverContext, RunObserver } from '../observer.js';
+import type { PhaseContext, RunPhase } from '../phase.js';
 import { runIdOfAck } from '../run-ids.js';
 
-/** The notification observer over a started receiver. */
-export function createNotificationsObserver(tracking: NotificationTracking): RunObserver {
+/** The notification phase over a started receiver. */
+export function createNotificationsPhase(tracking: NotificationTracking): RunPhase {
   const matcher = tracking.matcher;
   const polledTriggers = new Set<string>();
-  let ctx: ObserverContext | undefined;
+  let ctx: PhaseContext | undefined;
   let clock: Clock | undefined;
   let report: NotificationsReport | undefined;
 
@@ -69,8 +69,6 @@ export function createNotificationsObserver(tracking: NotificationTracking): Run
       }
     },
 
-    sections() {
-      return report === undefined ? {} : { notifications: report };
-    },
+    section: { key: 'notifications', project: () => report },
   };
 }

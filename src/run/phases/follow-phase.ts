@@ -1,7 +1,7 @@
 /**
  * Following: runs that answer `running` (and triggers whose acknowledgement names a run) are
  * polled with `GET /runs/{id}` to their end, which is announced to every observer as an
- * `AsyncEnd`. Adds the `asyncRuns` section.
+ * `AsyncEnd`. Owns the `asyncRuns` section.
  *
  * A run a journey polls itself is not polled twice: the first poll waits one interval, and the
  * moment the journey asks `getRun` for a run being followed, following lets go of it (polls
@@ -11,7 +11,7 @@
 import type { TriggerAck } from '../../api/index.js';
 import { createAsyncRunsCollector } from '../../collect/index.js';
 import { createAsyncFollower, type AsyncFollower, type FollowTarget, type ResolvedFollowOptions } from '../async-follow.js';
-import type { ObserverContext, RunObserver } from '../observer.js';
+import type { PhaseContext, RunPhase } from '../phase.js';
 import { runIdOfAck } from '../run-ids.js';
 
 /** Runs handed over to the journeys that poll them, kept until their end is seen (the oldest forgotten beyond this). */
@@ -23,11 +23,11 @@ interface RunSession {
   readonly startNs: number;
 }
 
-/** The following observer. */
-export function createFollowObserver(options: ResolvedFollowOptions): RunObserver {
+/** The following phase. */
+export function createFollowPhase(options: ResolvedFollowOptions): RunPhase {
   const collector = createAsyncRunsCollector({ pollIntervalMs: options.pollIntervalMs });
   let follower: AsyncFollower | undefined;
-  let context: ObserverContext | undefined;
+  let context: PhaseContext | undefined;
   const sessions = new Map<string, RunSession>();
   // Runs a journey took over, by id: what their end is announced with.
   const handedOver = new Map<string, FollowTarget & { readonly session: RunSession | undefined }>();
@@ -136,10 +136,14 @@ export function createFollowObserver(options: ResolvedFollowOptions): RunObserve
       ctx.signal.removeEventListener('abort', onStop);
     },
 
-    sections() {
-      const a = collector.snapshot();
-      const seen = a.followed.run + a.followed.trigger + a.notFollowed.cap + a.notFollowed.stopped + a.polls.total + runningUnfollowed + triggersSeen > 0;
-      return seen ? { asyncRuns: a } : {};
+    section: {
+      key: 'asyncRuns',
+      // Only a run that had asynchronous work has the section.
+      project() {
+        const a = collector.snapshot();
+        const seen = a.followed.run + a.followed.trigger + a.notFollowed.cap + a.notFollowed.stopped + a.polls.total + runningUnfollowed + triggersSeen > 0;
+        return seen ? a : undefined;
+      },
     },
   };
 }

@@ -6,14 +6,15 @@
  *
  * What a second looked like is a window of mergeable state (counts, and two small histograms
  * reset every tick), so nothing grows with the run, and a run split over worker threads feeds
- * one dashboard: each worker sends its windows (`createDashboardWindowObserver`), the main
+ * one dashboard: each worker sends its windows (`createDashboardWindowOutput`), the main
  * thread merges them and publishes on the merged progress (`createDashboardRelay`). One thread
- * does both in one observer (`createDashboardObserver`).
+ * does both in one output (`createDashboardOutput`).
  */
 import { createLatencyHistogram, decodeHistogram, encodeHistogram, mergeInto, recordNs, toPct, type LatencyHistogram } from '../../collect/index.js';
 import { fmtThresholdValue, type Report } from '../../report/index.js';
 import type { ThresholdResult } from '../../slo/index.js';
-import type { CheckSample, RunObserver, RunSample } from '../observer.js';
+import type { CheckSample, RunSample } from '../events.js';
+import type { RunOutput } from '../output.js';
 import type { RunProgress } from '../progress.js';
 
 /** One message of the feed. Plain data, sent as JSON. */
@@ -305,8 +306,8 @@ class Feed {
   }
 }
 
-/** The dashboard observer of a run in one thread. */
-export function createDashboardObserver(o: DashboardFeedOptions): RunObserver {
+/** The dashboard output of a run in one thread. */
+export function createDashboardOutput(o: DashboardFeedOptions): RunOutput {
   const feed = new Feed(o);
   return {
     name: 'dashboard',
@@ -320,7 +321,7 @@ export function createDashboardObserver(o: DashboardFeedOptions): RunObserver {
 }
 
 /** A worker thread's half: hands its window to `send` on every tick. */
-export function createDashboardWindowObserver(send: (w: DashboardWindow) => void): RunObserver {
+export function createDashboardWindowOutput(send: (w: DashboardWindow) => void): RunOutput {
   const window = new WindowState();
   return { name: 'dashboard-window', sample: (s) => window.add(s), check: (c) => window.check(c), tick: () => send(window.take()) };
 }
@@ -333,7 +334,7 @@ export interface DashboardRelay {
   end(report: Report): void;
 }
 
-/** The relay of `createDashboardWindowObserver`'s windows to one feed. */
+/** The relay of `createDashboardWindowOutput`'s windows to one feed. */
 export function createDashboardRelay(o: DashboardFeedOptions): DashboardRelay {
   const feed = new Feed(o);
   return { start: (s) => feed.start(s), add: (w) => feed.window.merge(w), tick: (p) => feed.tick(p), end: (r) => feed.end(r) };

@@ -1,6 +1,6 @@
 /** `--workers N|auto`: how many threads generate the load. */
 import { availableParallelism } from 'node:os';
-import { UsageError } from '../context.js';
+import { UsageError } from './context.js';
 
 /**
  * Flags that need the whole run in one thread; refused beside `--workers` above 1. A

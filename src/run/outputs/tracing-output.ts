@@ -4,10 +4,10 @@
  * epoch with nanosecond precision; its URL is the scenario's client's (no token, no query).
  */
 import { epochClock, type RequestTarget, type RequestTracer } from '../../export/index.js';
-import type { RunObserver } from '../observer.js';
+import type { RunOutput } from '../output.js';
 
-/** The tracing observer; undefined when the tracer records nothing (no hook on the hot path). */
-export function createTracingObserver(tracer: RequestTracer): RunObserver | undefined {
+/** The tracing output; undefined when the tracer records nothing (no hook on the hot path). */
+export function createTracingOutput(tracer: RequestTracer): RunOutput | undefined {
   if (!tracer.enabled) return undefined;
   let epoch: ((ns: number) => [number, number]) | undefined;
   let nowNs: (() => number) | undefined;
@@ -21,8 +21,7 @@ export function createTracingObserver(tracer: RequestTracer): RunObserver | unde
       targetOf = (scenario) => {
         let t = targets.get(scenario);
         if (t === undefined) {
-          const c = ctx.clientOf(scenario);
-          t = { baseUrl: c.baseUrl, webhookHost: c.webhookHost };
+          t = ctx.targetOf(scenario);
           targets.set(scenario, t);
         }
         return t;

@@ -10,8 +10,8 @@ import { createH1Transport } from '../../src/transport/h1-pool.js';
 import { createSystemClock } from '../../src/core/clock.js';
 import type { ExchangeOutcome, Transport } from '../../src/transport/transport.js';
 import type { Clock } from '../../src/core/clock.js';
-import * as fx from './fixtures.js';
-import { closedPort } from './test-server.js';
+import * as fx from '../api/fixtures.js';
+import { closedPort } from '../api/test-server.js';
 
 /** A raw server: `onRequest` gets each request's head text and the socket to answer on. */
 interface RawServer {

@@ -1,18 +1,23 @@
 /**
- * `flowgauge run --workers N`: the schedule split over N worker threads, each with its own
- * connections and collectors (shard i of N: every N-th arrival, so the whole stays evenly
+ * A run split over N worker threads (`workers: N`, `flowgauge run --workers N`), each with its
+ * own connections and collectors (shard i of N: every N-th arrival, so the whole stays evenly
  * spaced). The workers start their clocks together once all are prepared; a stop is passed to
  * every one and each drains; their reports merge exactly (histograms, not percentiles). A worker
  * that dies is said in the report (interrupted, a WORKER_LOST warning) and the rest still count.
- * It is one run, as `executeRun`'s: the same observers (merged progress, schedules' report, final
- * report) and outcome; an abort-on-fail threshold one worker sees fail stops them all; each
- * warning is said once; `load.workers` counts the threads.
+ * It is one run, as one thread's: the session's outputs in this thread hear the merged progress,
+ * the schedules' report and the final report, and the outcome is the same; an abort-on-fail
+ * threshold one worker sees fail stops them all; each warning is said once; `load.workers`
+ * counts the threads.
  */
 import { Worker } from 'node:worker_threads';
 import { FlowgaugeError, type FlowgaugeErrorCode } from '../../core/errors.js';
 import { mergeReports, reportVerdict, type Report, type RunWarning } from '../../report/index.js';
-import { mergeProgress, shardOfReport, type RunObserver, type RunOutcome, type RunProgress, type RunShard } from '../../run/index.js';
-import type { FromWorker, ToWorker, WorkerInput, WorkerSnapshot } from './worker-protocol.js';
+import type { RunOutcome } from '../engine.js';
+import type { ExporterSnapshots } from '../exporters/exporter-registry.js';
+import type { RunOutput } from '../output.js';
+import { mergeProgress, type RunProgress } from '../progress.js';
+import { shardOfReport, type RunShard } from '../run-shard.js';
+import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
 
 /** Options of `runInWorkers`. */
 export interface WorkerRunOptions {
@@ -27,16 +32,15 @@ export interface WorkerRunOptions {
    */
   readonly shard?: RunShard | undefined;
   /**
-   * What watches the run in this thread, as `executeRun`'s observers (the CLI builds one list
-   * for both): `tick` gets the workers' merged progress about once a second, `scheduleEnded` the
-   * merged report of their schedules, `end` the final merged report. Samples, finishing and
-   * sections happen in the workers, each with the observers its `input` asks for.
+   * The session's outputs in this thread: `tick` gets the workers' merged progress about once a
+   * second, `scheduleEnded` the merged report of their schedules, `end` the final merged report.
+   * Samples, phases and their sections happen in the workers, each as its `input` asks.
    */
-  readonly observers?: readonly RunObserver[] | undefined;
-  /** Called with the merged progress about once a second (as the observers' `tick`). */
-  readonly onProgress?: ((p: RunProgress) => void) | undefined;
-  /** Called with each worker's snapshot (metrics, dashboard window) as it arrives, before the merged progress. */
-  readonly onSnapshot?: ((worker: number, s: WorkerSnapshot) => void) | undefined;
+  readonly outputs?: readonly RunOutput[] | undefined;
+  /** Called with each worker's exporter snapshots as they arrive, before the merged progress. */
+  readonly onSnapshot?: ((worker: number, s: ExporterSnapshots) => void) | undefined;
+  /** A worker's warning line (a failed span export). */
+  readonly onWarn?: ((text: string) => void) | undefined;
   /** The worker's entry module (default bin/flowgauge-worker.mjs): a bundle brings its own. */
   readonly entry?: URL | undefined;
   /**
@@ -45,9 +49,6 @@ export interface WorkerRunOptions {
    */
   readonly ready?: (() => Promise<void>) | undefined;
 }
-
-/** How a run over workers ended: `executeRun`'s outcome, merged. */
-export type WorkerRunOutcome = RunOutcome;
 
 interface WorkerSlot {
   readonly worker: Worker;
@@ -73,9 +74,9 @@ function rethrown(e: NonNullable<WorkerSlot['failed']>): Error {
 }
 
 /** Runs the schedule on `count` worker threads and merges what they measured. */
-export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcome> {
+export async function runInWorkers(o: WorkerRunOptions): Promise<RunOutcome> {
   const slots: WorkerSlot[] = [];
-  const observers = o.observers ?? [];
+  const outputs = o.outputs ?? [];
   const post = (m: ToWorker, except?: WorkerSlot): void => {
     for (const s of slots) if (s !== except && s.done === undefined && s.lost === undefined && s.failed === undefined) s.worker.postMessage(m);
   };
@@ -98,9 +99,9 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
     } catch {
       return; // the final merge says what is wrong
     }
-    // Awaited before the end; an observer that throws fails the run then, as in executeRun.
+    // Awaited before the end; an output that throws fails the run then, as in one thread.
     scheduleReported = (async () => {
-      for (const obs of observers) await obs.scheduleEnded?.(report);
+      for (const out of outputs) await out.scheduleEnded?.(report);
     })().catch((error: unknown) => {
       scheduleFailed = { error };
     });
@@ -129,6 +130,9 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
   };
   const outer = o.shard ?? { index: 0, count: 1 };
   for (let index = 0; index < o.count; index++) {
+    // A worker gets its place in the split and nothing else: the shard's identity (run id,
+    // fingerprint) is written on the merged report alone. A worker's report that carried it
+    // would be merged as one shard of count·N, the other workers' shards named missing.
     const shard = { index: outer.index + outer.count * index, count: outer.count * o.count };
     const worker = new Worker(o.entry ?? WORKER_ENTRY, { workerData: { ...o.input, shard } satisfies WorkerInput });
     let slot!: WorkerSlot;
@@ -141,10 +145,7 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
           // The first live worker paces the merged line, so it comes about once a second.
           if (slots.find((s) => s.done === undefined && s.lost === undefined) === slot) {
             const merged = mergeProgress(slots.flatMap((s) => (s.progress === undefined ? [] : [s.progress])));
-            if (merged !== undefined) {
-              o.onProgress?.(merged);
-              for (const obs of observers) obs.tick?.(merged);
-            }
+            if (merged !== undefined) for (const out of outputs) out.tick?.(merged);
           }
         } else if (m.type === 'aborted') {
           // One worker's abort-on-fail threshold failed: the run is aborted, so every worker stops.
@@ -152,6 +153,8 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
             abortedBy = m.by;
             post({ type: 'abort', by: m.by }, slot);
           }
+        } else if (m.type === 'warn') {
+          o.onWarn?.(m.text);
         } else if (m.type === 'scheduled') {
           slot.scheduled = m.report;
         } else if (m.type === 'done') {
@@ -194,10 +197,10 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<WorkerRunOutcom
 
   const report = wholeReport(done.map((d) => ({ worker: d.i, report: d.report })), o.count, lost, abortedBy, o.shard);
   const dataExhausted = [...new Set(done.flatMap((d) => d.dataExhausted))];
-  // As executeRun: the schedule's report first, then the final one to every observer.
+  // As in one thread: the schedule's report first, then the final one to every output.
   await scheduleReported;
   if (scheduleFailed !== undefined) throw scheduleFailed.error;
-  for (const obs of observers) await obs.end?.(report);
+  for (const out of outputs) await out.end?.(report);
   return { report, passed: report.passed, dataExhausted };
 }
 

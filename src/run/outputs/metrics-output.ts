@@ -1,9 +1,9 @@
 /** Prometheus metrics of a run: every sample, and each tick the in-flight gauge, the drops and the starts scheduled. */
 import type { RunMetrics } from '../../export/index.js';
-import type { RunObserver } from '../observer.js';
+import type { RunOutput } from '../output.js';
 
-/** The metrics observer over a run's registry. */
-export function createMetricsObserver(metrics: RunMetrics): RunObserver {
+/** The metrics output over a run's registry. */
+export function createMetricsOutput(metrics: RunMetrics): RunOutput {
   let dropped = 0;
   let scheduled = 0;
   // Progress and the report give totals; the counters take what is new since the last one.

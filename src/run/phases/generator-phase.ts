@@ -6,7 +6,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { RunWarning } from '../../report/index.js';
-import type { RunObserver } from '../observer.js';
+import type { RunPhase } from '../phase.js';
 
 /** Limits beyond which the generator is said to have limited the load. */
 export interface GeneratorLimits {
@@ -18,8 +18,8 @@ export interface GeneratorLimits {
 
 const DEFAULTS: GeneratorLimits = { eventLoopP99Ms: 50, cpuShare: 0.9 };
 
-/** The generator observer; adds `warnings` when a limit was passed. */
-export function createGeneratorObserver(limits: Partial<GeneratorLimits> = {}): RunObserver {
+/** The generator's watch on itself; warns when a limit was passed. */
+export function createGeneratorPhase(limits: Partial<GeneratorLimits> = {}): RunPhase {
   const l = { ...DEFAULTS, ...limits };
   const delay = monitorEventLoopDelay({ resolution: 10 });
   let cpuStart = process.cpuUsage();
@@ -56,7 +56,7 @@ export function createGeneratorObserver(limits: Partial<GeneratorLimits> = {}): 
         warnings.push({
           code: 'EVENT_LOOP_LAG',
           eventLoopDelayMs: { p99: tenth(p99), max: tenth(delay.max / 1e6) },
-          message: `flowgauge's event loop was blocked (delay p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms): arrivals and timings include client-side delay; lower the rate or the work per request (fewer observers, no --otel), or run shards on more machines`,
+          message: `flowgauge's event loop was blocked (delay p99 ${p99.toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms): arrivals and timings include client-side delay; lower the rate or the work per request (fewer outputs, no --otel), or run shards on more machines`,
         });
       }
       const cpu = process.cpuUsage(cpuStart);
@@ -68,8 +68,6 @@ export function createGeneratorObserver(limits: Partial<GeneratorLimits> = {}): 
         });
       }
     },
-    sections() {
-      return warnings.length === 0 ? {} : { warnings };
-    },
+    warnings: () => warnings,
   };
 }

@@ -2,9 +2,9 @@
  * The audit: what the client saw finish (runs, streams, triggers, tokens; the runs of each
  * session in order) is kept in a ledger, and after the schedule compared with the service's
  * own account (`/analytics/usage`, session histories), within the finishing deadline.
- * Adds the `audit` section. The audit belongs to an unsharded run: a shard sees only its share.
+ * Owns the `audit` section. The audit belongs to an unsharded run: a shard sees only its share.
  *
- * One ledger per tenant (the scenarios that share a token, `ObserverContext.tenantOf`), each
+ * One ledger per tenant (the scenarios that share a token, `PhaseContext.tenantOf`), each
  * read back with that tenant's client: another tenant's token may not read its runs, and two
  * accounts' figures are not one comparison. A run of one tenant reports `audit.usage` and
  * `audit.sessions` as ever; a run of several reports `audit.tenants`, one entry each.
@@ -12,7 +12,7 @@
 import type { StreamSummary, TriggerAck } from '../../api/index.js';
 import type { AuditReport, TenantAuditReport } from '../../report/index.js';
 import { auditSessions, auditUsage, createUsageLedger, markAccountWide, sessionBaseline, type UsageLedger } from '../audit.js';
-import type { ObserverContext, RunObserver } from '../observer.js';
+import type { PhaseContext, RunPhase } from '../phase.js';
 import { runIdOfAck } from '../run-ids.js';
 
 /** What is kept for one tenant. */
@@ -28,13 +28,13 @@ interface Tenant {
 
 const newTenant = (name: string): Tenant => ({ name, scenarios: [], ledger: createUsageLedger(), pending: new Map(), baseline: new Map() });
 
-/** The audit observer. */
-export function createAuditObserver(): RunObserver {
+/** The audit phase. */
+export function createAuditPhase(): RunPhase {
   const tenants: Tenant[] = [];
   const byScenario = new Map<string, Tenant>();
   // With several tenants: whose trigger a run id is, for ends that do not name their scenario (notifications).
   const triggerTenant = new Map<string, Tenant>();
-  let ctx: ObserverContext | undefined;
+  let ctx: PhaseContext | undefined;
   let section: AuditReport | undefined;
 
   const tenantOf = (scenario: string | undefined): Tenant => {
@@ -138,8 +138,6 @@ export function createAuditObserver(): RunObserver {
           : { tenants: audits, ...incomplete };
     },
 
-    sections() {
-      return section === undefined ? {} : { audit: section };
-    },
+    section: { key: 'audit', project: () => section },
   };
 }
