@@ -5,7 +5,9 @@
  */
 import type { ResponseHeaders } from './transport.js';
 
-const KEPT = ['content-type', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'] as const;
+// `server` and `via` say who answered a 429: the service, or a gateway in front of it
+// (collect/rate-limit-origin.ts); a repeated value costs no new string (KeptValues).
+const KEPT = ['content-type', 'retry-after', 'server', 'via', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'] as const;
 
 /** A header name the client keeps. */
 export type KeptHeader = (typeof KEPT)[number];

@@ -54,9 +54,15 @@ describe('heads', () => {
     expect(r.error).toBeUndefined();
     expect(r.heads).toHaveLength(1);
     expect(r.heads[0]?.status).toBe(200);
-    expect(r.heads[0]?.headers).toEqual({ 'content-type': 'application/json', 'x-ratelimit-limit': '100', 'x-request-id': 'req_1' });
+    expect(r.heads[0]?.headers).toEqual({ 'content-type': 'application/json', 'x-ratelimit-limit': '100', server: 'test', 'x-request-id': 'req_1' });
     expect(r.body).toBe('{}');
     expect(r.completions).toEqual([true]);
+  });
+
+  it('keeps Server and Via, which tell a gateway\'s 429 from the service\'s', () => {
+    const r = feed('HTTP/1.1 429 Too Many Requests\r\nServer: nginx/1.22.1\r\nVia: 1.1 edge-gw\r\nContent-Length: 0\r\n\r\n');
+    expect(r.error).toBeUndefined();
+    expect(r.heads[0]?.headers).toEqual({ server: 'nginx/1.22.1', via: '1.1 edge-gw' });
   });
 
   it('keeps every value of a repeated header, in order', () => {
@@ -93,11 +99,11 @@ describe('kept values', () => {
     const a = read(head('100', 'req_1'));
     const b = read(head('100', 'req_2'));
     const c = read(head('101', 'req_2'));
-    expect(a).toEqual({ 'x-ratelimit-limit': '100', 'x-request-id': 'req_1' });
-    expect(b).toEqual({ 'x-ratelimit-limit': '100', 'x-request-id': 'req_2' });
-    expect(c).toEqual({ 'x-ratelimit-limit': '101', 'x-request-id': 'req_2' });
-    // Unkept headers (Server, Date) never became strings; the repeated value is the very same string.
-    expect(Object.keys(a)).toHaveLength(2);
+    expect(a).toEqual({ server: 'x', 'x-ratelimit-limit': '100', 'x-request-id': 'req_1' });
+    expect(b).toEqual({ server: 'x', 'x-ratelimit-limit': '100', 'x-request-id': 'req_2' });
+    expect(c).toEqual({ server: 'x', 'x-ratelimit-limit': '101', 'x-request-id': 'req_2' });
+    // The unkept header (Date) never became a string; a repeated value is the very same string.
+    expect(Object.keys(a)).toHaveLength(3);
     const long = 'v'.repeat(300);
     expect(read(head(long, 'r'))['x-ratelimit-limit']).toBe(long);
     expect(read(head('100', 'r'))['x-ratelimit-limit']).toBe('100');
