@@ -6,7 +6,6 @@
  */
 import { NS_PER_S } from '../core/clock.js';
 import { createGammaSampler, createRandom, shardSeed } from './prng.js';
-import type { PoissonLoad } from './executors/poisson.js';
 import type { RampStage, ShardSpec } from './types.js';
 
 /** A source of arrival instants for one executor (one shard). */
@@ -113,13 +112,20 @@ export function createRampingSchedule(
   };
 }
 
+/** What a gamma schedule reads of its load (the poisson executor's resolved load has these). */
+export interface GammaLoad {
+  readonly ratePerS: number;
+  readonly durationMs: number;
+  readonly burstiness: number;
+}
+
 /**
  * Gamma-distributed gaps with mean `count / rate` (each shard runs its share of the rate with
  * its own seed, so shards together approximate the whole process; for k = 1 they make exactly
  * a Poisson process of the full rate). The first arrival comes after one gap, as in a renewal
  * process started at 0.
  */
-export function createGammaSchedule(load: PoissonLoad, seed: number, shard: ShardSpec = WHOLE): ArrivalSchedule {
+export function createGammaSchedule(load: GammaLoad, seed: number, shard: ShardSpec = WHOLE): ArrivalSchedule {
   const durationNs = load.durationMs * 1e6;
   const rate = load.ratePerS / shard.count;
   const shape = load.burstiness;
