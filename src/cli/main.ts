@@ -72,6 +72,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
         humanizeUsageMessage(msg ?? 'invalid arguments', { argv, commands, flags: Object.keys(described), scenarios: builtinScenarioNames() }),
       );
     });
+  skipHelpCache(parser);
   const commands = commandEntries.map(commandName);
   // Only the chosen command's module is loaded; the others are listed by name and description
   // (enough for the help, the command list and did-you-mean), never run.
@@ -106,6 +107,17 @@ async function checkStdout(io: CliIo, ctx: CommandContext): Promise<void> {
     io.stderr.write(`flowgauge: could not write to standard output: ${osReason({ code: lost })}; what it printed is incomplete\n`);
     ctx.setExit(EXIT.BAD_INPUT);
   }
+}
+
+/**
+ * yargs lays out the chosen command's whole help as soon as its handler has started, in case the
+ * handler asks for it later; none does, and that layout (string widths of every option) took a
+ * tenth of a second of a run's start, before its first request. The same usage instance serves
+ * the whole parse (yargs resets it in place).
+ */
+function skipHelpCache(parser: Argv): void {
+  const usage = (parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } } }).getInternalMethods().getUsageInstance();
+  usage.cacheHelpMessage = () => undefined;
 }
 
 /** The handler of a command listed but not loaded: yargs runs a handler only for the command argv names, which is loaded. */
