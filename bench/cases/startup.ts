@@ -1,9 +1,11 @@
 /**
  * Case 7: start-up of the installed CLI (`npm pack` → `npm install -g` into a temporary prefix,
  * bench/lib/installed.ts). `node -e 0`, `flowgauge --version`, `flowgauge --help`, each from
- * spawn to exit, and `flowgauge run tiny.ts` from spawn to the first request a local server
- * receives (tiny.ts is a TypeScript scenario importing `flowgauge`, with a type annotation, so
- * it needs a TypeScript loader: Node's type stripping where that Node has it, tsx elsewhere).
+ * spawn to exit, and `flowgauge run tiny.ts` and `flowgauge run tiny.json` from spawn to the
+ * first request a local server receives (tiny.ts is a TypeScript scenario importing `flowgauge`,
+ * with a type annotation, so it needs a TypeScript loader: Node's type stripping where that Node
+ * has it, tsx elsewhere; tiny.json is the same scenario as JSON, which needs no loader and no
+ * import of the package's entry).
  * Commands alternate within each round, pinned to the generator core; figures are medians.
  * With `--node-bins a,b`, the same again on each of those Node binaries (e.g. Node 22 and 24).
  */
@@ -41,6 +43,8 @@ export interface StartupOnNode {
   readonly version: StartupFigures;
   readonly help: StartupFigures;
   readonly runToFirstRequest: StartupFigures;
+  /** `run tiny.json` (the same scenario as JSON) to its first request. */
+  readonly runJsonToFirstRequest: StartupFigures;
 }
 
 /** Case 7 results: the bench's own Node first. */
@@ -59,6 +63,9 @@ export default defineScenario({
   mix: [{ op: 'listFlows' }],
 });
 `;
+
+/** tiny.ts as JSON: what a run pays for without a TypeScript loader or the package's entry. */
+const TINY_JSON = `${JSON.stringify({ name: 'tiny', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '5/s', duration: '2s' }, mix: [{ op: 'listFlows' }] }, null, 2)}\n`;
 
 interface Sample {
   readonly wallMs: number;
@@ -80,7 +87,7 @@ async function timedRun(node: string, args: readonly string[], dir: string): Pro
   return { wallMs, cpuMs: ((u ?? NaN) + (s ?? NaN)) * 1000, maxRssMb: (kb ?? NaN) / 1024 };
 }
 
-/** Spawns `run tiny.ts` and resolves with the time from spawn to the first request at a local server. */
+/** Spawns `run <scenario>` and resolves with the time from spawn to the first request at a local server. */
 async function toFirstRequest(node: string, bin: string, scenario: string, dir: string): Promise<Sample> {
   const body = Buffer.from(flowListBody());
   let first: ((at: number) => void) | undefined;
@@ -124,19 +131,21 @@ function figures(samples: readonly Sample[], nodeWallMs: number | undefined): St
   };
 }
 
-async function onNode(ctx: BenchContext, node: string, bin: string, rounds: number, dir: string, scenario: string): Promise<StartupOnNode> {
+async function onNode(ctx: BenchContext, node: string, bin: string, rounds: number, dir: string, scenario: string, jsonScenario: string): Promise<StartupOnNode> {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   const strips = execFileSync(node, ['-p', 'Boolean(process.features.typescript)'], { encoding: 'utf8' }).trim() === 'true';
-  const s: Record<'nodeE0' | 'version' | 'help' | 'run', Sample[]> = { nodeE0: [], version: [], help: [], run: [] };
+  const s: Record<'nodeE0' | 'version' | 'help' | 'run' | 'runJson', Sample[]> = { nodeE0: [], version: [], help: [], run: [], runJson: [] };
   // One unmeasured pass: the page cache holds the package's files after it, as for a user's second call.
   await timedRun(node, [bin, '--help'], dir);
   await toFirstRequest(node, bin, scenario, dir);
+  await toFirstRequest(node, bin, jsonScenario, dir);
   for (let round = 0; round < rounds; round++) {
     ctx.log(`startup (${version}): round ${round + 1}/${rounds}`);
     s.nodeE0.push(await timedRun(node, ['-e', '0'], dir));
     s.version.push(await timedRun(node, [bin, '--version'], dir));
     s.help.push(await timedRun(node, [bin, '--help'], dir));
     s.run.push(await toFirstRequest(node, bin, scenario, dir));
+    s.runJson.push(await toFirstRequest(node, bin, jsonScenario, dir));
   }
   const base = figures(s.nodeE0, undefined);
   return {
@@ -146,6 +155,7 @@ async function onNode(ctx: BenchContext, node: string, bin: string, rounds: numb
     version: figures(s.version, base.wallMs),
     help: figures(s.help, base.wallMs),
     runToFirstRequest: figures(s.run, base.wallMs),
+    runJsonToFirstRequest: figures(s.runJson, base.wallMs),
   };
 }
 
@@ -157,8 +167,10 @@ export async function runStartup(ctx: BenchContext, extraNodes: readonly string[
   try {
     const scenario = join(dir, 'tiny.ts');
     writeFileSync(scenario, TINY);
+    const jsonScenario = join(dir, 'tiny.json');
+    writeFileSync(jsonScenario, TINY_JSON);
     const nodes: StartupOnNode[] = [];
-    for (const node of [process.execPath, ...extraNodes]) nodes.push(await onNode(ctx, node, cli.bin, rounds, dir, scenario));
+    for (const node of [process.execPath, ...extraNodes]) nodes.push(await onNode(ctx, node, cli.bin, rounds, dir, scenario, jsonScenario));
     return { rounds, nodes };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -196,7 +196,9 @@ function startupRows(st: StartupResult): string[] {
   for (const n of st.nodes) {
     const line = (name: string, f: StartupResult['nodes'][number]['version']): string =>
       `| ${n.node} | ${name} | ${fmt(f.wallMs, 0)} | ${fmt(f.ratioToNode, 1)} | ${fmt(f.cpuMs, 0)} | ${fmt(f.maxRssMb, 0)} | ${f.samplesMs.join(', ')} |`;
-    rows.push(line('`node -e 0`', n.nodeE0), line('`flowgauge --version`', n.version), line('`flowgauge --help`', n.help), line(`\`flowgauge run tiny.ts\` to first request (${n.tsLoader})`, n.runToFirstRequest));
+    rows.push(line('`node -e 0`', n.nodeE0), line('`flowgauge --version`', n.version), line('`flowgauge --help`', n.help), line(`\`flowgauge run tiny.ts\` to first request (${n.tsLoader})`, n.runToFirstRequest),
+      line('`flowgauge run tiny.json` to first request', n.runJsonToFirstRequest),
+    );
   }
   return rows;
 }

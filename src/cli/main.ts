@@ -17,6 +17,7 @@ import { packageVersion } from './version.js';
 import { chosenCommand, commandEntries, commandName } from './commands/index.js';
 import { builtinScenarioNames } from './scenario-path.js';
 import { humanizeUsageMessage } from './usage-messages.js';
+import { asksTopHelp, MAX_HELP_WIDTH, TOP_EPILOGUE, TOP_USAGE, topLevelHelp } from './top-help.js';
 
 /** Runs the CLI on `argv` (without node and script) and resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
@@ -37,23 +38,29 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     io.stdout.write(`${packageVersion()}\n`);
     return exit;
   }
+  // So is the top-level help, from the command list: yargs' layout of it cost most of `--help`.
+  const topHelp = asksTopHelp(argv) || argv.length === 0 ? topLevelHelp(commandEntries, io.columns) : undefined;
+  if (topHelp !== undefined && argv.length > 0) {
+    io.stdout.write(topHelp);
+    await checkStdout(io, ctx);
+    return exit;
+  }
+  // A bare `flowgauge` is bad input: the list, then what to do.
+  if (topHelp !== undefined) {
+    io.stderr.write(`${topHelp}\nflowgauge: name a command (see the list above)\nRun 'flowgauge --help' for usage.\n`);
+    return EXIT.BAD_INPUT;
+  }
   const { default: yargs } = await import('yargs');
   let parser: Argv = yargs([...argv])
     .scriptName('flowgauge')
-    .usage('$0 <command> [options]\n\nLoad testing and SLO monitoring for Workflow Execution Services.')
+    .usage(TOP_USAGE)
     .version(packageVersion())
     .alias('h', 'help')
     .strict()
     .demandCommand(1, 'name a command (see the list above)')
     .recommendCommands()
-    .wrap(Math.min(110, io.columns))
-    .epilogue(
-      'Exit codes: 0 all thresholds passed, 1 a threshold failed, 2 bad input, 3 target unreachable,\n' +
-        '76 the target answered in another protocol or shape (not the interface; check --base-url),\n' +
-        '70 internal error (a flowgauge bug; please report it), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (128 + the signal;\n' +
-        'what was measured is still written, marked interrupted). An output that cannot be written (a full disk) is 2, naming the path.\n' +
-        'With no --base-url, commands run against the embedded reference service.',
-    )
+    .wrap(Math.min(MAX_HELP_WIDTH, io.columns))
+    .epilogue(TOP_EPILOGUE)
     .exitProcess(false)
     .fail((msg, err, usage) => {
       // yargs' own errors (a flag without its value) are rewritten too; a handler's pass through.
@@ -65,6 +72,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
         humanizeUsageMessage(msg ?? 'invalid arguments', { argv, commands, flags: Object.keys(described), scenarios: builtinScenarioNames() }),
       );
     });
+  skipHelpCache(parser);
   const commands = commandEntries.map(commandName);
   // Only the chosen command's module is loaded; the others are listed by name and description
   // (enough for the help, the command list and did-you-mean), never run.
@@ -84,15 +92,32 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
   } finally {
     await releaseOutLocks();
   }
-  // A write to stdout fails a moment after it was made (`> full-disk/x.md`): a command whose
-  // output went nowhere has not done its job, whatever else it did.
+  await checkStdout(io, ctx);
+  return exit;
+}
+
+/**
+ * A write to stdout fails a moment after it was made (`> full-disk/x.md`): a command whose
+ * output went nowhere has not done its job, whatever else it did.
+ */
+async function checkStdout(io: CliIo, ctx: CommandContext): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   const lost = io.stdoutFailure?.();
   if (lost !== undefined) {
     io.stderr.write(`flowgauge: could not write to standard output: ${osReason({ code: lost })}; what it printed is incomplete\n`);
     ctx.setExit(EXIT.BAD_INPUT);
   }
-  return exit;
+}
+
+/**
+ * yargs lays out the chosen command's whole help as soon as its handler has started, in case the
+ * handler asks for it later; none does, and that layout (string widths of every option) took a
+ * tenth of a second of a run's start, before its first request. The same usage instance serves
+ * the whole parse (yargs resets it in place).
+ */
+function skipHelpCache(parser: Argv): void {
+  const usage = (parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } } }).getInternalMethods().getUsageInstance();
+  usage.cacheHelpMessage = () => undefined;
 }
 
 /** The handler of a command listed but not loaded: yargs runs a handler only for the command argv names, which is loaded. */

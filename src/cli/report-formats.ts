@@ -2,20 +2,16 @@
  * The files a report is written as (report.json, report.md, report.html), the assets the HTML
  * page inlines, and reading a report file from disk for `report`, `compare` and `merge`
  * (the checks are `report/read.ts`'s `readReport`, so each names what is wrong with a file).
+ * The renderers and the reader are imported when first used: a run loads them after its last
+ * request, not before its first.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
-import { renderMarkdown } from '../report/index.js';
-import { readReport, REPORT_LIMITS, reportProblems } from '../report/read.js';
-import { readInputFile } from '../scenario/index.js';
+import { readInputFile } from '../scenario/input-file.js';
 import type { Report } from '../report/index.js';
-import { renderHtml } from '../report/html.js';
 import type { HtmlAssets } from '../report/html.js';
 import { UsageError } from './context.js';
-
-/** Kept here for callers that check a report next to reading it; the check lives in report/. */
-export { reportProblems };
 
 let assets: Promise<HtmlAssets> | undefined;
 
@@ -34,6 +30,7 @@ export function loadHtmlAssets(): Promise<HtmlAssets> {
 
 /** report.json (pretty, newline-terminated), report.md and report.html of `report`. */
 export async function renderReportFiles(report: Report): Promise<Record<string, string>> {
+  const [{ renderMarkdown }, { renderHtml }] = await Promise.all([import('../report/markdown.js'), import('../report/html.js')]);
   return {
     'report.json': `${JSON.stringify(report, null, 2)}\n`,
     'report.md': renderMarkdown(report),
@@ -47,6 +44,7 @@ export async function renderReportFiles(report: Report): Promise<Record<string, 
  * Throws `UsageError` (exit 2) naming the file and what is wrong.
  */
 export async function readReportFile(path: string, shownAs = path): Promise<Report> {
+  const { readReport, REPORT_LIMITS } = await import('../report/read.js');
   let text: string;
   try {
     text = await readInputFile(path, { what: 'report', maxBytes: REPORT_LIMITS.maxBytes, shownAs });

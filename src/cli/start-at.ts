@@ -10,7 +10,7 @@
 import type { Clock } from '../core/clock.js';
 import { FlowgaugeError } from '../core/errors.js';
 import { loadDurationMs } from '../load/index.js';
-import { JOIN_LATE_AFTER_MS } from '../run/index.js';
+import { JOIN_LATE_AFTER_MS } from '../run/run-shard.js';
 import type { ResolvedRunPlan } from '../scenario/index.js';
 import { UsageError } from './context.js';
 import type { TextSink } from './io.js';

@@ -7,7 +7,7 @@ import type { Options } from 'yargs';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
 import { EMBEDDED_TARGET_NAME, isTargetName, TARGET_NAME_HELP, targetNameOf } from '../core/target-name.js';
 import { readInputFile } from '../scenario/index.js';
-import { startReferenceServiceThread, type ReferenceServiceOptions, type ReferenceServiceThread } from '../target/index.js';
+import type { ReferenceServiceOptions, ReferenceServiceThread } from '../target/index.js';
 import { caBundleProblem } from './ca-bundle.js';
 import { UsageError } from './context.js';
 import type { CliIo } from './io.js';
@@ -272,6 +272,8 @@ export async function resolveTarget(
   if (args.token !== undefined || args['token-file'] !== undefined) {
     io.stderr.write(`flowgauge: ${args.token !== undefined ? '--token' : '--token-file'} is ignored without --base-url or FLOWGAUGE_BASE_URL (the embedded service has its own)\n`);
   }
+  // The embedded service's code is loaded only when it is the target (no --base-url).
+  const { startReferenceServiceThread } = await import('../target/service-thread.js');
   const service = await startReferenceServiceThread(serviceOptions);
   return {
     baseUrl: service.baseUrl,

@@ -1,6 +1,6 @@
 export { createRunSession, executeRun, type RunOptions, type RunSession } from './session.js';
 export type { RunOutcome } from './engine.js';
-export { JOIN_LATE_AFTER_MS, type RunShard } from './run-shard.js';
+export type { RunShard } from './run-shard.js';
 export { parsePlanThresholds } from './plan-thresholds.js';
 export { mergeProgress, type RunProgress } from './progress.js';
 export type { RunSample } from './events.js';

@@ -6,7 +6,8 @@
 import type { Clock } from '../core/clock.js';
 import { toPct } from '../collect/index.js';
 import type { Executor } from '../load/index.js';
-import { sloSection, type MetricView } from '../report/index.js';
+import { sloSection } from '../report/build-report.js';
+import type { MetricView } from '../report/index.js';
 import type { RunProgress } from './progress.js';
 import type { RunState, ScenarioState } from './run-state.js';
 

@@ -24,8 +24,6 @@ import type { RunProgress } from './progress.js';
 import { clientSpecsOf, closeRunClients, createRunClients, type ClientWishes, type RunClients } from './run-clients.js';
 import { createRunPhases } from './run-phases.js';
 import type { RunShard } from './run-shard.js';
-import { runInWorkers } from './workers/run-in-workers.js';
-import { planForWorkers } from './workers/worker-plan.js';
 import type { WorkerInput } from './workers/worker-protocol.js';
 
 /** What a run is, and what it should do besides measuring. */
@@ -166,7 +164,8 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
   let split: Pick<WorkerInput, 'plan' | 'journeys' | 'clients'> | undefined;
   try {
     // What the workers get is checked before anything listens: the plan as data, the clients as their options.
-    if (workers > 1) split = { ...planForWorkers(plan, env), clients: clientSpecsOf(clients, workers) };
+    // The workers' code is loaded by a run over workers only.
+    if (workers > 1) split = { ...(await import('./workers/worker-plan.js')).planForWorkers(plan, env), clients: clientSpecsOf(clients, workers) };
     exporters = await startExporters(o.exporters ?? {}, { plan, workers, shard: o.shard, targetName, log: o.log ?? QUIET, warn, env, notifications: o.notifications });
   } catch (err) {
     if (built !== undefined) await closeRunClients(built);
@@ -196,8 +195,8 @@ export async function createRunSession(o: RunOptions): Promise<RunSession> {
       ...(o.abortSignal !== undefined ? { abortSignal: o.abortSignal } : {}),
     });
 
-  const overWorkers = (brief: NonNullable<typeof split>): Promise<RunOutcome> =>
-    runInWorkers({
+  const overWorkers = async (brief: NonNullable<typeof split>): Promise<RunOutcome> =>
+    (await import('./workers/run-in-workers.js')).runInWorkers({
       count: workers,
       shard: o.shard,
       input: {

@@ -7,7 +7,6 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parse as parseCsv } from 'csv-parse';
 import { ConfigError } from '../core/errors.js';
 import { checkInputFile } from './input-file.js';
 import { DATA_EXTENSIONS, type ResolvedData } from './data-schema.js';
@@ -103,6 +102,8 @@ async function readJsonArray(file: string): Promise<DataRow[]> {
 
 async function readCsv(file: string): Promise<DataRow[]> {
   const rows: DataRow[] = [];
+  // The CSV parser is loaded for a CSV data file only.
+  const { parse: parseCsv } = await import('csv-parse');
   const parser = createReadStream(file).pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_quotes: false }));
   try {
     for await (const record of parser as AsyncIterable<Record<string, string>>) {

@@ -6,7 +6,6 @@
 import { basename, dirname, extname, resolve, sep } from 'node:path';
 import { findSourceMap } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
 import { jsonTextDepth, valueProblem, yamlTextDepth, type InputLimits } from '../core/input-limits.js';
 import { fillEnvVars } from './env-vars.js';
@@ -98,6 +97,8 @@ export async function loadScenarioFile(path: string, options: LoadFileOptions = 
       const text = await readInputFile(abs, fileOptions);
       if (yamlTextDepth(text, YAML_SCAN_DEPTH) > YAML_SCAN_DEPTH) throw fail(tooDeep());
       let value: unknown;
+      // The YAML parser is loaded for a YAML scenario only: a .json or .ts one starts without it.
+      const { parse: parseYaml } = await import('yaml');
       try {
         value = parseYaml(text) as unknown;
       } catch (err) {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { reportProblems } from '../../src/cli/report-formats.js';
+import { reportProblems } from '../../src/report/read.js';
 import { createCollectors } from '../../src/collect/collectors.js';
 import { createLatencyHistogram, decodeHistogram, emptyPct, recordScaled, toPct } from '../../src/collect/histogram.js';
 import { buildChartData, inferWindowS, percentileCurve } from '../../src/report/html-data.js';

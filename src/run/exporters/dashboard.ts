@@ -4,8 +4,9 @@
  * it saw since its last tick; the main thread merges them and publishes on the merged progress
  * (`createDashboardRelay`).
  */
-import { startDashboardServer } from '../../export/index.js';
-import { renderDashboardPage, type HtmlAssets } from '../../report/index.js';
+import { startDashboardServer } from '../../export/dashboard-server.js';
+import { renderDashboardPage } from '../../report/dashboard-page.js';
+import type { HtmlAssets } from '../../report/index.js';
 import { createDashboardOutput, createDashboardRelay, createDashboardWindowOutput, type DashboardWindow } from '../outputs/dashboard-output.js';
 import type { Exporter } from './exporter.js';
 

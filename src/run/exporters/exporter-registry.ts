@@ -3,19 +3,25 @@
  * keyed by each exporter's name), feeds their outputs, and over worker threads hands each worker
  * their briefs and routes the workers' snapshots back; a worker builds its halves by name.
  * Adding an exporter is its file in this folder (see `exporter.ts`) and one line here.
+ * Each exporter's module is imported only when a run wishes for it: prom-client, OpenTelemetry
+ * and the dashboard's page are not loaded by a run that exports nothing.
  */
 import type { Report } from '../../report/index.js';
 import type { RunOutput } from '../output.js';
 import type { RunProgress } from '../progress.js';
-import { dashboardExporter } from './dashboard.js';
+import type { dashboardExporter } from './dashboard.js';
 import type { Exporter, ExporterContext, StartedExporter, TextSink, WorkerHalf } from './exporter.js';
-import { otelExporter } from './otel.js';
-import { prometheusExporter } from './prometheus.js';
+import type { otelExporter } from './otel.js';
+import type { prometheusExporter } from './prometheus.js';
 
-/** Every exporter, in the order they are started, fed and closed. */
-const EXPORTERS = [prometheusExporter, otelExporter, dashboardExporter] as const;
+type Exporters = typeof prometheusExporter | typeof otelExporter | typeof dashboardExporter;
 
-type Exporters = (typeof EXPORTERS)[number];
+/** Every exporter by name, in the order they are started, fed and closed, and how to load it. */
+const EXPORTERS: readonly { readonly name: Exporters['name']; load(): Promise<Exporters> }[] = [
+  { name: 'prometheus', load: async () => (await import('./prometheus.js')).prometheusExporter },
+  { name: 'otel', load: async () => (await import('./otel.js')).otelExporter },
+  { name: 'dashboard', load: async () => (await import('./dashboard.js')).dashboardExporter },
+];
 
 /** What a run asks to export: each exporter's wish under its name. */
 export type ExporterWishes = { readonly [E in Exporters as E['name']]?: E extends Exporter<string, infer W> ? W | undefined : never };
@@ -55,7 +61,7 @@ export async function startExporters(wishes: ExporterWishes, ctx: ExporterContex
   try {
     for (const exporter of EXPORTERS) {
       const wish = (wishes as Record<string, unknown>)[exporter.name];
-      if (wish !== undefined) started.push({ name: exporter.name, e: await anyExporter(exporter).start(wish, ctx) });
+      if (wish !== undefined) started.push({ name: exporter.name, e: await anyExporter(await exporter.load()).start(wish, ctx) });
     }
   } catch (err) {
     await close();
@@ -93,7 +99,7 @@ export async function startWorkerExporters(briefs: ExporterBriefs, warn: TextSin
   };
   try {
     for (const exporter of EXPORTERS) {
-      if (briefs[exporter.name] !== undefined) halves.push({ name: exporter.name, h: await exporter.inWorker(briefs[exporter.name], warn) });
+      if (briefs[exporter.name] !== undefined) halves.push({ name: exporter.name, h: await (await exporter.load()).inWorker(briefs[exporter.name], warn) });
     }
   } catch (err) {
     await close();

@@ -5,7 +5,9 @@
  * process would. A bad endpoint or a missing SDK is bad input; an export that fails later is a warning.
  */
 import { withProcessEnv } from '../../core/process-env.js';
-import { createRequestTracer, detectOtlpResource, enableOtlpExport, otlpTracesEndpoint, type OtlpExportOptions } from '../../export/index.js';
+import { createRequestTracer } from '../../export/tracing.js';
+import { detectOtlpResource, enableOtlpExport, otlpTracesEndpoint } from '../../export/otel-sdk.js';
+import type { OtlpExportOptions } from '../../export/index.js';
 import { createTracingOutput } from '../outputs/tracing-output.js';
 import type { Exporter } from './exporter.js';
 

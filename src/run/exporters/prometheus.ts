@@ -7,18 +7,11 @@
  */
 import { hostname } from 'node:os';
 import { createSystemClock } from '../../core/clock.js';
-import {
-  createMetricsAggregate,
-  createPushgatewayPusher,
-  createRunMetrics,
-  DEFAULT_FINAL_PUSH_TIMEOUT_MS,
-  startMetricsServer,
-  type MetricsServer,
-  type MetricsSnapshot,
-  type MetricsSource,
-  type PushgatewayPusher,
-  type RunMetricsOptions,
-} from '../../export/index.js';
+import { createMetricsAggregate } from '../../export/metrics-aggregate.js';
+import { createPushgatewayPusher, DEFAULT_FINAL_PUSH_TIMEOUT_MS } from '../../export/pushgateway.js';
+import { createRunMetrics } from '../../export/run-metrics.js';
+import { startMetricsServer } from '../../export/metrics-server.js';
+import type { MetricsServer, MetricsSnapshot, MetricsSource, PushgatewayPusher, RunMetricsOptions } from '../../export/index.js';
 import type { ResolvedRunPlan } from '../../scenario/index.js';
 import { createMetricsOutput } from '../outputs/metrics-output.js';
 import { parsePlanThresholds } from '../plan-thresholds.js';

@@ -11,7 +11,8 @@
  * does both in one output (`createDashboardOutput`).
  */
 import { createLatencyHistogram, decodeHistogram, encodeHistogram, mergeInto, recordNs, toPct, type LatencyHistogram } from '../../collect/index.js';
-import { fmtThresholdValue, type Report } from '../../report/index.js';
+import { fmtThresholdValue } from '../../report/format.js';
+import type { Report } from '../../report/index.js';
 import type { ThresholdResult } from '../../slo/index.js';
 import type { CheckSample, RunSample } from '../events.js';
 import type { RunOutput } from '../output.js';

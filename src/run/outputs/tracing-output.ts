@@ -3,7 +3,8 @@
  * with it, and ended with the judged sample. Its times are the run clock's, mapped to the
  * epoch with nanosecond precision; its URL is the scenario's client's (no token, no query).
  */
-import { epochClock, type RequestTarget, type RequestTracer } from '../../export/index.js';
+import { epochClock } from '../../export/tracing.js';
+import type { RequestTarget, RequestTracer } from '../../export/index.js';
 import type { RunOutput } from '../output.js';
 
 /** The tracing output; undefined when the tracer records nothing (no hook on the hot path). */

@@ -11,7 +11,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { FlowgaugeError, type FlowgaugeErrorCode } from '../../core/errors.js';
-import { mergeReports, reportVerdict, type Report, type RunWarning } from '../../report/index.js';
+import { mergeReports } from '../../report/merge.js';
+import { reportVerdict } from '../../report/verdict.js';
+import type { Report, RunWarning } from '../../report/index.js';
 import type { RunOutcome } from '../engine.js';
 import type { ExporterSnapshots } from '../exporters/exporter-registry.js';
 import type { RunOutput } from '../output.js';
