@@ -116,8 +116,11 @@ async function checkStdout(io: CliIo, ctx: CommandContext): Promise<void> {
  * the whole parse (yargs resets it in place).
  */
 function skipHelpCache(parser: Argv): void {
-  const usage = (parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage: () => void } } }).getInternalMethods().getUsageInstance();
-  usage.cacheHelpMessage = () => undefined;
+  // yargs' internals, not its API: another yargs within the declared range may lack them, and
+  // then the layout is merely paid, never a failure.
+  const internal = parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } | undefined } };
+  const usage = internal.getInternalMethods?.().getUsageInstance?.();
+  if (usage !== undefined && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
 /** The handler of a command listed but not loaded: yargs runs a handler only for the command argv names, which is loaded. */
