@@ -6,6 +6,8 @@ export default defineConfig({
     // without letting a hung one stall CI for long.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Compiles src/ once for the CLIs tests spawn (test/setup/compiled-cli.ts).
+    globalSetup: ['test/setup/compiled-cli.ts'],
     pool: 'forks',
     // Vitest's default is one worker less than the cores: on CI's two cores, one file at a time.
     // Most files wait on child processes and sockets, so two at once nearly halve the wall time.
