@@ -63,6 +63,7 @@ describe('usage audit', () => {
     });
     cleanups.push(r.close);
     const u = r.outcome.report.audit?.usage;
+    console.log(JSON.stringify({ load: r.outcome.report.load, a: r.outcome.report.asyncRuns, ops: r.outcome.report.ops.run, warn: r.outcome.report.warnings }));
     expect(r.outcome.report.asyncRuns?.final.completed).toBe(10);
     expect(u?.exact).toBe(true);
     expect(u?.client.totalRuns).toBe(10);
