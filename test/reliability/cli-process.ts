@@ -69,11 +69,12 @@ export function spawnCli(args: readonly string[], options: { cwd: string; env?: 
 }
 
 /**
- * Polls `check` every `everyMs` until it returns true; rejects after `timeoutMs` with `what`
- * (a safety net against a hung test, not a timing assertion).
+ * Polls `check` every `everyMs` until it returns true; rejects after `timeoutMs` (stretched by
+ * `scaledMs` on a machine that starts slowly) with `what`: a safety net against a hung test,
+ * not a timing assertion.
  */
 export async function until(check: () => boolean, what: string, timeoutMs = 20_000, everyMs = 5): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
+  const deadline = performance.now() + scaledMs(timeoutMs);
   while (!check()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
