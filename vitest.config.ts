@@ -2,10 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Real-part tests (Prometheus, Chromium, spawned CLIs) start processes; give them room
-    // without letting a hung one stall CI for long.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Real-part tests (Prometheus, Chromium, spawned CLIs) start processes; give them room on a
+    // busy machine (these only guard hangs, never time anything) without letting a hung one
+    // stall CI for long.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // Compiles src/ once for the CLIs tests spawn (test/setup/compiled-cli.ts).
+    globalSetup: ['test/setup/compiled-cli.ts'],
     pool: 'forks',
     // Vitest's default is one worker less than the cores: on CI's two cores, one file at a time.
     // Most files wait on child processes and sockets, so two at once nearly halve the wall time.

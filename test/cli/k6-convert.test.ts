@@ -14,7 +14,13 @@ import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 
-const TOKEN = 'fg_k6_convert_token';
+const SCRIPT_NAMES = ['http-get', 'stages', 'scenarios', 'thresholds', 'groups', 'unconvertible'] as const;
+/**
+ * One token (and account) per converted script: the reference service limits each token to its
+ * tier's requests a minute, and six one-second runs on one token exhaust a pro token's minute on
+ * a fast machine, so the later scripts met 429s that had nothing to do with their conversion.
+ */
+const tokenOf = (name: string): string => `fg_k6_convert_${name}`;
 const SCRIPTS = join(import.meta.dirname, '..', 'scenario', 'k6-scripts');
 /** A guard against a hang, not a timing: each run lasts a second. */
 const RUN_GUARD_MS = 120_000;
@@ -26,8 +32,9 @@ let healthUrl: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fg-k6-cli-'));
-  for (const f of ['http-get', 'stages', 'scenarios', 'thresholds', 'groups', 'unconvertible']) copyFileSync(join(SCRIPTS, `${f}.js`), join(dir, `${f}.js`));
-  service = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_k6', tier: 'pro' } } });
+  for (const f of SCRIPT_NAMES) copyFileSync(join(SCRIPTS, `${f}.js`), join(dir, `${f}.js`));
+  const tokens = Object.fromEntries(SCRIPT_NAMES.map((n) => [tokenOf(n), { account: `acct_k6_${n}`, tier: 'pro' as const }]));
+  service = await startReferenceService({ latency: 'none', tokens });
   health = createServer((_req, res) => res.end('ok'));
   await new Promise<void>((r) => health.listen(0, '127.0.0.1', r));
   healthUrl = `http://127.0.0.1:${(health.address() as { port: number }).port}/health`;
@@ -58,7 +65,7 @@ async function convertAndRun(name: string, seconds = 1): Promise<{ code: number;
   const made = await cli('new', '--from-k6', `${name}.js`, '--force');
   expect(made.code, made.err).toBe(0);
   const out = join(dir, `out-${name}`);
-  const r = await cli('run', `./${name}.ts`, '-d', `${seconds}s`, '--base-url', service.baseUrl, '--token', TOKEN, '--out', out, '--quiet', '--no-audit', '-e', `BASE_URL=${service.baseUrl}`, '-e', `HEALTH_URL=${healthUrl}`);
+  const r = await cli('run', `./${name}.ts`, '-d', `${seconds}s`, '--base-url', service.baseUrl, '--token', tokenOf(name), '--out', out, '--quiet', '--no-audit', '-e', `BASE_URL=${service.baseUrl}`, '-e', `HEALTH_URL=${healthUrl}`);
   expect(r.err).not.toMatch(/invalid|internal error|could not load/);
   return { code: r.code, report: JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report, err: r.err };
 }

@@ -14,7 +14,7 @@ import { parseStartAt, waitForStart } from '../../src/cli/start-at.js';
 import { createFakeClock } from '../../src/core/clock.js';
 import { mergeReports, type Report } from '../../src/report/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
-import { killIfRunning, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
+import { killIfRunning, scaledMs, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
 
 const TOKEN = 'fg_start_at_token_S';
 let dir: string;
@@ -110,13 +110,17 @@ describe('--start-at', () => {
     expect(report.shard).toMatchObject({ index: 1, count: 1, runId: `longer@${at.replace('.000Z', 'Z')}` });
   });
 
-  it('two shards given the same --start-at start within 50 ms of each other, at that instant, and merge without a warning', async () => {
+  // Needs a quiet core: "within 50 ms" and the achieved rate are wall-clock figures of two shards
+  // sharing this process's event loop, which a starved machine can delay. Retried once; the
+  // product's own judgement (no SHARDS_NOT_TOGETHER: starts within a second) is checked too.
+  it('two shards given the same --start-at start within 50 ms of each other, at that instant, and merge without a warning', { retry: 1 }, async () => {
     // Both in this process, so the test measures the wait, not how two processes share two busy cores.
-    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3000);
+    // Far enough ahead that both are waiting before it comes, however slowly this machine prepares a run.
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + scaledMs(3000));
     const [one, two] = await Promise.all([run(['--shard', '1/2', '--start-at', at.toISOString()]), run(['--shard', '2/2', '--start-at', at.toISOString()])]);
     for (const r of [one, two]) {
       expect(r.code, r.err).toBe(0);
-      expect(r.out).toMatch(/^flowgauge: shard [12]\/2 {2}waiting until \S+ to start \(--start-at "\S+"\), \d\.\d s from now$/m);
+      expect(r.out).toMatch(/^flowgauge: shard [12]\/2 {2}waiting until \S+ to start \(--start-at "\S+"\), \d+\.\d s from now$/m);
       expect(r.err, 'neither was late').toBe('');
       expect(Date.parse(r.report?.startedAt ?? '')).toBeGreaterThanOrEqual(at.getTime());
     }

@@ -35,6 +35,7 @@ import { startReferenceService, type ReferenceService } from '../../src/target/i
 import { findBinary } from '../export/helpers/binaries.js';
 import { freePort, startPrometheus, type TestPrometheus } from '../export/helpers/prometheus.js';
 import { removeTempDirs, tempDir } from '../probe/helpers.js';
+import { CLI_BIN } from '../reliability/cli-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NEEDED = ['prometheus', 'prometheus-pushgateway', 'openssl'];
@@ -56,7 +57,7 @@ function cronJobScript(vars: { history: string; pushgateway: string; target: str
   const job = docs.find((d) => d.kind === 'CronJob') as { spec: { jobTemplate: { spec: { template: { spec: { containers: { args: string[] }[] } } } } } };
   let script = job.spec.jobTemplate.spec.template.spec.containers[0]?.args.join('\n') ?? '';
   for (const [from, to] of [
-    ['/app/bin/flowgauge.mjs', join(ROOT, 'bin/flowgauge.mjs')],
+    ['/app/bin/flowgauge.mjs', CLI_BIN],
     ['/data/probe-history', vars.history],
     ['http://flowgauge-pushgateway:9091', vars.pushgateway],
     ['probe --once', `probe --once --target-name ${vars.target}`],
@@ -122,7 +123,7 @@ describe.skipIf(missing.length > 0 && !CI)('two targets, two probers, one Promet
     const daemonPort = await freePort();
     daemon = spawn(
       process.execPath,
-      [join(ROOT, 'bin/flowgauge.mjs'), 'probe', '--interval', '1s', '--base-url', staging.baseUrl, '--target-name', 'staging', '--history', join(dir, 'staging-history'), '--metrics-port', String(daemonPort), '--quiet'],
+      [CLI_BIN, 'probe', '--interval', '1s', '--base-url', staging.baseUrl, '--target-name', 'staging', '--history', join(dir, 'staging-history'), '--metrics-port', String(daemonPort), '--quiet'],
       { env: { ...process.env, FLOWGAUGE_TOKEN: staging.tokens.pro }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     daemon.stdout?.on('data', (b: Buffer) => (daemonLog += b.toString()));

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/report/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { envValue, podScript } from './helpers/pod-script.js';
+import { CLI_BIN } from '../reliability/cli-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TOKEN = 'fg_rehearsal_token';
@@ -55,7 +56,7 @@ function childrenOf(pid: number): number[] {
 function measureStartUp(): Promise<number> {
   const t0 = performance.now();
   return new Promise((done, fail) =>
-    execFile(process.execPath, [join(ROOT, 'bin/flowgauge.mjs'), 'schema', 'scenario'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }, (err) => (err ? fail(err) : done(performance.now() - t0))),
+    execFile(process.execPath, [CLI_BIN, 'schema', 'scenario'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 }, (err) => (err ? fail(err) : done(performance.now() - t0))),
   );
 }
 
@@ -215,7 +216,7 @@ describe('a distributed run rehearsed: one shard killed, one late', () => {
     const files = [0, 2].map((i) => join(reports, RUN_ID, `shard-${i}`, 'report.json'));
     const out = join(dir, 'allowed', 'merged.json');
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) =>
-      execFile(process.execPath, [join(ROOT, 'bin/flowgauge.mjs'), 'merge', ...files, '--allow-partial', '-o', out], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+      execFile(process.execPath, [CLI_BIN, 'merge', ...files, '--allow-partial', '-o', out], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
         const e = err as (Error & { code?: number | string }) | null;
         done({ code: e === null ? 0 : typeof e.code === 'number' ? e.code : null, stdout, stderr });
       }),

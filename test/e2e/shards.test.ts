@@ -15,9 +15,10 @@ import { mergeReports } from '../../src/report/merge.js';
 import type { Report } from '../../src/report/model.js';
 import { startReferenceService } from '../../src/target/index.js';
 import type { ReferenceService } from '../../src/target/index.js';
+import { CLI_BIN } from '../reliability/cli-process.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/flowgauge.mjs');
+const BIN = CLI_BIN;
 const SHARDS = 3;
 const RATE_PER_S = 60;
 const DURATION_S = 3;

@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDashboards, type GrafanaDashboard } from '../../src/slo/grafana-dashboards.js';
 import { SLI_SOURCE } from '../../src/slo/metric-names.js';
@@ -17,9 +17,10 @@ import { generatePrometheusRules, renderRulesYaml, type RecordingRule } from '..
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { binaryGate } from './helpers/binaries.js';
 import { annotationExprs, freePort, panelExprs, startPrometheus, substitute, variableExprs, type TestPrometheus } from './helpers/prometheus.js';
+import { CLI_BIN } from '../reliability/cli-process.js';
 
 const gate = binaryGate(['prometheus']);
-const BIN = resolve(import.meta.dirname, '../../bin/flowgauge.mjs');
+const BIN = CLI_BIN;
 const TOKEN = 'fg_live_metrics_token';
 const OPTIONS = { objective: 0.999, period: '30d' } as const;
 

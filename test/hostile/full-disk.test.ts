@@ -11,15 +11,14 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { LOCK_FILE } from '../../src/cli/out-lock.js';
-import { until } from '../reliability/cli-process.js';
+import { CLI_BIN, until } from '../reliability/cli-process.js';
 import { cannotMount, mountSmallDisk, type SmallDisk } from './small-disk.js';
 
-const BIN = fileURLToPath(new URL('../../bin/flowgauge.mjs', import.meta.url));
+const BIN = CLI_BIN;
 const SCENARIO = { name: 'disk', tier: 'pro', load: { executor: 'constant-arrival-rate', rate: '10/s', duration: '1s' }, mix: [{ op: 'listFlows' }], thresholds: {} };
 
 let dir: string;

@@ -19,7 +19,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
+import { killIfRunning, scaledMs, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { recordFigures } from '../reliability/figures.js';
 import { waitBounded } from './bounded-child.js';
 import { bombBodies, deepBodies, MODES, type HostileMode } from './hostile-modes.js';
@@ -28,7 +28,7 @@ import { startCollector, startHostileServer, type Collector } from './hostile-se
 const SECRET = 'fgHOSTILEc4d9e2b7a1f0token';
 const SECRET_CORE = 'c4d9e2b7a1f0';
 /** Safety net against a hang, not a timing assertion: each command here ends in seconds. */
-const EXIT_BOUND_MS = 60_000;
+const EXIT_BOUND_MS = scaledMs(60_000);
 /** The same bound as `run`'s suite: the CLI under tsx is about 200 MB with nothing to hold. */
 const RSS_BOUND_MB = 400;
 /**

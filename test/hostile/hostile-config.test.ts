@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
+import { killIfRunning, scaledMs, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { waitBounded } from './bounded-child.js';
 
 /** A safety net against a hang, not a timing assertion: each command here ends in seconds. */
-const EXIT_BOUND_MS = 120_000;
+const EXIT_BOUND_MS = scaledMs(120_000);
 const TEST_GUARD_MS = EXIT_BOUND_MS + 30_000;
 /** What a refusal may print: the first 20 problems, the count of the rest and the allowed keys once. */
 const OUTPUT_BOUND = 16 * 1024;

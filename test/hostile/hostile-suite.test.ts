@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_JSON_SCHEMA, type Report } from '../../src/report/index.js';
-import { killIfRunning, spawnCli, type CliProcess } from '../reliability/cli-process.js';
+import { killIfRunning, scaledMs, spawnCli, type CliProcess } from '../reliability/cli-process.js';
 import { recordFigures } from '../reliability/figures.js';
 import { waitBounded } from './bounded-child.js';
 import { startCollector, startHostileServer, type Collector } from './hostile-server.js';
@@ -32,8 +32,12 @@ const SECRET = 'fgHOSTILEc4d9e2b7a1f0token';
 const SECRET_CORE = 'c4d9e2b7a1f0';
 /** 20/s for 500 ms: 10 requests, run and stream alike. */
 const SCHEDULED = 10;
-/** Safety net against a hang, not a timing assertion: a healthy run here takes a few seconds. */
-const EXIT_BOUND_MS = 40_000;
+/**
+ * Safety net against a hang, not a timing assertion: a healthy run here takes a few seconds
+ * (0.5 s of schedule, 2 s deadlines, 3 s of grace) after start-up; stretched on a machine that
+ * starts the CLI slowly (five of these children run at once).
+ */
+const EXIT_BOUND_MS = scaledMs(40_000);
 /**
  * The CLI under tsx sits at about 200 MB with nothing to hold (its loader thread alone is about
  * 40 MB); each open request may buffer up to its 16 MiB cap, and ten are open at once.

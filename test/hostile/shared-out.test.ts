@@ -14,7 +14,7 @@ import { main } from '../../src/cli/main.js';
 import { LOCK_FILE } from '../../src/cli/out-lock.js';
 import type { Report } from '../../src/report/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
-import { killIfRunning, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
+import { killIfRunning, scaledMs, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
 
 const TOKEN = 'fg_shared_out_t0ken';
 let dir: string;
@@ -26,8 +26,12 @@ beforeAll(async () => {
   service = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_b', tier: { limitPerMinute: 10_000_000 } } } });
   const scenario = (name: string, duration: string): string =>
     JSON.stringify({ name, tier: { limitPerMinute: 10_000_000 }, load: { executor: 'constant-arrival-rate', rate: '20/s', duration }, mix: [{ op: 'listFlows' }], thresholds: {} });
-  writeFileSync(join(dir, 'long.json'), scenario('long', '4s'));
+  // Long enough for the refused commands below to reach their lock check while it runs: 4 s
+  // on a quiet machine, stretched on one that starts slowly.
+  writeFileSync(join(dir, 'long.json'), scenario('long', `${Math.ceil(scaledMs(4000) / 1000)}s`));
   writeFileSync(join(dir, 'short.json'), scenario('short', '1s'));
+  // Once in this process first, so the commands refused below are not slowed by loading the CLI.
+  await cli(['run', 'short.json', '--out', join(dir, 'warm-up'), '--quiet', '--no-audit']);
 });
 afterAll(async () => {
   await killIfRunning(first);

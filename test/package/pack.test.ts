@@ -9,9 +9,9 @@
  * loud note; under CI=true that is a failure instead.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeOfflineProject } from './offline-project.js';
@@ -24,8 +24,19 @@ const env = { ...process.env, NO_COLOR: '1', FLOWGAUGE_TOKEN: '' };
 let files: string[] = [];
 let skipReason: string | undefined;
 
-beforeAll(async () => {
-  const t0 = performance.now();
+/**
+ * `npm pack` here (its prepack builds dist/), or the tarball `FLOWGAUGE_TEST_TARBALL` names:
+ * .ci/run packs the checkout once and runs this file on three Node versions against that one
+ * tarball (built from the same sources, it is the same package), not three builds.
+ */
+async function packOrPrebuilt(): Promise<{ filename: string; size: number; files: string[] }> {
+  const prebuilt = process.env.FLOWGAUGE_TEST_TARBALL;
+  if (prebuilt !== undefined && prebuilt !== '') {
+    const { stdout } = await exec('tar', ['-tzf', prebuilt], { maxBuffer: 16 * 1024 * 1024 });
+    await exec('cp', [prebuilt, join(dir, basename(prebuilt))]);
+    const listed = stdout.split('\n').filter((p) => p !== '' && !p.endsWith('/')).map((p) => p.replace(/^package\//, ''));
+    return { filename: basename(prebuilt), size: statSync(prebuilt).size, files: listed };
+  }
   const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env }).catch((err: unknown) => {
     // The build's compiler errors are on stdout: show them, not only npm's "command failed".
     const e = err as { stdout?: string; stderr?: string };
@@ -34,7 +45,13 @@ beforeAll(async () => {
   const info = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; size: number; files: { path: string }[] }[];
   const packed = info[0];
   if (packed === undefined) throw new Error(`npm pack printed no package: ${stdout.slice(0, 200)}`);
-  files = packed.files.map((f) => f.path);
+  return { filename: packed.filename, size: packed.size, files: packed.files.map((f) => f.path) };
+}
+
+beforeAll(async () => {
+  const t0 = performance.now();
+  const packed = await packOrPrebuilt();
+  files = packed.files;
   const t1 = performance.now();
   mkdirSync(project);
   const tgz = join(project, packed.filename);

@@ -15,6 +15,7 @@ import { PROBE_METRICS } from '../../src/slo/metric-names.js';
 import { parseExposition, valueOf } from '../export/helpers/exposition.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { removeTempDirs, tempDir } from './helpers.js';
+import { CLI_BIN } from '../reliability/cli-process.js';
 
 function hasOpenssl(): boolean {
   try {
@@ -149,7 +150,7 @@ describe.skipIf(!OPENSSL)('probing over HTTPS', () => {
     const dir = tempDir('flowgauge-probe-cert-');
     writeFileSync(join(dir, 'ca.pem'), shortCert);
     const root = resolve(import.meta.dirname, '../..');
-    const args = ['bin/flowgauge.mjs', 'probe', '--once', '--base-url', baseUrl, '--ca', join(dir, 'ca.pem'), '--checks', 'listFlows', '--interval', '1m', '--history', join(dir, 'h'), '--json'];
+    const args = [CLI_BIN, 'probe', '--once', '--base-url', baseUrl, '--ca', join(dir, 'ca.pem'), '--checks', 'listFlows', '--interval', '1m', '--history', join(dir, 'h'), '--json'];
     const r = await new Promise<{ code: number | null; out: string; err: string }>((done) => {
       const child = execFile(process.execPath, args, { cwd: root, env: { ...process.env, FLOWGAUGE_TOKEN: svc.tokens.pro } }, (e, out, err) => done({ code: child.exitCode, out, err }));
     });

@@ -313,7 +313,10 @@ export const CASES: readonly MatrixCase[] = [
       expect(s?.good).toBe(2);
       expect(s?.excluded).toBe(SCHEDULED - 2);
       expect(s?.errors).toEqual({ RATE_LIMITED: SCHEDULED - 2 });
-      expect(report.rateLimit.expected429).toBe(SCHEDULED - 2);
+      // Each refusal is expected; one whose order against the requests in flight cannot be known
+      // (answers overtaking each other on a busy machine) is uncertain, never premature.
+      expect(report.rateLimit.expected429 + (report.rateLimit.uncertain429 ?? 0)).toBe(SCHEDULED - 2);
+      expect(report.rateLimit.expected429).toBeGreaterThan(0);
       expect(report.rateLimit.premature429).toBe(0);
     },
   },
