@@ -51,6 +51,9 @@ export const serveCommand: MakeCommand = (ctx) => ({
     }
     const fromFile = args.config === undefined ? {} : await readConfig(io.cwd, args.config);
     const service = await startReferenceService({ ...fromFile, port: args.port, host: args.host });
+    // A signal is the service's ordinary end (SIGHUP too: the terminal it ran in closed); it exits 0.
+    // Listened for before "Ctrl-C to stop." is said: a signal sent on reading it must find the listener.
+    const stop = listenForStop(io.stderr, 'stopping the reference service');
     io.stdout.write(
       [
         `reference service listening`,
@@ -64,8 +67,6 @@ export const serveCommand: MakeCommand = (ctx) => ({
         '',
       ].join('\n'),
     );
-    // A signal is the service's ordinary end (SIGHUP too: the terminal it ran in closed); it exits 0.
-    const stop = listenForStop(io.stderr, 'stopping the reference service');
     try {
       await new Promise<void>((done) => {
         stop.signal.addEventListener('abort', () => done(), { once: true });
