@@ -18,8 +18,10 @@ export function probeResultOf(r: ProbeRecord, timeMs = recordTimeMs(r), checkS =
     phases: { dns: s(p.dns), connect: s(p.connect), tls: s(p.tls), ttfb: s(p.ttfb), total: p.total / 1000 },
     ...(r.ttftMs !== null ? { ttftS: r.ttftMs / 1000 } : {}),
     ...(r.tls?.version != null ? { tlsVersion: r.tls.version } : {}),
-    // The record's time is the start: it finished a check's duration later.
-    finishedAtS: (timeMs + (checkS ?? p.total / 1000) * 1000) / 1000,
+    // The record's time is the start: it finished a check's duration later. In whole ms: the
+    // live check's duration and the record's (kept to the µs) agree there, so a gauge pushed from
+    // the history equals the one the running probe set.
+    finishedAtS: Math.round(timeMs + (checkS ?? p.total / 1000) * 1000) / 1000,
     ...(Number.isFinite(certMs) ? { certExpiryS: certMs / 1000 } : {}),
   };
 }

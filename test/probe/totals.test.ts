@@ -126,7 +126,8 @@ describe('readProbeTotals', () => {
     const recs = history();
     writeHistory(dir, recs);
     const { totals } = await readProbeTotals(dir, NOW);
-    const finishedS = (r: ProbeRecord): number => (Date.parse(r.time) + (r.checkMs ?? 0)) / 1000;
+    // The end of the check, in whole ms (the live probe's duration and the record's agree there).
+    const finishedS = (r: ProbeRecord): number => Math.round(Date.parse(r.time) + (r.checkMs ?? 0)) / 1000;
     const runs = recs.filter((r) => r.check === 'run');
     expect(totals.checks.run?.lastRunS).toBeCloseTo(finishedS(runs.at(-1) as ProbeRecord), 6);
     expect(totals.checks.run?.lastSuccessS).toBeCloseTo(finishedS(runs.filter((r) => r.success).at(-1) as ProbeRecord), 6);
