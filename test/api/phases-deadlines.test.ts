@@ -102,7 +102,10 @@ describe('whole-request deadlines', () => {
     expect(r.timing.tokens).toBeGreaterThan(0);
   });
 
-  it('fire at their instant, within 5 ms (the median of 20 spread deadlines), never before it, queued or not', async () => {
+  // Needs a quiet core: "within 5 ms" is a wall-clock figure (beyond the plain timers' own
+  // lateness, which it subtracts) that a starved machine can miss; retried once. Never early is
+  // checked every time.
+  it('fire at their instant, within 5 ms (the median of 20 spread deadlines), never before it, queued or not', { retry: 1 }, async () => {
     server.handler = () => undefined; // never answers
     const deadlines = Array.from({ length: 20 }, (_, i) => 200 + 7 * i);
     // A plain timer beside each request says how late this (possibly busy) event loop runs timers.

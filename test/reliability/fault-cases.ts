@@ -9,6 +9,7 @@ import type { SliClass } from '../../src/core/types.js';
 import type { Report } from '../../src/report/index.js';
 import type { ReferenceServiceOptions } from '../../src/target/index.js';
 import { expect } from 'vitest';
+import { scaledMs } from './cli-process.js';
 import { RUN_BODY, sseEvent, sseStream, type Fault } from './fault-server.js';
 
 /** The token of every matrix run (the limited-tier case needs it in the service's options). */
@@ -19,6 +20,14 @@ export const RATE = '20/s';
 export const DURATION = '500ms';
 /** Requests the default schedule starts. */
 export const SCHEDULED = 10;
+
+/**
+ * The client's headers or body timeout against a server that stalls (never finishes): 300 ms on
+ * a quiet machine, stretched on a slow one, where a request could otherwise reach it before the
+ * server even read it (the case asserts the server saw every request). A stalled server stays
+ * stalled however long the wait, so the outcome is the same.
+ */
+const STALL_MS = scaledMs(300);
 
 /** The operation a case measures. */
 export type Op = 'run' | 'stream';
@@ -96,7 +105,7 @@ export const CASES: readonly MatrixCase[] = [
     name: 'no response head: stall past the headers timeout',
     op: 'run',
     raw: () => undefined,
-    timeouts: { headersMs: 300 },
+    timeouts: { headersMs: STALL_MS },
     expect: { error: 'HEADERS_TIMEOUT', sli: 'bad', status: 0 },
   },
   {
@@ -110,7 +119,7 @@ export const CASES: readonly MatrixCase[] = [
       };
       drip();
     },
-    timeouts: { headersMs: 300 },
+    timeouts: { headersMs: STALL_MS },
     expect: { error: 'HEADERS_TIMEOUT', sli: 'bad', status: 0 },
   },
   {
@@ -120,14 +129,14 @@ export const CASES: readonly MatrixCase[] = [
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': 4096 });
       res.write('{"id":"run_1",');
     },
-    timeouts: { bodyMs: 300 },
+    timeouts: { bodyMs: STALL_MS },
     expect: { error: 'BODY_TIMEOUT', sli: 'bad', status: 200 },
   },
   {
     name: 'stream stalls mid-way past the body timeout (reference streamStall)',
     op: 'stream',
     service: { faults: { streamStall: { afterTokens: 2, pauseMs: '30s', rate: 1 } } },
-    timeouts: { bodyMs: 300 },
+    timeouts: { bodyMs: STALL_MS },
     expect: { error: 'BODY_TIMEOUT', sli: 'bad', status: 200 },
   },
   {
