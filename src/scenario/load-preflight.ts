@@ -20,10 +20,11 @@ export interface PreflightInput {
 }
 
 /**
- * What it answers once the import and its export came back: loaded, or failed (a throw, a
- * rejection); or, asked at the deadline, that it is still waiting (its thread is free: an await).
+ * What it says: that it begins importing the module (its own code is loaded: the deadline starts
+ * now); once the import and its export came back, loaded or failed (a throw, a rejection); or,
+ * asked at the deadline, that it is still waiting (its thread is free: an await).
  */
-export type PreflightAnswer = { readonly ok: boolean } | { readonly waiting: true };
+export type PreflightAnswer = { readonly started: true } | { readonly ok: boolean } | { readonly waiting: true };
 
 /** How the pre-flight ended. */
 export type PreflightOutcome =
@@ -45,15 +46,23 @@ const ENTRY = new URL('../../bin/flowgauge-preflight.mjs', import.meta.url);
 /** How long a thread at its deadline has to say it is only waiting. */
 const ASK_MS = 2000;
 
+/**
+ * How long the thread may take to load its own code before it begins the module's: a guard, not
+ * a deadline of the module's. Past it the load here goes on without a pre-flight (its own timer
+ * still bounds an await; only a loop would then go unbounded, on a machine too starved to start
+ * a thread in a minute).
+ */
+const START_GUARD_MS = 60_000;
+
 /** The package's own ready scenarios. */
 const OWN_SCENARIOS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scenarios') + sep;
 
 /**
  * Imports the module at `abs` in a throwaway worker thread, terminated if its code (top level
- * and exported promise together) has not come back `timeoutMs` after the thread started. Never
- * rejects.
+ * and exported promise together) has not come back `timeoutMs` after the thread began importing
+ * it. Never rejects. `entry` is the thread's script (a test's stands in front of it).
  */
-export function preflightModule(abs: string, timeoutMs: number): Promise<PreflightOutcome> {
+export function preflightModule(abs: string, timeoutMs: number, entry: URL = ENTRY): Promise<PreflightOutcome> {
   return new Promise((settle) => {
     let done = false;
     let timer: NodeJS.Timeout | undefined;
@@ -65,7 +74,7 @@ export function preflightModule(abs: string, timeoutMs: number): Promise<Preflig
       // Whatever the module left running there (a timer, a loop) goes with the thread.
       void worker.terminate();
     };
-    const worker = new Worker(ENTRY, {
+    const worker = new Worker(entry, {
       workerData: { abs } satisfies PreflightInput,
       // The module's own output is the run's to show, once, when it loads there.
       stdout: true,
@@ -75,14 +84,21 @@ export function preflightModule(abs: string, timeoutMs: number): Promise<Preflig
     worker.unref();
     worker.stdout.resume();
     worker.stderr.resume();
-    // From the thread's start: how long the thread itself takes to start is not the module's.
-    worker.once('online', () => {
-      timer = setTimeout(() => {
-        worker.postMessage('waiting?');
-        timer = setTimeout(() => end({ kind: 'timed-out', busy: true }), ASK_MS);
-      }, timeoutMs);
+    // The deadline is the module's: it starts when the thread, its own code loaded, begins the
+    // import. From the thread's start, a loaded machine charged the module with seconds of the
+    // thread's own loader and called a thread still loading "waits on something that never settles".
+    timer = setTimeout(() => end({ kind: 'unavailable' }), START_GUARD_MS);
+    worker.on('message', (a: PreflightAnswer) => {
+      if ('started' in a) {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          worker.postMessage('waiting?');
+          timer = setTimeout(() => end({ kind: 'timed-out', busy: true }), ASK_MS);
+        }, timeoutMs);
+        return;
+      }
+      end('waiting' in a ? { kind: 'timed-out', busy: false } : { kind: 'came-back', ok: a.ok });
     });
-    worker.on('message', (a: PreflightAnswer) => end('waiting' in a ? { kind: 'timed-out', busy: false } : { kind: 'came-back', ok: a.ok }));
     worker.on('error', () => end({ kind: 'unavailable' }));
     // An end before any answer is the module's own process.exit.
     worker.on('exit', (code) => end({ kind: 'exited', code }));

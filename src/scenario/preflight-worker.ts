@@ -23,6 +23,7 @@ async function load(): Promise<void> {
 // open until it answers, such a module meets the deadline instead, as in the main thread.
 const hold = setInterval(() => undefined, 60_000);
 // A throw or a rejection is named by the load in the main thread, which knows the file's lines.
+answer({ started: true });
 load().then(
   () => answer({ ok: true }),
   () => answer({ ok: false }),

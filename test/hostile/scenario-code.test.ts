@@ -113,9 +113,10 @@ describe('a scenario module whose load never comes back', () => {
     it(`${name}: loadScenarioFile with the pre-flight refuses it at a 1.5 s deadline (stretched on a slow machine), saying which`, async () => {
       write('spin-dep.mjs', 'for (;;) {}\n');
       const file = write(`never-${name.length}.mjs`, code);
-      // The deadline counts from the thread's start, so it includes the thread's own loader
-      // (tsx from the sources): on a starved machine that alone outlasted 1.5 s, and the thread,
-      // still loading, answered as if it were waiting. Stretched as start-up is.
+      // The deadline counts from the thread's beginning the import (its own loader, tsx from the
+      // sources, no longer counts), but the import itself (tsx resolving and reading the files)
+      // is part of it: on a starved machine a thread still importing would answer as if it were
+      // waiting. Stretched as start-up is.
       const deadlineMs = Math.round(scaledMs(1500) / 100) * 100;
       const err = await loadScenarioFile(file, { preflight: true, loadTimeoutMs: deadlineMs }).then(() => undefined, (e: unknown) => e);
       expect(String(err)).toContain(`did not finish loading within ${deadlineMs / 1000} s`);
