@@ -98,6 +98,31 @@ export function reportDir(cwd: string, scenario: string, startedAtMs: number, ou
   return resolve(cwd, 'reports', `${scenario}-${stamp}`);
 }
 
+/** How many runs of one scenario may start in one second and each keep its own directory. */
+const SAME_SECOND_RUNS = 1000;
+
+/**
+ * Claims a new directory for a run's report under `<cwd>/reports` (`reportDir` without `--out`):
+ * created exclusively, so two runs of one scenario started in the same second (a shell loop, a
+ * CI matrix on one machine) never share one and replace each other's report: the second gets
+ * `<scenario>-<timestamp>-2`, and so on. Throws a `UsageError` (exit 2) as `makeDirectory` does.
+ */
+export async function claimReportDir(cwd: string, scenario: string, startedAtMs: number): Promise<string> {
+  const base = reportDir(cwd, scenario, startedAtMs, undefined);
+  const shown = 'give a writable directory with --out';
+  await makeDirectory(dirname(base), shown);
+  for (let n = 1; n <= SAME_SECOND_RUNS; n++) {
+    const dir = n === 1 ? base : `${base}-${n}`;
+    try {
+      await mkdir(dir);
+      return dir;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'EEXIST') throw new UsageError(`cannot write reports to ${dir} (${reasonWords(err)}); ${shown}`);
+    }
+  }
+  throw new UsageError(`cannot write reports to ${base}: ${SAME_SECOND_RUNS} runs of ${scenario} started in that second already have directories there; ${shown}`);
+}
+
 /**
  * Writes `files` (name → content) into `dir` atomically, the whole set or none of it; a write
  * that fails rejects with `FG_OUTPUT_FAILED` (exit 2) naming the path and the reason.
