@@ -72,10 +72,16 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A guard against a hang, not a timing: the cases run side by side, so each waits on the others' CPU too. */
+const CASE_GUARD_MS = 150_000;
+
 const inProject = (cmd: string, args: string[]): Promise<{ stdout: string; stderr: string }> =>
   exec(cmd, args, { cwd: project, env, maxBuffer: 16 * 1024 * 1024 });
 
-describe('the packed package', () => {
+// The cases share the installed project but no file in it (each writes its own), and mostly wait
+// on child processes: side by side, this file (run on three Node versions in CI) takes the
+// longest case instead of their sum.
+describe.concurrent('the packed package', () => {
   it('ships what an installed CLI and library need, and nothing of the tests or sources', () => {
     for (const f of ['dist/cli/main.js', 'dist/index.js', 'dist/index.d.ts', 'dist/index-client.js', 'dist/index-scenario.js', 'dist/index-report.js', 'dist/index-reference-service.js']) {
       expect(files).toContain(f);
@@ -98,7 +104,7 @@ describe('the packed package', () => {
     const { stdout } = await inProject('npx', ['flowgauge', 'run', 'smoke', '--duration', '2s', '--quiet']);
     expect(stdout).toMatch(/flowgauge smoke: PASS/);
     expect(readdirSync(join(project, 'reports')).some((d) => d.startsWith('smoke-'))).toBe(true);
-  }, 60_000);
+  }, CASE_GUARD_MS);
 
   it("runs a scenario file of the project's own that imports flowgauge by name, also split over worker threads", async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
@@ -117,14 +123,14 @@ describe('the packed package', () => {
     const split = await inProject('npx', ['flowgauge', 'run', './mine.ts', '--quiet', '--workers', String(workers)]);
     expect(split.stdout).toMatch(/flowgauge mine: PASS/);
     expect(split.stdout).toContain('iterations  5 started, 5 completed');
-  }, 60_000);
+  }, CASE_GUARD_MS);
 
   it('scaffolds a scenario with npx flowgauge new that runs there as written', async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
     await inProject('npx', ['flowgauge', 'new', 'first-check', '--journey']);
     const { stdout } = await inProject('npx', ['flowgauge', 'run', './first-check.ts', '--duration', '2s', '--quiet']);
     expect(stdout).toMatch(/flowgauge first-check: PASS/);
-  }, 60_000);
+  }, CASE_GUARD_MS);
 
   it('serves the library and its subpaths to plain Node ESM', async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
@@ -156,7 +162,7 @@ describe('the packed package', () => {
     );
     const { stdout } = await inProject(process.execPath, ['use.mjs']);
     expect(JSON.parse(stdout.trim())).toEqual({ ok: true, sameClient: true, sameService: true, verdict: 'PASS', listed: 10, kinds: ['function', 'function'] });
-  }, 30_000);
+  }, CASE_GUARD_MS);
 
   it("compiles in a strict consumer's tsc (skipLibCheck false, tsc's default): no declaration needs a dev dependency's types", async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
@@ -186,7 +192,7 @@ describe('the packed package', () => {
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const r = await exec(process.execPath, [tsc, '-p', consumer], { cwd: consumer, env }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? String(err) }));
     expect(r.stdout).toBe('');
-  }, 60_000);
+  }, CASE_GUARD_MS);
 
   it('is required from CommonJS (require(esm)), the same objects as import; where require cannot load it, the error names import()', async ({ skip }) => {
     if (skipReason !== undefined) return skip(skipReason);
@@ -209,5 +215,5 @@ describe('the packed package', () => {
       (err: { stderr?: string }) => ({ stderr: err.stderr ?? '' }),
     );
     expect(old.stderr).toMatch(/flowgauge is an ES module and this Node \(\S+\) cannot require\(\) it: use `const fg = await import\('flowgauge'\)`/);
-  }, 30_000);
+  }, CASE_GUARD_MS);
 });
