@@ -155,6 +155,9 @@ export async function runInWorkers(o: WorkerRunOptions): Promise<RunOutcome> {
             abortedBy = m.by;
             post({ type: 'abort', by: m.by }, slot);
           }
+        } else if (m.type === 'stopped') {
+          // Stopped from inside (the scenario's process.exit): the run stops, every worker with it.
+          if (!holding) post({ type: 'stop' }, slot);
         } else if (m.type === 'warn') {
           o.onWarn?.(m.text);
         } else if (m.type === 'scheduled') {

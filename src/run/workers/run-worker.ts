@@ -52,7 +52,14 @@ function reporter(exporters: WorkerExporters): RunOutput {
 async function runShard(): Promise<void> {
   // Before any of the scenario's code is loaded: the program's own setup of the thread (the CLI's guard on process.exit).
   const setup = await loadWorkerSetup(input.setup);
-  setup.stopSignal?.addEventListener('abort', () => stop.abort(), { once: true });
+  setup.stopSignal?.addEventListener(
+    'abort',
+    () => {
+      stop.abort();
+      send({ type: 'stopped' });
+    },
+    { once: true },
+  );
   const plan = await planInWorker(input);
   const clients = clientsFromSpecs(input.clients);
   let exporters: WorkerExporters | undefined;

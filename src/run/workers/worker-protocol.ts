@@ -40,6 +40,11 @@ export interface WorkerInput {
 export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'progress'; readonly progress: RunProgress; readonly snapshot: ExporterSnapshots }
+  /**
+   * Its run was stopped from inside the thread (the program's setup said so: the scenario called
+   * `process.exit`): the main thread stops the others, as a user's stop does. The run stops there.
+   */
+  | { readonly type: 'stopped' }
   /** One of its abort-on-fail thresholds failed (it is stopping): the main thread stops the others. */
   | { readonly type: 'aborted'; readonly by: string }
   /** The report of its schedule, before finishing (following, notifications) can wait on the target. */
