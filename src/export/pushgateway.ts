@@ -135,9 +135,12 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
 
   const push = async (limitMs: number, abort: AbortController): Promise<PushOutcome> => {
     if (closed) return record({ ok: false, status: 0, error: 'STOPPED' });
-    const deadline = AbortSignal.timeout(limitMs);
+    let deadline: AbortSignal | undefined;
     try {
       const body = await registry.metrics();
+      // The limit is on the Pushgateway, from the request on: building the body is this
+      // process's own work, and on a starved machine it alone outlasted the final push's 1 s.
+      deadline = AbortSignal.timeout(limitMs);
       const res = await request(groupUrl, {
         method: 'PUT',
         body,
@@ -149,7 +152,7 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       return record(ok ? { ok, status: res.statusCode } : { ok, status: res.statusCode, error: `HTTP ${res.statusCode}` });
     } catch (err) {
-      if (deadline.aborted) return record({ ok: false, status: 0, error: 'TIMEOUT' });
+      if (deadline?.aborted === true) return record({ ok: false, status: 0, error: 'TIMEOUT' });
       if (abort.signal.aborted) return record({ ok: false, status: 0, error: 'ABANDONED' });
       // Only the error's code or name: a message could quote the URL, credentials included.
       const e = err as { code?: unknown; name?: unknown };
