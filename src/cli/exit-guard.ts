@@ -72,6 +72,14 @@ function callerOf(stack: string | undefined): string {
 }
 
 /**
+ * The guards standing, oldest first, and the `process.exit` from before the first. Commands
+ * running at once in one process (a program calling `main` twice) end in any order: the latest
+ * guard still standing is the one in place, and the last to go puts back what was there before.
+ */
+const standing: (typeof process.exit)[] = [];
+let unguarded: typeof process.exit = process.exit;
+
+/**
  * Guards `process.exit` until `dispose()`. A call throws `ScenarioExitError` into the code that
  * made it; one made where nothing catches it (a timer's callback, a promise nobody awaits) is
  * swallowed here, the run being stopped already.
@@ -79,7 +87,7 @@ function callerOf(stack: string | undefined): string {
 export function guardProcessExit(): ExitGuard {
   const stop = new AbortController();
   let called: ScenarioExit | undefined;
-  const previous = process.exit;
+  if (standing.length === 0) unguarded = process.exit;
   const guarded = (code?: unknown): never => {
     const at = callerOf(new Error().stack);
     called ??= {
@@ -91,6 +99,7 @@ export function guardProcessExit(): ExitGuard {
     throw new ScenarioExitError(code, at);
   };
   process.exit = guarded as typeof process.exit;
+  standing.push(process.exit);
   // Thrown in a callback nobody awaits, it would crash the process: that is what the guard is against.
   const onUncaught = (err: unknown): void => {
     if (err instanceof ScenarioExitError) return;
@@ -113,7 +122,9 @@ export function guardProcessExit(): ExitGuard {
       warnings: () => (called === undefined ? [] : [{ code: 'SCENARIO_EXIT', message: called.message }]),
     },
     dispose() {
-      if (process.exit === guarded) process.exit = previous;
+      const at = standing.indexOf(guarded as typeof process.exit);
+      if (at !== -1) standing.splice(at, 1);
+      if (process.exit === guarded) process.exit = standing.at(-1) ?? unguarded;
       process.off('uncaughtException', onUncaught);
     },
   };

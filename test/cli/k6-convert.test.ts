@@ -4,15 +4,25 @@
  * runs for a second against the reference service with the operations, checks, steps and
  * thresholds its script had. The scripts are the shapes of k6's own examples
  * (test/scenario/k6-scripts/); a second local server stands for "another host" (vu.http).
+ *
+ * Most of a run's cost is loading its module twice: in the pre-flight thread (`load-preflight.ts`),
+ * then here. Here the loaded package is this process's, shared by every run; the thread loads it
+ * anew each time, from the compiled package (test/setup/threads-from-dist.ts). The six runs go at
+ * once, in this process: each owns its script, its converted file, its report directory and its
+ * token, and what they assert are counts (> 0, == 1, no fails) that a second of a run shared
+ * with the others still gives.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
+
+// The pre-flight threads start from the compiled package, not the sources through tsx (see there).
+vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
 
 const SCRIPT_NAMES = ['http-get', 'stages', 'scenarios', 'thresholds', 'groups', 'unconvertible'] as const;
 /**
@@ -24,7 +34,7 @@ const SCRIPT_NAMES = ['http-get', 'stages', 'scenarios', 'thresholds', 'groups',
  */
 const tokenOf = (name: string): string => `fg_k6_convert_${name}`;
 const SCRIPTS = join(import.meta.dirname, '..', 'scenario', 'k6-scripts');
-/** A guard against a hang, not a timing: each run lasts a second. */
+/** A guard against a hang, not a timing: each run lasts a second or two, six at once. */
 const RUN_GUARD_MS = 120_000;
 
 let dir: string;
@@ -97,6 +107,11 @@ describe('k6 scripts through the CLI', () => {
     expect(existsSync(join(dir, 'x.ts'))).toBe(false);
   }, RUN_GUARD_MS);
 
+});
+
+// `new --from-k6 … --force` and `run` on files of their own: nothing here is shared but the
+// service (a token each) and the `-e` values, which are the same for every run.
+describe.concurrent('k6 scripts converted, then run', () => {
   it('http_get: listFlows sent, its checks pass', async () => {
     const { code, report } = await convertAndRun('http-get');
     expect(code).toBe(0);
