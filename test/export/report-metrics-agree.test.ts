@@ -197,7 +197,7 @@ describe.concurrent('report.json and /metrics agree on every count', () => {
 
   // Side by side (vitest's maxConcurrency, 5 at a time): each run mostly waits on its schedule
   // and its grace period, and owns its service, its sink and its --out.
-  it.for(SCENARIOS)('%s', async (file, { expect }) => {
+  it.for(SCENARIOS)('%s', { timeout: 90_000 }, async (file, { expect }) => {
     const name = file.replace(/\.\w+$/, '');
     const { report, series } = await runOnce(name, join('scenarios', file), LIMITING, ['--duration', '2s']);
     expect(report.ops, 'the run sent requests').not.toEqual({});
@@ -215,7 +215,7 @@ describe.concurrent('report.json and /metrics agree on every count', () => {
     expect(disagreements(all)).toEqual([]);
     // Not vacuous: the limiter refused some of it.
     if (report.load.started >= 8) expect(report.rateLimit.responses429, 'the limiter refused some requests').toBeGreaterThan(0);
-  }, 90_000);
+  });
 });
 
 // Alone, after the others: its p50 < 200 ms is this process's own latency, which runs beside it would add to.
