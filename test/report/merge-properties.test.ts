@@ -4,8 +4,9 @@
  *
  * - Each rule kind on a focused case, the asyncRuns mean first: shards of {10 runs, 4 polls
  *   each} and {30 runs, 2 polls each} polled 2.5 times per run, not 6.
- * - Every shipped scenario, run briefly against one embedded service: merging its report alone
- *   gives it back unchanged, and the reports of 2 and 3 shards of the same run (same seed, the
+ * - Every shipped scenario, run briefly against one embedded service (a few scenarios at a
+ *   time, each with tokens of its own): merging its report alone gives it back unchanged, and
+ *   the reports of 2 and 3 shards of the same run (same seed, the
  *   shards' clocks started together) merge to the unsharded run's counts exactly (what the
  *   sharding itself keeps: see `opCounts` and the Poisson case), its rates within a tolerance,
  *   and every merged percentile is the percentile of the shards' values taken together, within
@@ -29,9 +30,16 @@ import { fixtureReport, WALL0 } from './fixture.js';
 
 const MS = 1e6;
 
+let built: Report | undefined;
+/**
+ * `fixtureReport()`, built once (it records 1,200 samples: about a quarter of a second on a busy
+ * machine, and these cases ask for it some thirty times); each caller gets its own copy.
+ */
+const fixture = (): Report => structuredClone((built ??= fixtureReport()));
+
 /** `fixtureReport()` (a realistic 60 s run) with `patch` on top, started `offsetMs` after WALL0. */
 function shard(patch: Partial<Report>, offsetMs = 0): Report {
-  const base = fixtureReport();
+  const base = fixture();
   return { ...base, startedAt: new Date(WALL0 + offsetMs).toISOString(), endedAt: new Date(WALL0 + offsetMs + 60_000).toISOString(), ...patch };
 }
 
@@ -86,7 +94,7 @@ describe('one rule per kind', () => {
     const m = mergeReports([shard({ asyncRuns: a }), shard({ asyncRuns: b })]);
     expect(m.asyncRuns?.followed).toEqual({ run: 5, trigger: 0 });
     expect(m.asyncRuns?.polls).toEqual({ total: 12, statuses: { '200': 11, '503': 1 }, errors: { SERVICE_UNAVAILABLE: 1 } });
-    const r = fixtureReport();
+    const r = fixture();
     const two = mergeReports([r, shard({})]);
     expect(two.ops.run?.statuses).toEqual(Object.fromEntries(Object.entries(r.ops.run?.statuses ?? {}).map(([k, n]) => [k, 2 * n])));
     expect(two.load.started).toBe(2 * r.load.started);
@@ -99,8 +107,8 @@ describe('one rule per kind', () => {
     expect(none.progress.min).toBeNull();
     const m = mergeReports([shard({ asyncRuns: low }), shard({ asyncRuns: high }), shard({ asyncRuns: none })]);
     expect(m.asyncRuns?.progress).toMatchObject({ min: -5, max: 130, atCompletion: { min: 60, max: 130 }, values: 12, outside0to100: 4 });
-    const slow = shard({ rateLimit: { ...fixtureReport().rateLimit, recoveryMs: 3000 } });
-    const fast = shard({ rateLimit: { ...fixtureReport().rateLimit, recoveryMs: 1000 } });
+    const slow = shard({ rateLimit: { ...fixture().rateLimit, recoveryMs: 3000 } });
+    const fast = shard({ rateLimit: { ...fixture().rateLimit, recoveryMs: 1000 } });
     expect(mergeReports([fast, slow]).rateLimit.recoveryMs).toBe(3000);
     // No rule is read off a name: `maxInFlight`-like counts are not taken for maxima.
     const withMaxCount = (n: number): Report => shard({ asyncRuns: { ...followed(1, 1), pollsPerRun: { runs: 1, mean: 1, max: n } } });
@@ -126,12 +134,12 @@ describe('one rule per kind', () => {
   });
 
   it('setting that may differ: the grace period of cut requests is left out, the reset semantics become unknown', () => {
-    const cut = (gracefulStopS: number): Report => shard({ load: { ...fixtureReport().load, cut: 2, gracefulStopS } });
+    const cut = (gracefulStopS: number): Report => shard({ load: { ...fixture().load, cut: 2, gracefulStopS } });
     expect(mergeReports([cut(5), cut(5)]).load).toMatchObject({ cut: 4, gracefulStopS: 5 });
     const m = mergeReports([cut(5), cut(10)]);
     expect(m.load.cut).toBe(4);
     expect(m.load.gracefulStopS).toBeUndefined();
-    const rs = (resetSemantics: Report['rateLimit']['resetSemantics']): Report => shard({ rateLimit: { ...fixtureReport().rateLimit, resetSemantics } });
+    const rs = (resetSemantics: Report['rateLimit']['resetSemantics']): Report => shard({ rateLimit: { ...fixture().rateLimit, resetSemantics } });
     expect(mergeReports([rs('delta-seconds'), rs('unknown')]).rateLimit.resetSemantics).toBe('delta-seconds');
     expect(mergeReports([rs('delta-seconds'), rs('epoch-seconds')]).rateLimit.resetSemantics).toBe('unknown');
   });
@@ -145,7 +153,7 @@ describe('one rule per kind', () => {
     const fast = h(Array.from({ length: 99 }, () => 1));
     const slow = h([500]);
     const all = h([...Array.from({ length: 99 }, () => 1), 500]);
-    const stepped = (x: { enc: string; pct: Pct }): Report => shard({ steps: { poll: x.pct }, histograms: { ...fixtureReport().histograms, 'step.poll': x.enc } });
+    const stepped = (x: { enc: string; pct: Pct }): Report => shard({ steps: { poll: x.pct }, histograms: { ...fixture().histograms, 'step.poll': x.enc } });
     const m = mergeReports([stepped(fast), stepped(slow)]);
     expect(m.steps?.poll).toEqual(all.pct);
     expect(m.steps?.poll?.p99).toBeLessThan(2);
@@ -161,7 +169,7 @@ describe('one rule per kind', () => {
   });
 
   it('recompute: availability and the budget from the merged events, the achieved rate over the union of the schedules', () => {
-    const r = fixtureReport();
+    const r = fixture();
     const good = shard({ slo: { ...r.slo, good: 1000, bad: 0 } });
     const bad = shard({ slo: { ...r.slo, good: 900, bad: 100 } });
     const m = mergeReports([good, bad]);
@@ -428,7 +436,9 @@ function checkPercentiles(merged: Report | ScenarioReport, shards: readonly (Rep
   }
 }
 
-describe('every shipped scenario, merged', () => {
+// The scenarios go side by side (vitest's maxConcurrency, 5 at a time): each mostly waits on its
+// 1 s schedule or its journeys' think time, and owns its tokens and accounts.
+describe.concurrent('every shipped scenario, merged', () => {
   for (const name of builtinScenarioNames()) {
     it(`${name}: one report merges back unchanged; 2 and 3 shards merge to the unsharded run's counts and exact percentiles`, async () => {
       const file = findScenarioFile(process.cwd(), name) as string;
