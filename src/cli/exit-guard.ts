@@ -72,6 +72,19 @@ function callerOf(stack: string | undefined): string {
 }
 
 /**
+ * True when Node itself made the call: a worker thread ending after an uncaught error calls
+ * `process.exit` from Node's own code. That is the thread dying (WORKER_LOST), not the scenario
+ * asking to end the run, and must not stop the run's other workers.
+ */
+function calledByNode(stack: string | undefined): boolean {
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    if (/exit-guard\.[jt]s/.test(line)) continue;
+    return /\(?node:internal\//.test(line);
+  }
+  return false;
+}
+
+/**
  * The guards standing, oldest first, and the `process.exit` from before the first. Commands
  * running at once in one process (a program calling `main` twice) end in any order: the latest
  * guard still standing is the one in place, and the last to go puts back what was there before.
@@ -89,7 +102,9 @@ export function guardProcessExit(): ExitGuard {
   let called: ScenarioExit | undefined;
   if (standing.length === 0) unguarded = process.exit;
   const guarded = (code?: unknown): never => {
-    const at = callerOf(new Error().stack);
+    const stack = new Error().stack;
+    if (calledByNode(stack)) return unguarded.call(process, code as number | undefined);
+    const at = callerOf(stack);
     called ??= {
       code,
       at,
