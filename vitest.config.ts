@@ -9,6 +9,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Compiles src/ once for the CLIs tests spawn (test/setup/compiled-cli.ts).
     globalSetup: ['test/setup/compiled-cli.ts'],
+    // ...and starts the threads of in-process runs from it too (pre-flight, embedded service, workers).
+    setupFiles: ['test/setup/threads-from-dist-everywhere.ts'],
     pool: 'forks',
     // Vitest's default is one worker less than the cores: on CI's two cores, one file at a time.
     // Most files wait on child processes and sockets, so two at once nearly halve the wall time.

@@ -16,13 +16,10 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
-
-// The pre-flight threads start from the compiled package, not the sources through tsx (see there).
-vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
 
 const SCRIPT_NAMES = ['http-get', 'stages', 'scenarios', 'thresholds', 'groups', 'unconvertible'] as const;
 /**

@@ -5,14 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { closest, humanizeUsageMessage } from '../../src/cli/usage-messages.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
-
-// The threads a run starts (embedded service, pre-flight, workers) from the compiled package, not the sources through tsx.
-vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
 
 let dir: string;
 let service: ReferenceService;

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/report/index.js';
@@ -18,9 +18,6 @@ import type { DashboardMessage } from '../../src/run/outputs/dashboard-output.js
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { parseExposition, sumOf } from '../export/helpers/exposition.js';
 import { until } from '../reliability/cli-process.js';
-
-// The threads a run starts (embedded service, pre-flight, workers) from the compiled package, not the sources through tsx.
-vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
 
 const TOKEN = 'fg_workers_exports_token_X';
 const TIER = { limitPerMinute: 10_000_000 };

@@ -8,16 +8,13 @@ import { availableParallelism } from 'node:os';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { autoWorkersNote, parseWorkers } from '../../src/cli/workers-option.js';
 import type { Report } from '../../src/report/index.js';
 import { startReferenceService, type ReferenceService } from '../../src/target/index.js';
 import { killIfRunning, spawnCli, until, type CliProcess } from '../reliability/cli-process.js';
-
-// The threads a run starts (embedded service, pre-flight, workers) from the compiled package, not the sources through tsx.
-vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
 
 const TOKEN = 'fg_workers_token_W';
 const TIER = { limitPerMinute: 10_000_000 };

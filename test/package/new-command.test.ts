@@ -12,11 +12,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
-vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
 
 const dir = mkdtempSync(join(tmpdir(), 'fg-new-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * For a test file that runs the CLI in-process (`main` from src/): the threads a run starts — the
+ * For test files that run the CLI in-process (`main` from src/): the threads a run starts — the
  * scenario's pre-flight, the embedded service, a run's workers — start from the compiled package
  * of test/setup/compiled-cli.ts, as the CLIs the tests spawn do, instead of compiling the sources
  * through tsx in each new thread. bin/flowgauge-preflight.mjs from the sources cost ~3 s of CPU
@@ -8,9 +8,7 @@
  * code is the same (esbuild only strips the types); the choice between the two in bin/ is
  * tested where it is the point (the checkout's own start-up, test/scenario/load-preflight.test.ts).
  *
- * Use, before the imports of the file (vi.mock is hoisted):
- *   vi.mock('node:worker_threads', async (original) => (await import('../setup/threads-from-dist.js')).threadsFromDist(await original()));
- * With `FLOWGAUGE_TEST_FROM_SOURCE=1` (no compiled package) the threads are left as they are.
+ * Every test file gets it through the setup file `threads-from-dist-everywhere.ts`. With `FLOWGAUGE_TEST_FROM_SOURCE=1` (no compiled package) the threads are left as they are.
  */
 import { pathToFileURL } from 'node:url';
 import type * as WorkerThreads from 'node:worker_threads';
