@@ -5,11 +5,16 @@
  * `flowgauge merge`: each gives the books' premature and expected counts within ±3, and no more
  * than 3 uncertain, where each worker or shard judging its half alone once called most of them
  * uncertain. A report without evidence (an older flowgauge) merges with a warning saying so.
+ *
+ * The three runs mostly wait on their 12 s schedules, so they start together in `beforeAll`, each
+ * against its own limiter (its own books, its own output dir), and each test awaits its own: one
+ * 12 s round instead of three. The length stays: it is four of the limiter's windows, the books'
+ * 60 or so premature refusals (more than 40 asserted) and enough evidence for the ±3.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Report } from '../../src/report/index.js';
@@ -18,23 +23,59 @@ import { startLimiterServer, type LimiterBooks, type LimiterServer } from '../he
 
 let dir: string;
 let file: string;
-let server: LimiterServer | undefined;
+const servers: LimiterServer[] = [];
+type Ran = { code: number; err: string; report: Report | undefined; path: string };
+let one: Promise<{ r: Ran; books: LimiterBooks }>;
+let workers: Promise<{ r: Ran; books: LimiterBooks }>;
+let shards: Promise<{ a: Ran; b: Ran; books: LimiterBooks }>;
+
+const limiter = async (): Promise<LimiterServer> => {
+  const s = await startLimiterServer(fixedWindow({ limit: 40, windowS: 3, admits: 25 }));
+  servers.push(s);
+  return s;
+};
+/** Handled here so a run failing before its test awaits it is no unhandled rejection; the test awaiting it fails. */
+function started<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'fg-rl-merge-'));
   file = join(dir, 'early.json');
   // 40 per 3 s is 800 per minute: the tier says what the headers say.
   writeFileSync(file, JSON.stringify({ name: 'early', tier: { limitPerMinute: 800 }, load: { executor: 'constant-arrival-rate', rate: '25/s', duration: '12s' }, mix: [{ op: 'listFlows' }], thresholds: {} }));
+  one = started(
+    (async () => {
+      const server = await limiter();
+      const r = await run(server.baseUrl, 'one', []);
+      return { r, books: server.books() };
+    })(),
+  );
+  workers = started(
+    (async () => {
+      const server = await limiter();
+      const r = await run(server.baseUrl, 'workers', ['--workers', '2']);
+      return { r, books: server.books() };
+    })(),
+  );
+  shards = started(
+    (async () => {
+      const server = await limiter();
+      const at = new Date(Date.now() + 2500).toISOString();
+      const base = server.baseUrl;
+      const [a, b] = await Promise.all([run(base, 'shard1', ['--shard', '1/2', '--start-at', at]), run(base, 'shard2', ['--shard', '2/2', '--start-at', at])]);
+      return { a, b, books: server.books() };
+    })(),
+  );
 });
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+afterAll(async () => {
+  await Promise.allSettled([one, workers, shards]);
+  for (const s of servers) await s.close();
+  rmSync(dir, { recursive: true, force: true });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const limiter = (): Promise<LimiterServer> => startLimiterServer(fixedWindow({ limit: 40, windowS: 3, admits: 25 }));
-
-async function run(base: string, name: string, extra: readonly string[]): Promise<{ code: number; err: string; report: Report | undefined; path: string }> {
+async function run(base: string, name: string, extra: readonly string[]): Promise<Ran> {
   const out = join(dir, name);
   const io = memoryIo({ cwd: dir });
   const code = await main(['run', file, '--base-url', base, '--token', 'fg_any', '--quiet', '--no-audit', '--out', out, ...extra], io);
@@ -53,10 +94,8 @@ function expectTruth(r: Report, books: LimiterBooks): void {
 
 describe('premature 429s of a split run, from the merged evidence', () => {
   it('one process: the books', async () => {
-    server = await limiter();
-    const r = await run(server.baseUrl, 'one', []);
+    const { r, books } = await one;
     expect(r.report, r.err).toBeDefined();
-    const books = server.books();
     expect(books.premature).toBeGreaterThan(40);
     expectTruth(r.report as Report, books);
     // The run's evidence travels in its report.
@@ -65,23 +104,18 @@ describe('premature 429s of a split run, from the merged evidence', () => {
   }, 120_000);
 
   it('--workers 2: the same verdicts as one process', async () => {
-    server = await limiter();
-    const r = await run(server.baseUrl, 'workers', ['--workers', '2']);
+    const { r, books } = await workers;
     expect(r.report, r.err).toBeDefined();
     expect(r.report?.load.workers).toBe(2);
-    if (process.env.DUMP) writeFileSync(process.env.DUMP, JSON.stringify({ report: r.report, books: server.books() }));
-    expectTruth(r.report as Report, server.books());
+    if (process.env.DUMP) writeFileSync(process.env.DUMP, JSON.stringify({ report: r.report, books }));
+    expectTruth(r.report as Report, books);
     expect(r.report?.rateLimit.evidence).toMatchObject({ of: 2, covers: 2 });
   }, 120_000);
 
   it('two shards + merge: the same verdicts as one process; a shard without evidence is said', async () => {
-    server = await limiter();
-    const at = new Date(Date.now() + 2500).toISOString();
-    const base = server.baseUrl;
-    const [a, b] = await Promise.all([run(base, 'shard1', ['--shard', '1/2', '--start-at', at]), run(base, 'shard2', ['--shard', '2/2', '--start-at', at])]);
+    const { a, b, books } = await shards;
     expect(a.report, a.err).toBeDefined();
     expect(b.report, b.err).toBeDefined();
-    const books = server.books();
     // Each shard alone saw half the traffic: its own verdicts cannot place most of the refusals.
     const alone = (a.report as Report).rateLimit;
     expect(alone.evidence).toMatchObject({ of: 2, covers: 1 });
