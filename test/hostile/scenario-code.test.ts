@@ -44,8 +44,8 @@ function write(name: string, text: string): string {
   return path;
 }
 
-function cli(args: readonly string[]): CliProcess {
-  const c = spawnCli([...args, '--base-url', service.baseUrl, '--token', TOKEN], { cwd: dir });
+function cli(args: readonly string[], baseUrl = service.baseUrl): CliProcess {
+  const c = spawnCli([...args, '--base-url', baseUrl, '--token', TOKEN], { cwd: dir });
   children.push(c);
   return c;
 }
@@ -89,13 +89,20 @@ describe.concurrent('process.exit in scenario code during a run', () => {
   }
 
   it('at the module top level: exit 2 naming it, nothing sent', async () => {
-    const before = service.stats().requests;
-    const file = write('exits-at-load.mjs', 'process.exit(0);\nexport default {};\n');
-    const c = cli(['run', file, '--quiet']);
-    const { code } = await waitBounded(c, 120_000, performance.now());
-    expect(code, c.stderr()).toBe(2);
-    expect(c.stderr()).toMatch(/exits-at-load\.mjs: called process\.exit while loading \(code 0\): a scenario module may not end the process/);
-    expect(service.stats().requests).toBe(before);
+    // A service of its own: the runs beside it send to the shared one.
+    const own = await startReferenceService({ latency: 'none', tokens: { [TOKEN]: { account: 'acct_b', tier: { limitPerMinute: 1_000_000 } } } });
+    try {
+      // Counted from here: starting a service is not the run's doing.
+      const before = own.stats().requests;
+      const file = write('exits-at-load.mjs', 'process.exit(0);\nexport default {};\n');
+      const c = cli(['run', file, '--quiet'], own.baseUrl);
+      const { code } = await waitBounded(c, 120_000, performance.now());
+      expect(code, c.stderr()).toBe(2);
+      expect(c.stderr()).toMatch(/exits-at-load\.mjs: called process\.exit while loading \(code 0\): a scenario module may not end the process/);
+      expect(own.stats().requests).toBe(before);
+    } finally {
+      await own.close();
+    }
   }, 150_000);
 });
 
