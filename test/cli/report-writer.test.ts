@@ -30,7 +30,8 @@ describe('the report writer', () => {
     const writers = [1, 2, 3].map(() => createReportWriter({ cwd, name: 'smoke', out: undefined }));
     await Promise.all(writers.map((w, i) => w.end!(reportWith(i + 1))));
     const dirs = writers.map((w) => w.dir);
-    expect(dirs.map((d) => basename(d ?? ''))).toEqual(['smoke-20261128T100000Z', 'smoke-20261128T100000Z-2', 'smoke-20261128T100000Z-3']);
+    // Which writer gets which suffix is whoever claims first; that each gets its own is the point.
+    expect(dirs.map((d) => basename(d ?? '')).sort()).toEqual(['smoke-20261128T100000Z', 'smoke-20261128T100000Z-2', 'smoke-20261128T100000Z-3']);
     dirs.forEach((d, i) => {
       const written = JSON.parse(readFileSync(join(d as string, 'report.json'), 'utf8')) as Report;
       for (const op of Object.values(written.ops)) expect(op.count).toBe(i + 1);

@@ -109,6 +109,19 @@ describe.skipIf(cannotMount !== undefined)('a full disk', () => {
     expect(existsSync(join(disk.dir, 'r.html'))).toBe(false);
   }, 60_000);
 
+  it('new on a full disk: exit 2 naming the file and the reason; no file, not even an empty one, and an old one kept whole under --force', async () => {
+    const kept = join(disk.dir, 'kept.ts');
+    writeFileSync(kept, '// mine\n');
+    // To its last byte: a scenario (~2 KiB) fits in the page the other cases leave.
+    disk.fill(0);
+    const r = await cli(['new', join(disk.dir, 'first-check'), '--journey']);
+    expectWriteFailed(r, /could not write \S+\/first-check\.ts/, ENOSPC, disk.dir);
+    expect(existsSync(join(disk.dir, 'first-check.ts'))).toBe(false);
+    const forced = await cli(['new', join(disk.dir, 'kept'), '--journey', '--force']);
+    expectWriteFailed(forced, /could not write \S+\/kept\.ts/, ENOSPC, disk.dir);
+    expect(readFileSync(kept, 'utf8')).toBe('// mine\n');
+  }, 60_000);
+
   it('probe --once whose records cannot be stored: exit 2, not "all checks succeeded" with exit 0', async () => {
     disk.fill(0);
     const history = join(disk.dir, 'history');

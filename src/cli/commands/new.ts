@@ -3,9 +3,10 @@
  * as written (k6's `new`), so a user starts from working code instead of a blank page.
  * `flowgauge new --from-k6 script.js [name]` writes the journey a k6 script converts to.
  */
-import { writeFile } from 'node:fs/promises';
+import { link, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { UsageError } from '../context.js';
+import { outputFailed, tempPathOf } from '../safe-write.js';
 import { NEW_FORMS, scenarioTemplate, type NewForm } from '../new-templates.js';
 import { convertK6Script, readInputFile, SCENARIO_LIMITS, scenarioNameOf } from '../../scenario/index.js';
 import type { MakeCommand } from './command.js';
@@ -38,14 +39,23 @@ function targetOf(cwd: string, given: string, form: NewForm): { path: string; na
   return { path: resolve(cwd, dirname(given), `${name}${ext}`), name };
 }
 
-/** Writes `text` to `path`; 'wx' refuses an existing file atomically, so a user's scenario is never overwritten by accident. */
+/**
+ * Writes `text` to `path` whole or not at all: into a temp file beside it first, then linked in
+ * (which refuses an existing file atomically, so a user's scenario is never overwritten by
+ * accident) or, with `force`, renamed over it. On a full disk neither a partial new file nor a
+ * truncated old one is left behind.
+ */
 async function writeNew(path: string, text: string, force: boolean): Promise<void> {
+  const temp = tempPathOf(path);
   try {
-    await writeFile(path, text, { encoding: 'utf8', flag: force ? 'w' : 'wx' });
+    await writeFile(temp, text, 'utf8');
+    if (force) await rename(temp, path);
+    else await link(temp, path);
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'EEXIST') throw new UsageError(`${path} exists; choose another name or add --force to overwrite it`);
-    throw new UsageError(`cannot write ${path}: ${code ?? 'write failed'}`);
+    if ((err as { code?: string }).code === 'EEXIST') throw new UsageError(`${path} exists; choose another name or add --force to overwrite it`);
+    throw outputFailed(path, err);
+  } finally {
+    await rm(temp, { force: true });
   }
 }
 
