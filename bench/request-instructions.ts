@@ -4,12 +4,15 @@
  * ±20 % within minutes). For comparing variants of the request path while developing; the
  * benchmark's verdicts stay CPU time from `/proc` against the peers.
  *
- *   npx tsx bench/request-instructions.ts [--requests 3000] [--unique] [--tree /path/to/other/checkout]
+ *   npx tsx bench/request-instructions.ts [--requests 15000] [--unique] [--tree /path/to/other/checkout]
  *
  * The client of `--tree` (default: this checkout) sends `listFlows` over 50 connections to
  * nginx (identical answers, or with `--unique` a different one every time) until `n` requests
  * are done, under callgrind, for n = N and 2N: (I(2N) − I(N)) ÷ N is the cost of one request
  * with start-up, JIT warm-up and connection set-up taken out. Needs nginx, valgrind and esbuild.
+ * Node runs with V8's `--single-threaded` (compilation and garbage collection on the main thread,
+ * counted there, not raced by helper threads), and N is 15,000: at 3,000 the difference of two
+ * runs moved by several percent with where the JIT's and GC's work happened to fall.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +23,7 @@ import { flowListBody } from './lib/flow-list-body.js';
 import { findPeers, startNginx } from './lib/peers.js';
 import { ROOT } from './lib/proc.js';
 
-const requests = numFlag('requests', 3000);
+const requests = numFlag('requests', 15_000);
 const tree = resolve(flag('tree', ROOT));
 const unique = hasFlag('unique');
 
@@ -60,7 +63,7 @@ const nginx = await startNginx(findPeers(), flowListBody(), unique);
 if (nginx === undefined) throw new Error('nginx is not installed');
 
 function instructions(n: number): number {
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, out, `http://127.0.0.1:${nginx?.port}/v1`, String(n)], { cwd: tree, encoding: 'utf8' });
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', out, `http://127.0.0.1:${nginx?.port}/v1`, String(n)], { cwd: tree, encoding: 'utf8' });
   const m = /Collected : (\d+)/.exec(r.stderr);
   const bad = /BAD (\d+) (.*)/.exec(r.stderr);
   if (bad !== null) process.stderr.write(`${n} requests: ${bad[1]} bad answers (the last: ${bad[2]})\n`);
