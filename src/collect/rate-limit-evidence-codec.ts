@@ -3,7 +3,7 @@
  * columns line up, the columns decoded on a clock, and the union of several processes' evidence
  * (workers, shards) on the merged report's clock. Pure.
  */
-import { columnsPresent, EVIDENCE_CAP, nullOf, type EvidenceColumns, type RateLimitEvidence } from './rate-limit-evidence.js';
+import { allocateEvidenceColumns, columnsPresent, EVIDENCE_CAP, nullOf, type EvidenceColumns, type RateLimitEvidence } from './rate-limit-evidence.js';
 
 /** Why a report's evidence could not be read (columns of different lengths, indexes out of range). */
 export function evidenceProblem(e: RateLimitEvidence): string | undefined {
@@ -27,17 +27,7 @@ export function evidenceProblem(e: RateLimitEvidence): string | undefined {
 /** The columns of report.json's evidence (shifted by `shiftUs`), sorted by send. Call `evidenceProblem` first. */
 export function decodeEvidence(e: RateLimitEvidence, shiftUs = 0): { readonly columns: EvidenceColumns; readonly verdicts: Uint8Array } {
   const n = e.sendUs.length;
-  const cols: EvidenceColumns = {
-    n,
-    send: new Float64Array(n),
-    answer: new Float64Array(n),
-    status: new Uint16Array(n),
-    limit: new Float64Array(n),
-    remaining: new Float64Array(n),
-    reset: new Float64Array(n),
-    retryAfter: new Float64Array(n),
-    judgedAt: new Int32Array(n).fill(-1),
-  };
+  const cols = allocateEvidenceColumns(n);
   let s = shiftUs;
   let r = 0;
   for (let i = 0; i < n; i++) {

@@ -93,6 +93,21 @@ export interface EvidenceColumns {
   readonly judgedAt: Int32Array;
 }
 
+/** Columns for `n` entries, none judged yet (`judgedAt` −1): filled by the log and by the codec. */
+export function allocateEvidenceColumns(n: number): EvidenceColumns {
+  return {
+    n,
+    send: new Float64Array(n),
+    answer: new Float64Array(n),
+    status: new Uint16Array(n),
+    limit: new Float64Array(n),
+    remaining: new Float64Array(n),
+    reset: new Float64Array(n),
+    retryAfter: new Float64Array(n),
+    judgedAt: new Int32Array(n).fill(-1),
+  };
+}
+
 /** One answer (or non-answer) to record. */
 export interface EvidenceEntry {
   readonly sendUs: number;
@@ -267,17 +282,7 @@ export function createEvidenceLog(cap = EVIDENCE_CAP): EvidenceLog {
     },
     columns() {
       const idx = order();
-      const cols: EvidenceColumns = {
-        n,
-        send: new Float64Array(n),
-        answer: new Float64Array(n),
-        status: new Uint16Array(n),
-        limit: new Float64Array(n),
-        remaining: new Float64Array(n),
-        reset: new Float64Array(n),
-        retryAfter: new Float64Array(n),
-        judgedAt: new Int32Array(n),
-      };
+      const cols = allocateEvidenceColumns(n);
       for (let k = 0; k < n; k++) {
         const i = idx[k] as number;
         cols.send[k] = send[i] as number;
