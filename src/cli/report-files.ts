@@ -92,7 +92,7 @@ export async function makeDirectory(dir: string, shown: string, what = 'reports'
 }
 
 /** The directory a run's report goes to. */
-export function reportDir(cwd: string, scenario: string, startedAtMs: number, out: string | undefined): string {
+function reportDir(cwd: string, scenario: string, startedAtMs: number, out: string | undefined): string {
   if (out !== undefined) return resolve(cwd, out);
   const stamp = new Date(startedAtMs).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return resolve(cwd, 'reports', `${scenario}-${stamp}`);
@@ -121,6 +121,14 @@ export async function claimReportDir(cwd: string, scenario: string, startedAtMs:
     }
   }
   throw new UsageError(`cannot write reports to ${base}: ${SAME_SECOND_RUNS} runs of ${scenario} started in that second already have directories there; ${shown}`);
+}
+
+/**
+ * The directory a command's report goes to: `--out` as given, or a new one claimed under
+ * `<cwd>/reports` (`claimReportDir`): run, capacity and conformance alike.
+ */
+export function chooseReportDir(cwd: string, name: string, startedAtMs: number, out: string | undefined): Promise<string> {
+  return out !== undefined ? Promise.resolve(reportDir(cwd, name, startedAtMs, out)) : claimReportDir(cwd, name, startedAtMs);
 }
 
 /**

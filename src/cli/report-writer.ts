@@ -12,7 +12,7 @@ import type { Report } from '../report/index.js';
 import type { RunOutput } from '../run/index.js';
 import { FlowgaugeError } from '../core/errors.js';
 import { renderReportFiles } from './report-formats.js';
-import { claimReportDir, reportDir, updateLatest, writeReportFiles } from './report-files.js';
+import { chooseReportDir, updateLatest, writeReportFiles } from './report-files.js';
 
 /** Where a run's report goes. */
 export interface ReportWriter extends RunOutput {
@@ -37,7 +37,7 @@ export function createReportWriter(o: { readonly cwd: string; readonly name: str
     const files = await renderReportFiles(report);
     html = files['report.html'];
     try {
-      dir ??= o.out !== undefined ? reportDir(o.cwd, o.name, Date.parse(report.startedAt), o.out) : await claimReportDir(o.cwd, o.name, Date.parse(report.startedAt));
+      dir ??= await chooseReportDir(o.cwd, o.name, Date.parse(report.startedAt), o.out);
       await writeReportFiles(dir, files);
       written = true;
       failure = undefined;

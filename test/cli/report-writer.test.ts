@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chooseReportDir } from '../../src/cli/report-files.js';
 import { createReportWriter } from '../../src/cli/report-writer.js';
 import type { Report } from '../../src/report/index.js';
 import { fixtureReport } from '../report/fixture.js';
@@ -55,5 +56,14 @@ describe('the report writer', () => {
     await w.end!(reportWith(1));
     expect(w.dir).toBe(join(cwd, 'mine'));
     expect(w.latest).toBeUndefined();
+  });
+});
+
+describe('the report directory of capacity and conformance', () => {
+  it('is claimed as a run\'s is: two in the same second get one each; --out is taken as given', async () => {
+    const at = Date.parse('2026-11-28T10:00:00.900Z');
+    const dirs = await Promise.all([1, 2].map(() => chooseReportDir(cwd, 'capacity-listFlows', at, undefined)));
+    expect(dirs.map((d) => basename(d)).sort()).toEqual(['capacity-listFlows-20261128T100000Z', 'capacity-listFlows-20261128T100000Z-2']);
+    expect(await chooseReportDir(cwd, 'conformance', at, 'here')).toBe(join(cwd, 'here'));
   });
 });

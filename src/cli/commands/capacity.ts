@@ -6,7 +6,6 @@
  * tokens/s for streams), the verdict (stopped by rate limiting, or by service capacity) and an
  * ASCII chart, and writes capacity.json, capacity.md and a self-contained capacity.html.
  */
-import { resolve } from 'node:path';
 import { createClient } from '../../api/index.js';
 import { OPS, isOpName, type OpName } from '../../core/ops.js';
 import { DURATION_HELP, parseDurationMs, parsePercent } from '../../core/units.js';
@@ -26,7 +25,7 @@ import { resolveScenario } from '../../scenario/index.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReportDir } from '../run-input.js';
-import { checkOutFlag, writeReportFiles } from '../report-files.js';
+import { checkOutFlag, chooseReportDir, writeReportFiles } from '../report-files.js';
 import { listenForStop } from '../signals.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
@@ -163,8 +162,7 @@ export const capacityCommand: MakeCommand = (ctx) => ({
         const verdict = describeCapacity(result, objectives);
         log.write(`\n${renderCapacityTable(result)}\n${renderCapacityAscii(result)}\n${verdict}\n`);
 
-        const stamp = new Date(startedAtMs).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-        const dir = args.out !== undefined ? resolve(io.cwd, args.out) : resolve(io.cwd, 'reports', `capacity-${op}-${stamp}`);
+        const dir = await chooseReportDir(io.cwd, `capacity-${op}`, startedAtMs, args.out);
         const subtitle = `${op} at ${where}${target.embedded ? ' (embedded reference service)' : ''}, ${stepS}s steps, ${new Date(startedAtMs).toISOString()}`;
         const json = JSON.stringify(
           { schema: 'flowgauge/capacity@1', op, target: { baseUrl: client.baseUrl, embedded: target.embedded }, objectives: goals, stepS, startedAt: new Date(startedAtMs).toISOString(), verdict, ...result },

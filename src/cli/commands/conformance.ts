@@ -19,7 +19,7 @@ import { DURATION_HELP, parseDurationMs } from '../../core/units.js';
 import { UsageError } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReportDir } from '../run-input.js';
-import { reportDir, writeReportFiles } from '../report-files.js';
+import { chooseReportDir, writeReportFiles } from '../report-files.js';
 import { listenForStop } from '../signals.js';
 import { resolveTarget, TARGET_OPTIONS, withEnvBaseUrl, type TargetArgs } from '../target-options.js';
 import type { MakeCommand } from './command.js';
@@ -109,7 +109,7 @@ export const conformanceCommand: MakeCommand = (ctx) => ({
         // The deadline bounds the command, start-up included, and leaves it time to write its report.
         spentMs: (io.startedMs === undefined ? 0 : performance.now() - io.startedMs) + endReserveMs(deadlineMs ?? DEFAULT_CONFORMANCE_DEADLINE_MS),
       });
-      const dir = reportDir(io.cwd, 'conformance', Date.parse(report.startedAt), args.out);
+      const dir = await chooseReportDir(io.cwd, 'conformance', Date.parse(report.startedAt), args.out);
       const json = `${JSON.stringify(report, null, 2)}\n`;
       await writeReportFiles(dir, { 'conformance.json': json, 'conformance.md': renderConformanceMarkdown(report) });
       if (args.json === true) io.stdout.write(json);
