@@ -72,14 +72,16 @@ function callerOf(stack: string | undefined): string {
 }
 
 /**
- * True when Node itself made the call: a worker thread ending after an uncaught error calls
- * `process.exit` from Node's own code. That is the thread dying (WORKER_LOST), not the scenario
- * asking to end the run, and must not stop the run's other workers.
+ * True when a worker thread is dying: after an uncaught error, Node's worker entry
+ * (`node:internal/main/worker_thread`) calls `process.exit` itself. That is the thread lost
+ * (WORKER_LOST), not the scenario asking to end the run, and must not stop the other workers.
+ * Only that caller: `setTimeout(process.exit)` in a journey is also called from Node's own code
+ * (its timers), and is the scenario's.
  */
-function calledByNode(stack: string | undefined): boolean {
+function workerDying(stack: string | undefined): boolean {
   for (const line of (stack ?? '').split('\n').slice(1)) {
     if (/exit-guard\.[jt]s/.test(line)) continue;
-    return /\(?node:internal\//.test(line);
+    return /node:internal\/main\/worker_thread/.test(line);
   }
   return false;
 }
@@ -103,7 +105,7 @@ export function guardProcessExit(): ExitGuard {
   if (standing.length === 0) unguarded = process.exit;
   const guarded = (code?: unknown): never => {
     const stack = new Error().stack;
-    if (calledByNode(stack)) return unguarded.call(process, code as number | undefined);
+    if (workerDying(stack)) return unguarded.call(process, code as number | undefined);
     const at = callerOf(stack);
     called ??= {
       code,

@@ -30,4 +30,18 @@ describe('guardProcessExit', () => {
     guard.dispose();
     expect(process.exit).toBe(real);
   });
+
+  it("process.exit handed to a timer (called from Node's own timers code) is still the scenario's: caught, recorded, the run stopped", async () => {
+    const guard = guardProcessExit();
+    try {
+      await new Promise<void>((resolve) => {
+        setTimeout(process.exit, 0, 5);
+        setTimeout(resolve, 50);
+      });
+      expect(guard.called?.code).toBe(5);
+      expect(guard.signal.aborted).toBe(true);
+    } finally {
+      guard.dispose();
+    }
+  });
 });
