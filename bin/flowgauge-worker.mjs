@@ -1,7 +1,10 @@
 // A worker thread of a run over worker threads (`flowgauge run --workers N`, `workers: N`): the TypeScript sources through tsx in a
 // checkout, the compiled dist/ in a package (as bin/flowgauge.mjs).
 import { existsSync } from 'node:fs';
+import nodeModule from 'node:module';
 
+// The thread's code from V8's compile cache where Node has one (bin/flowgauge.mjs).
+nodeModule.enableCompileCache?.();
 const source = new URL('../src/run/workers/run-worker.ts', import.meta.url);
 if (existsSync(source)) {
   const { tsImport } = await import('tsx/esm/api');

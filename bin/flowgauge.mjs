@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources through tsx in a checkout, the compiled dist/ in a package.
 import { existsSync } from 'node:fs';
+import nodeModule from 'node:module';
 
 // Overwrite the command line at once: `--token …` must not sit in /proc/<pid>/cmdline while the
 // CLI loads (cli() then sets a title with secret values masked).
 process.title = 'flowgauge';
+// Node 22.1 and later keep V8's compiled code between runs (in the OS temp directory, Node's
+// own default): about 40 ms of a run's start-up. Node 20 has no such cache.
+nodeModule.enableCompileCache?.();
 
 try {
   const source = new URL('../src/cli/main.ts', import.meta.url);

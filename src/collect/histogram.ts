@@ -6,9 +6,9 @@
  * serialise, and the collectors serialise open slices on every snapshot.
  */
 import { inflateSync } from 'node:zlib';
-import * as hdr from 'hdr-histogram-js';
 import type { JsHistogram } from 'hdr-histogram-js';
 import { FlowgaugeError } from '../core/errors.js';
+import { buildInt32Histogram, hdrLibrary, type JsHistogramShape } from './hdr-library.js';
 import type { PctStat } from '../slo/threshold-grammar.js';
 
 /** A histogram of microsecond values (or of any unit recorded ×1000, see `recordScaled`). */
@@ -20,18 +20,16 @@ export type Pct = { readonly [K in PctStat]: number };
 /** Highest value kept: one hour in µs. Larger values are clamped to it (and still counted). */
 export const HIGHEST_TRACKABLE_US = 3_600_000_000;
 
-const BUILD: hdr.BuildRequest = {
-  bitBucketSize: 32,
+const SHAPE: JsHistogramShape = {
   lowestDiscernibleValue: 1,
   highestTrackableValue: HIGHEST_TRACKABLE_US,
   numberOfSignificantValueDigits: 3,
   autoResize: false,
-  useWebAssembly: false,
 };
 
 /** An empty histogram with the toolkit's settings. */
 export function createLatencyHistogram(): LatencyHistogram {
-  return hdr.build(BUILD) as LatencyHistogram;
+  return buildInt32Histogram(SHAPE);
 }
 
 /**
@@ -123,7 +121,7 @@ export function emptyPct(): Pct {
 
 /** HdrHistogram's compressed base64 form (`HISTFAAA…`), readable by every HdrHistogram port. */
 export function encodeHistogram(h: LatencyHistogram): string {
-  return hdr.encodeIntoCompressedBase64(h);
+  return hdrLibrary().encodeIntoCompressedBase64(h);
 }
 
 /**
@@ -132,7 +130,7 @@ export function encodeHistogram(h: LatencyHistogram): string {
  */
 export function decodeHistogram(s: string): LatencyHistogram {
   checkEncodedHistogram(s);
-  return hdr.decodeFromCompressedBase64(s, 32, false) as LatencyHistogram;
+  return hdrLibrary().decodeFromCompressedBase64(s, 32, false) as LatencyHistogram;
 }
 
 /**

@@ -2,7 +2,8 @@
  * Schedule lag (actual start − intended start) in an HDR histogram of microseconds, so memory
  * stays flat however long the run and percentiles stay exact to 3 significant digits.
  */
-import { build, type Histogram } from 'hdr-histogram-js';
+import type { Histogram } from 'hdr-histogram-js';
+import { buildInt32Histogram } from '../collect/hdr-library.js';
 import type { PctMs } from './types.js';
 
 /** Records lags and summarises them in ms. */
@@ -17,8 +18,7 @@ const EMPTY: PctMs = Object.freeze({ p50: 0, p90: 0, p95: 0, p99: 0, p999: 0, ma
 
 /** Creates an empty recorder (JS histogram: no WebAssembly start-up, auto-resizing past 1 min). */
 export function createLagRecorder(): LagRecorder {
-  const histogram = build({
-    bitBucketSize: 32,
+  const histogram = buildInt32Histogram({
     autoResize: true,
     lowestDiscernibleValue: 1,
     highestTrackableValue: 60_000_000,

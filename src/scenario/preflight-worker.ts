@@ -6,7 +6,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import { importModule, pickExport } from './module-import.js';
+import { importModule, pickExport, preloadPackage } from './module-import.js';
 import type { PreflightAnswer, PreflightInput } from './load-preflight.js';
 
 const input = workerData as PreflightInput;
@@ -22,6 +22,9 @@ async function load(): Promise<void> {
 // An await on nothing would let this thread end as if the module had called process.exit: held
 // open until it answers, such a module meets the deadline instead, as in the main thread.
 const hold = setInterval(() => undefined, 60_000);
+// The package the module imports is known to load: loaded before the deadline starts, the
+// deadline is the module's own (and it loads without tsx's hooks, preloadPackage).
+await preloadPackage();
 // A throw or a rejection is named by the load in the main thread, which knows the file's lines.
 answer({ started: true });
 load().then(

@@ -2,8 +2,17 @@
  * TLS and proxy settings to an undici dispatcher, in one place: the client's undici transport
  * (`undici-transport.ts`) and the conformance battery build theirs here, so a private CA,
  * `--insecure` and an https proxy mean the same for both.
+ *
+ * undici itself is loaded when the first dispatcher is built: its entry (fetch, cookies, web
+ * streams, every dispatcher) costs about 135 ms before a run's first request, and a run against an
+ * `http:` target never uses it (`h1-pool.ts` carries those requests).
  */
-import { Agent, buildConnector, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+import type { buildConnector, Dispatcher, Pool } from 'undici';
+
+const require = createRequire(import.meta.url);
+let undici: typeof Undici | undefined;
 
 /** Trust of an `https:` origin: extra CA certificates (PEM), or no certificate check at all. */
 export interface DispatcherTls {
@@ -38,6 +47,8 @@ export function tlsOptionsOf(tls: DispatcherTls | undefined): { ca?: string; rej
 
 /** A dispatcher: direct (a pool or an agent), or through the proxy, which tunnels to `https:` origins. */
 export function createUndiciDispatcher(o: DispatcherOptions): Dispatcher {
+  undici ??= require('undici') as typeof Undici;
+  const { Agent, buildConnector, EnvHttpProxyAgent, Pool } = undici;
   const tls = tlsOptionsOf(o.tls);
   const base = buildConnector({ timeout: o.connectMs, ...tls });
   const connect = o.wrapConnector?.(base) ?? base;

@@ -99,6 +99,12 @@ describe('start-up: what each command loads', () => {
       const loaded = packagesOf(modules);
       // prom-client and OpenTelemetry come with their exporters; yaml and csv-parse with a .yaml scenario or a CSV data file.
       for (const p of [...HEAVY, '@opentelemetry/api', 'prom-client', 'yaml', 'csv-parse', 'uplot']) expect(loaded, p).not.toContain(p);
+      // An http: target is carried by the client's own HTTP/1.1 transport: undici (https:, proxies)
+      // is loaded when a dispatcher is built, and hdr-histogram-js by the parts a run uses (its
+      // WebAssembly build and compressed encoding only when a report is encoded).
+      expect(loaded, 'undici').not.toContain('undici');
+      expect(modules.filter((u) => /\/hdr-histogram-js\/dist\/(index|wasm\/|encoding|JsHistogram\.encoding)/.test(u))).toEqual([]);
+      expect(modules.some((u) => u.endsWith('/hdr-histogram-js/dist/Int32Histogram.js'))).toBe(true);
       const deferred = /^src\/(target|export\/(?!webhook-receiver)|run\/exporters\/(?!exporter-registry)|run\/workers\/|run\/outputs\/(dashboard|tracing)|report\/(html|markdown|read|report-schema|report-json-schema|compare|dashboard-page)\.ts|capacity|conformance|probe)/;
       expect(sources(modules).filter((f) => deferred.test(f))).toEqual([]);
     } finally {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import * as hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
 import {
   countsIndexOf,
@@ -11,6 +12,7 @@ import {
   recordScaled,
   toPct,
 } from '../../src/collect/histogram.js';
+import { buildInt32Histogram, hdrLibrary } from '../../src/collect/hdr-library.js';
 import { createRandom } from '../../src/load/prng.js';
 import { exactPercentile } from './samples.js';
 
@@ -134,5 +136,27 @@ describe('the fast recording path', () => {
     expect(fast.maxValue).toBe(slow.maxValue);
     expect(fast.minNonZeroValue).toBe(slow.minNonZeroValue);
     expect(toPct(fast)).toEqual(toPct(slow));
+  });
+});
+
+describe('hdr-histogram-js by parts (collect/hdr-library.ts)', () => {
+  it("builds what the library's build() builds, records and encodes alike, without WebAssembly", () => {
+    const shape = { lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3, autoResize: true } as const;
+    const ours = buildInt32Histogram(shape);
+    const theirs = hdr.build({ ...shape, bitBucketSize: 32, useWebAssembly: false });
+    expect(ours.constructor).toBe(theirs.constructor);
+    expect(ours.autoResize).toBe(true);
+    for (const v of latencies(5000, 7)) {
+      const us = Math.round(v / 1000);
+      ours.recordValue(us);
+      theirs.recordValue(us);
+    }
+    ours.recordValue(120_000_000); // past the highest value: autoResize grows both alike
+    theirs.recordValue(120_000_000);
+    expect(ours.totalCount).toBe(theirs.totalCount);
+    for (const p of [50, 90, 99, 99.9, 100]) expect(ours.getValueAtPercentile(p)).toBe(theirs.getValueAtPercentile(p));
+    expect(hdrLibrary().encodeIntoCompressedBase64(ours)).toBe(hdr.encodeIntoCompressedBase64(theirs));
+    expect(createLatencyHistogram().constructor).toBe(theirs.constructor);
+    expect(createLatencyHistogram().autoResize).toBe(false);
   });
 });

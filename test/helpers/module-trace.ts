@@ -1,8 +1,8 @@
 /**
  * Which modules a Node process loads: the process runs with `--import` of a hook that writes
  * every loaded module's URL to a file. A structural measure of start-up (what a command pulls
- * in), not a timing one. Modules a CommonJS package `require`s internally are not seen; the
- * package's own entry, imported from ESM, is.
+ * in), not a timing one. CommonJS files count too, however they were reached (an ESM import of
+ * a package, a `require` inside one, a `createRequire`).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,0 +1,41 @@
+/**
+ * hdr-histogram-js, loaded by the parts a run uses. Its entry loads everything the library has
+ * (the WebAssembly build as base64, pako for the compressed encoding): about 40 ms of a run's
+ * start-up before its first request, for histograms that are plain JS and encoded only when the
+ * report is written. A run builds its histograms from the 32-bit JS class alone (what `build`
+ * returns for `bitBucketSize: 32` without WebAssembly) and loads the full library on the first
+ * encode or decode. The package has no `exports` map, so its `dist/` files are its public paths;
+ * `test/collect/histogram.test.ts` holds this construction to `build`'s.
+ */
+import { createRequire } from 'node:module';
+import type * as Hdr from 'hdr-histogram-js';
+import type { JsHistogram } from 'hdr-histogram-js';
+
+const require = createRequire(import.meta.url);
+
+/** What `build` takes, for the JS 32-bit histograms this toolkit keeps. */
+export interface JsHistogramShape {
+  readonly lowestDiscernibleValue: number;
+  readonly highestTrackableValue: number;
+  readonly numberOfSignificantValueDigits: 1 | 2 | 3 | 4 | 5;
+  readonly autoResize: boolean;
+}
+
+type Int32Constructor = new (lowest: number, highest: number, digits: number) => JsHistogram;
+
+let int32: Int32Constructor | undefined;
+let full: typeof Hdr | undefined;
+
+/** A new JS histogram with 32-bit counts: `hdr.build({ bitBucketSize: 32, useWebAssembly: false, ...shape })`. */
+export function buildInt32Histogram(shape: JsHistogramShape): JsHistogram {
+  int32 ??= (require('hdr-histogram-js/dist/Int32Histogram') as { default: Int32Constructor }).default;
+  const h = new int32(shape.lowestDiscernibleValue, shape.highestTrackableValue, shape.numberOfSignificantValueDigits);
+  h.autoResize = shape.autoResize;
+  return h;
+}
+
+/** The whole library (its encoding and decoding), loaded on first use. */
+export function hdrLibrary(): typeof Hdr {
+  full ??= require('hdr-histogram-js') as typeof Hdr;
+  return full;
+}
