@@ -24,9 +24,11 @@ export const MAX_IN_FLIGHT = 100_000;
 export const MAX_CONCURRENCY = 50_000;
 
 const COUNT = 'must be an integer >= 1';
+// The message is built when it is needed: the first toLocaleString loads ICU's number formats,
+// ~10 ms of every run's start-up when it ran here for each executor's schema.
 /** A whole number from 1 to `max` (what one process can hold). */
 export const count = (max: number) =>
-  z.number().int({ error: COUNT }).min(1, { error: COUNT }).max(max, { error: `must be at most ${max.toLocaleString('en-US')}: one process cannot hold more` });
+  z.number().int({ error: COUNT }).min(1, { error: COUNT }).max(max, { error: () => `must be at most ${max.toLocaleString('en-US')}: one process cannot hold more` });
 
 /** `maxInFlight` of the open-model executors. */
 export const maxInFlightField = count(MAX_IN_FLIGHT).optional();
