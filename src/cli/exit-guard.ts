@@ -14,6 +14,7 @@
  */
 import { FlowgaugeError } from '../core/errors.js';
 import type { RunPhase } from '../run/index.js';
+import { packageModule } from '../core/package-root.js';
 
 /** The process's own `process.exit`, taken before any guard replaced it. */
 const realExit: (code?: number) => never = process.exit.bind(process) as (code?: number) => never;
@@ -60,11 +61,20 @@ function show(code: unknown): string {
   return code === undefined ? '' : typeof code === 'string' ? JSON.stringify(code) : String(code);
 }
 
+// The file this code is in: exit-guard.ts in the sources, the chunk it was bundled into in the
+// package (scripts/bundle-dist.ts), whose name says nothing of it.
+const OWN_PATH = new URL(import.meta.url).pathname;
+
+/** True for a stack line of this module's own code. */
+function ownFrame(line: string): boolean {
+  return /exit-guard\.[jt]s/.test(line) || line.includes(`${OWN_PATH}:`);
+}
+
 /** The first stack frame outside this file and Node's own: the scenario's line. */
 function callerOf(stack: string | undefined): string {
   for (const line of (stack ?? '').split('\n').slice(1)) {
     const m = /\(?((?:file:\/\/)?\/[^()\s]+?):(\d+):(\d+)\)?\s*$/.exec(line.trim());
-    if (m === null || /exit-guard\.[jt]s/.test(m[1] as string)) continue;
+    if (m === null || ownFrame(m[0])) continue;
     const file = (m[1] as string).replace(/^file:\/\//, '').replace(/\?.*$/, '');
     return `${decodeURIComponent(file)}:${m[2]}:${m[3]}`;
   }
@@ -80,7 +90,7 @@ function callerOf(stack: string | undefined): string {
  */
 function workerDying(stack: string | undefined): boolean {
   for (const line of (stack ?? '').split('\n').slice(1)) {
-    if (/exit-guard\.[jt]s/.test(line)) continue;
+    if (ownFrame(line)) continue;
     return /node:internal\/main\/worker_thread/.test(line);
   }
   return false;
@@ -160,7 +170,7 @@ export function holdExitCode(code: number): void {
  * `setupWorker()` guards `process.exit` in that thread. The TypeScript source in a checkout, the
  * compiled file in a package, as this module is.
  */
-export const WORKER_EXIT_GUARD = new URL(`./worker-exit-guard${new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+export const WORKER_EXIT_GUARD = packageModule('cli/worker-exit-guard');
 
 /** Runs `body` with `process.exit` guarded, and puts it back after. */
 export async function withExitGuard<T>(body: (guard: ExitGuard) => Promise<T>): Promise<T> {

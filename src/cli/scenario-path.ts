@@ -5,9 +5,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageFile } from '../core/package-root.js';
 
 /** The package's ready scenarios directory. */
-export const BUILTIN_SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+export const BUILTIN_SCENARIOS_DIR = fileURLToPath(packageFile('scenarios/'));
 
 /** Names of the ready scenarios. */
 export function builtinScenarioNames(): string[] {

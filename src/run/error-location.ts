@@ -7,6 +7,7 @@
 import { findSourceMap } from 'node:module';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 
 /** One stack frame's place: the file as the stack names it (a URL or a path), 1-based line and column. */
 interface Frame {
@@ -19,7 +20,7 @@ interface Frame {
 const FRAME = /^\s*at (?:.*? \()?(.+?):(\d+):(\d+)\)?\s*$/;
 
 /** This package's root (`src/run/` in a checkout, `dist/run/` in a package: two levels up). */
-const OWN_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const OWN_ROOT = fileURLToPath(PACKAGE_ROOT);
 const OWN_CODE = [resolve(OWN_ROOT, 'src') + sep, resolve(OWN_ROOT, 'dist') + sep];
 
 function frames(stack: string): Frame[] {

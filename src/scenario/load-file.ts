@@ -3,7 +3,7 @@
  * TypeScript runs with no build step: through Node's own type stripping where Node has it,
  * through tsx elsewhere and for what stripping cannot run.
  */
-import { basename, dirname, extname, resolve, sep } from 'node:path';
+import { basename, extname, resolve, sep } from 'node:path';
 import { findSourceMap } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, FlowgaugeError } from '../core/errors.js';
@@ -17,6 +17,7 @@ import { formatPath } from './issues.js';
 import { resolveScenario } from './resolve.js';
 import type { ConfigIssue } from '../core/errors.js';
 import type { ResolvedScenario, ScenarioOverrides } from './types.js';
+import { PACKAGE_ROOT } from '../core/package-root.js';
 
 /** File extensions `loadScenarioFile` reads. */
 export const SCENARIO_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.yaml', '.yml'] as const;
@@ -179,7 +180,7 @@ function createDeadline(ms: number): { readonly promise: Promise<never>; clear()
 }
 
 /** Where this package's own files lie: frames in them are not the user's line. */
-const OWN_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OWN_ROOT = resolve(fileURLToPath(PACKAGE_ROOT));
 
 /**
  * " (at file:line:column)" of the first stack frame in the user's code (the scenario or a module

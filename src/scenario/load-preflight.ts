@@ -10,8 +10,9 @@
  * as before.
  */
 import { Worker } from 'node:worker_threads';
-import { dirname, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageFile } from '../core/package-root.js';
 
 /** What the throwaway thread is given. */
 export interface PreflightInput {
@@ -41,7 +42,7 @@ export type PreflightOutcome =
   | { readonly kind: 'unavailable' };
 
 /** The thread's entry: bin/ lies two levels above this file in a checkout (src/) and in the package (dist/). */
-const ENTRY = new URL('../../bin/flowgauge-preflight.mjs', import.meta.url);
+const ENTRY = packageFile('bin/flowgauge-preflight.mjs');
 
 /** How long a thread at its deadline has to say it is only waiting. */
 const ASK_MS = 2000;
@@ -55,7 +56,7 @@ const ASK_MS = 2000;
 const START_GUARD_MS = 60_000;
 
 /** The package's own ready scenarios. */
-const OWN_SCENARIOS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scenarios') + sep;
+const OWN_SCENARIOS = resolve(fileURLToPath(packageFile('scenarios/'))) + sep;
 
 /**
  * Imports the module at `abs` in a throwaway worker thread, terminated if its code (top level

@@ -8,6 +8,7 @@ import * as nodeModule from 'node:module';
 import { register as registerHooks } from 'node:module';
 import type { NamespacedUnregister } from 'tsx/esm/api';
 import { isRecord } from '../core/is-record.js';
+import { FROM_SOURCE, packageFile, packageModule } from '../core/package-root.js';
 
 let tsLoader: Promise<NamespacedUnregister> | undefined;
 let tsLoads = 0;
@@ -45,10 +46,7 @@ export async function resolve(specifier, context, next) {
 }`;
 
 function selfResolveData(): { main: string; packageJson: string; dist: string | null } {
-  const fromSource = !FROM_DIST;
-  const main = new URL(fromSource ? '../index.ts' : '../index.js', import.meta.url);
-  // src/scenario/ in a checkout, dist/scenario/ in a package: the root is two levels up either way.
-  return { main: main.href, packageJson: new URL('../../package.json', import.meta.url).href, dist: fromSource ? null : new URL('../', import.meta.url).href };
+  return { main: packageModule('index').href, packageJson: packageFile('package.json').href, dist: FROM_DIST ? packageFile('dist/').href : null };
 }
 
 /**
@@ -87,8 +85,7 @@ export async function preloadPackage(): Promise<void> {
 let nativeHooks: true | undefined;
 // Node's loader runs a scenario importing `flowgauge` only against the compiled package: the
 // sources import each other as `./x.js`, which only tsx maps to `./x.ts`.
-// (Under tsx this file's URL carries a query: its path says which it is.)
-const FROM_DIST = !new URL(import.meta.url).pathname.endsWith('.ts');
+const FROM_DIST = !FROM_SOURCE;
 
 /**
  * True where Node runs TypeScript itself (type stripping: on by default from Node 22.18 and

@@ -10,6 +10,7 @@ import { ConfigError, FlowgaugeError, InvalidArgumentError, ListenError, type Co
 import { hideSecrets } from './hide-secrets.js';
 import { resolveReferenceOptions, type ReferenceServiceOptions } from './options.js';
 import type { ReferenceService } from './service.js';
+import { packageFile } from '../core/package-root.js';
 
 /** A reference service running in its own thread: what a client of it needs, and `close()`. */
 export interface ReferenceServiceThread extends Pick<ReferenceService, 'baseUrl' | 'webhookHost' | 'port' | 'adminToken' | 'tokens' | 'close'> {
@@ -52,7 +53,7 @@ export interface ServiceThreadInternals {
 }
 
 /** The thread's entry: bin/ lies two levels above this file in a checkout (src/) and in the package (dist/). */
-const ENTRY = new URL('../../bin/flowgauge-service.mjs', import.meta.url);
+const ENTRY = packageFile('bin/flowgauge-service.mjs');
 
 /** A thread that has not ended this long after it was asked to is terminated: `close()` never hangs. */
 const CLOSE_WAIT_MS = 5000;

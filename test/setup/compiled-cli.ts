@@ -4,7 +4,8 @@
  * checkout's node_modules), so that the CLIs the tests spawn start from JavaScript instead of
  * compiling the sources through tsx in every process and in each of its threads (the embedded
  * service's, the scenario preflight's, a worker's): measured at ~2.5 s less per `flowgauge run`
- * on two cores. esbuild only strips the types (a few seconds); `npm test` type-checks first.
+ * on two cores. It is bundled as the package is (scripts/bundle-dist.ts: a few seconds, no type
+ * check; `npm test` type-checks first).
  *
  * Tests reach it through `CLI_BIN` (test/reliability/cli-process.ts). Tests about the
  * checkout's own start-up (bin/flowgauge.mjs running src/ through tsx) keep spawning that file;
@@ -14,35 +15,19 @@
  * which `scaledMs` uses to stretch the guards against hangs on a busy machine.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { bundleDist } from '../../scripts/bundle-dist.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-function typeScriptFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return typeScriptFiles(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-  });
-}
 
 /** Builds the package root; returns its bin/flowgauge.mjs. */
 async function buildPackageRoot(root: string): Promise<string> {
   for (const d of ['bin', 'cjs', 'scenarios']) cpSync(join(ROOT, d), join(root, d), { recursive: true });
   copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
-  await build({
-    entryPoints: typeScriptFiles(join(ROOT, 'src')),
-    outdir: join(root, 'dist'),
-    outbase: join(ROOT, 'src'),
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'error',
-  });
+  await bundleDist(ROOT, join(root, 'dist'));
   return join(root, 'bin', 'flowgauge.mjs');
 }
 

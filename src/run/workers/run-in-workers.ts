@@ -20,6 +20,7 @@ import type { RunOutput } from '../output.js';
 import { mergeProgress, type RunProgress } from '../progress.js';
 import { shardOfReport, type RunShard } from '../run-shard.js';
 import type { FromWorker, ToWorker, WorkerInput } from './worker-protocol.js';
+import { packageFile } from '../../core/package-root.js';
 
 /** Options of `runInWorkers`. */
 export interface WorkerRunOptions {
@@ -65,7 +66,7 @@ interface WorkerSlot {
 }
 
 /** The worker's entry: bin/ sits three levels above this file in a checkout (src/) and in the package (dist/). */
-const WORKER_ENTRY = new URL('../../../bin/flowgauge-worker.mjs', import.meta.url);
+const WORKER_ENTRY = packageFile('bin/flowgauge-worker.mjs');
 
 const KNOWN_CODES: ReadonlySet<string> = new Set<FlowgaugeErrorCode>(['FG_CONFIG_INVALID', 'FG_INVALID_ARGUMENT', 'FG_FILE_NOT_FOUND', 'FG_TARGET_UNREACHABLE', 'FG_TARGET_PROTOCOL', 'FG_INTERRUPTED']);
 
