@@ -6,14 +6,22 @@
  * URL of its own: they go through this one. Pure: the root is read off this module's own URL.
  */
 
-const OWN = new URL(import.meta.url);
-const AT = /^(.*)\/(src|dist)\/[^/].*$/.exec(OWN.pathname);
+/**
+ * The root of the package a module of it was loaded from: the directory above the last `src/` or
+ * `dist/` of its path (a checkout or an install may sit under another `src/` or `dist/`: the
+ * package's own is the last).
+ */
+export function packageRootOf(moduleUrl: string): URL {
+  const own = new URL(moduleUrl);
+  const at = /^(.*)\/(?:src|dist)\/[^/].*$/.exec(own.pathname);
+  return at === null ? new URL('../..', own) : new URL(`${at[1]}/`, own);
+}
 
 /** True when the package runs from its TypeScript sources (a checkout), not from `dist/`. */
-export const FROM_SOURCE: boolean = OWN.pathname.endsWith('.ts');
+export const FROM_SOURCE: boolean = new URL(import.meta.url).pathname.endsWith('.ts');
 
 /** The package's root directory, a `file:` URL ending in `/`. */
-export const PACKAGE_ROOT: URL = new URL(`${AT?.[1] ?? new URL('../..', OWN).pathname.replace(/\/$/, '')}/`, OWN);
+export const PACKAGE_ROOT: URL = packageRootOf(import.meta.url);
 
 /** A file of the package by its path from the root (`bin/flowgauge-service.mjs`, `scenarios/`). */
 export function packageFile(path: string): URL {
