@@ -41,7 +41,7 @@ export type PreflightOutcome =
   /** The thread itself failed (not the module): the load here goes on without a pre-flight. */
   | { readonly kind: 'unavailable' };
 
-/** The thread's entry: bin/ lies two levels above this file in a checkout (src/) and in the package (dist/). */
+/** The thread's entry, the same file in a checkout and in the package. */
 const ENTRY = packageFile('bin/flowgauge-preflight.mjs');
 
 /** How long a thread at its deadline has to say it is only waiting. */

@@ -52,7 +52,7 @@ export interface ServiceThreadInternals {
   readonly closeWaitMs?: number;
 }
 
-/** The thread's entry: bin/ lies two levels above this file in a checkout (src/) and in the package (dist/). */
+/** The thread's entry, the same file in a checkout and in the package. */
 const ENTRY = packageFile('bin/flowgauge-service.mjs');
 
 /** A thread that has not ended this long after it was asked to is terminated: `close()` never hangs. */

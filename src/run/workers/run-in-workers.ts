@@ -65,7 +65,7 @@ interface WorkerSlot {
   lost: string | undefined;
 }
 
-/** The worker's entry: bin/ sits three levels above this file in a checkout (src/) and in the package (dist/). */
+/** The worker's entry, the same file in a checkout and in the package. */
 const WORKER_ENTRY = packageFile('bin/flowgauge-worker.mjs');
 
 const KNOWN_CODES: ReadonlySet<string> = new Set<FlowgaugeErrorCode>(['FG_CONFIG_INVALID', 'FG_INVALID_ARGUMENT', 'FG_FILE_NOT_FOUND', 'FG_TARGET_UNREACHABLE', 'FG_TARGET_PROTOCOL', 'FG_INTERRUPTED']);
