@@ -8,7 +8,7 @@
 import { inflateSync } from 'node:zlib';
 import type { JsHistogram } from 'hdr-histogram-js';
 import { FlowgaugeError } from '../core/errors.js';
-import { buildInt32Histogram, hdrLibrary, type JsHistogramShape } from './hdr-library.js';
+import { buildInt32Histogram, decodeInflated, encodeCompressedBase64, type JsHistogramShape } from './hdr-library.js';
 import type { PctStat } from '../slo/threshold-grammar.js';
 
 /** A histogram of microsecond values (or of any unit recorded ×1000, see `recordScaled`). */
@@ -121,7 +121,7 @@ export function emptyPct(): Pct {
 
 /** HdrHistogram's compressed base64 form (`HISTFAAA…`), readable by every HdrHistogram port. */
 export function encodeHistogram(h: LatencyHistogram): string {
-  return hdrLibrary().encodeIntoCompressedBase64(h);
+  return encodeCompressedBase64(h);
 }
 
 /**
@@ -129,8 +129,8 @@ export function encodeHistogram(h: LatencyHistogram): string {
  * untrusted files (report merge) catch it and report the file.
  */
 export function decodeHistogram(s: string): LatencyHistogram {
-  checkEncodedHistogram(s);
-  return hdrLibrary().decodeFromCompressedBase64(s, 32, false) as LatencyHistogram;
+  const inflated = checkedInflate(s);
+  return decodeInflated(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length));
 }
 
 /**
@@ -148,6 +148,11 @@ const COMPRESSED_COOKIES = new Set([0x1c849304, 0x1c849314]);
  * (`FG_REPORT_INVALID`) with the reason.
  */
 export function checkEncodedHistogram(s: string): void {
+  checkedInflate(s);
+}
+
+/** `checkEncodedHistogram`'s work, giving back the inflated encoding it checked (decoded once, not twice). */
+function checkedInflate(s: string): Buffer {
   const raw = Buffer.from(s, 'base64');
   if (raw.length < 8 || !COMPRESSED_COOKIES.has(raw.readUInt32BE(0))) throw new FlowgaugeError('FG_REPORT_INVALID', 'not a compressed HDR histogram');
   let inflated: Buffer;
@@ -162,6 +167,7 @@ export function checkEncodedHistogram(s: string): void {
   const highest = Number(inflated.readBigInt64BE(24));
   if (digits < 0 || digits > 5) throw new FlowgaugeError('FG_REPORT_INVALID', `it asks for ${digits} significant digits (at most 5)`);
   if (!(highest > 0 && highest <= HIGHEST_TRACKABLE_US * 1000)) throw new FlowgaugeError('FG_REPORT_INVALID', `its highest trackable value ${highest} is out of range`);
+  return inflated;
 }
 
 /** Adds every count of `source` into `target` (exact: bucket by bucket). */
