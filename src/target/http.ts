@@ -39,10 +39,12 @@ export const MAX_BODY_BYTES = 1 << 20;
 
 /**
  * Adds `X-RateLimit-*` for the request's token (or the uncounted anonymous window). Returns the
- * delta Reset in seconds, which is also the `Retry-After` of a fixed-window 429.
+ * delta Reset in seconds, which is also the `Retry-After` of a fixed-window 429. A refusal
+ * describes the limiter at the instant it refused (`ctx.atNs`): read later, a token bucket or a
+ * sliding log could already have room again, and an honest 429 would say `Remaining: 1`.
  */
-function addRateLimit(state: ServiceState, ctx: RequestContext, h: OutgoingHttpHeaders): number {
-  const now = state.clock.nowNs();
+function addRateLimit(state: ServiceState, ctx: RequestContext, h: OutgoingHttpHeaders, refused = false): number {
+  const now = refused ? ctx.atNs : state.clock.nowNs();
   const tok = ctx.tok;
   let limit: number;
   let remaining: number;
@@ -123,7 +125,7 @@ export function sendBody(state: ServiceState, ctx: RequestContext, status: numbe
     'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
     'x-request-id': ctx.requestId,
   };
-  const windowS = addRateLimit(state, ctx, h);
+  const windowS = addRateLimit(state, ctx, h, status === 429);
   if (o !== undefined) {
     if (o.retryAfter !== undefined) h['retry-after'] = String(o.retryAfter === 'window' ? windowS : o.retryAfter);
     if (o.headers !== undefined) Object.assign(h, o.headers);

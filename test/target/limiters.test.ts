@@ -240,6 +240,23 @@ describe('token bucket', () => {
     expect(s.stats().rateLimited).toBe(seen.filter((a) => a.status === 429).length + 1);
   });
 
+  it("a refusal's headers describe the bucket at the instant it refused, however late they are written", async () => {
+    // A clock that moves 2 ms on every read: the refusal is decided 1 ms before a token returns,
+    // its headers are written after it did. Read then, an honest 429 said Remaining 1.
+    const clock = createFakeClock({ wallStartMs: WALL });
+    let ticking = false;
+    const nowNs = clock.nowNs.bind(clock);
+    const moving = Object.assign(Object.create(clock) as FakeClock, { nowNs: () => (ticking ? (clock.advance(ms(2)), nowNs()) : nowNs()) });
+    const s = await start({ clock: moving, latency: 'none', rateLimit: { windowMs: BUCKET_WINDOW_MS, shape: 'token-bucket' }, tokens: FOUR });
+    await drive(s, clock, 't', [0, 0, 0, 0]);
+    clock.advanceTo(ms(4096 - 3));
+    ticking = true;
+    const late = answerOf(await call(s.baseUrl, 'GET', '/flows', { token: 't' }));
+    ticking = false;
+    expect(late.status).toBe(429);
+    expect(late.remaining).toBe(0);
+  });
+
   it('burst > 0: advertises and holds limit + burst, refilling at limit per window', async () => {
     const { s, clock } = await service({ rateLimit: { windowMs: BUCKET_WINDOW_MS, shape: 'token-bucket', burst: 3 }, tokens: FOUR });
     const times = [0, 0, 0, 0, 0, 0, 0, 0, 4096, 4096, 8192, 20_000, 40_000, 40_001];
