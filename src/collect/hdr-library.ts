@@ -1,11 +1,12 @@
 /**
  * hdr-histogram-js, loaded by the parts a run uses. Its entry loads everything the library has
- * (the WebAssembly build as base64, pako for the compressed encoding): about 40 ms of a run's
- * start-up before its first request and ~15 MB of RSS, for histograms that are plain JS and
- * encoded only when the report is written. A run builds its histograms from the 32-bit JS class
- * alone (what `build` returns for `bitBucketSize: 32` without WebAssembly) and loads the JS
- * histograms' compressed encoding on the first encode or decode. The package has no `exports` map, so its `dist/` files are its public paths;
- * `test/collect/histogram.test.ts` holds this construction to `build`'s.
+ * (the WebAssembly build as base64, pako): about 40 ms of a run's start-up before its first
+ * request and ~15 MB of RSS, for histograms that are plain JS and encoded only when the report
+ * is written. A run builds its histograms from the 32-bit JS class alone (what `build` returns
+ * for `bitBucketSize: 32` without WebAssembly) and loads the JS histograms' compressed encoding
+ * on the first encode or decode. The package has no `exports` map, so its `dist/` files are its
+ * public paths; `test/collect/histogram.test.ts` holds all of this to the library's own
+ * `build`, encoding and decoding.
  */
 import { createRequire } from 'node:module';
 import type { JsHistogram } from 'hdr-histogram-js';
