@@ -1,7 +1,8 @@
 /**
  * The SLO dashboard, in two sections kept apart as the rules keep them: the uptime objective
  * from the probes (the service's SLO; its alerts page) and the load-run SLI (what a test
- * measured; never pages). Both read the recording rules, per target and check and per tier.
+ * measured; never pages). Both read the recording rules, per target and check and per target
+ * and tier; one `target` variable filters both, offering the probed and the load-tested targets.
  */
 import { q, rate, type DashboardSpec, type PanelSpec } from './dashboard-kit.js';
 import { loadRunAnnotation } from './dashboard-run.js';
@@ -59,7 +60,7 @@ function budgetPanels(r: ResolvedSloRuleOptions, what: string, record: (w: strin
 /** The SLO dashboard's description. */
 export function sloDashboardSpec(r: ResolvedSloRuleOptions): DashboardSpec {
   const check = '{target=~"$target",check=~"$check"}';
-  const tier = '{tier=~"$tier"}';
+  const tier = '{target=~"$target",tier=~"$tier"}';
   const pct = `${formatNumber(r.objective * 100)} %`;
   const panels: (PanelSpec | { row: string })[] = [
     { row: `Uptime SLO from the probes (${SLI_SOURCE.label}="${SLI_SOURCE.probe}"): the service's objective, these alerts page` },
@@ -79,18 +80,18 @@ export function sloDashboardSpec(r: ResolvedSloRuleOptions): DashboardSpec {
         `${ALERT_NAMES.certExpiry} and ${ALERT_NAMES.tlsVersion} come from the probes; load-run alerts exist only when the rules were generated with --load-alerts, at severity info.`,
     },
     { row: `Load-run SLI (${SLI_SOURCE.label}="${SLI_SOURCE.load}"): what load tests measured, never pages` },
-    ...budgetPanels(r, 'Load-run availability', RECORDING_RULES.sliErrorRatioByTier, tier, '{{tier}}'),
+    ...budgetPanels(r, 'Load-run availability', RECORDING_RULES.sliErrorRatioByTier, tier, '{{target}} {{tier}}'),
     {
       title: 'SLI events by class',
       type: 'timeseries',
       unit: 'reqps',
       w: 24,
       description: 'Excluded: expected 429s and negative tests; they never count against the objective.',
-      queries: [q(`sum by (sli) (${rate(`${RUN_METRICS.sliEvents.name}${tier}`)})`, '{{sli}}')],
+      queries: [q(`sum by (target, sli) (${rate(`${RUN_METRICS.sliEvents.name}${tier}`)})`, '{{target}} {{sli}}')],
     },
   ];
   for (const o of r.latencyObjectives) {
-    const sel = `{tier=~"$tier",target="${o.labels.target}",threshold_seconds="${o.labels.threshold_seconds}"}`;
+    const sel = `{target=~"$target",tier=~"$tier",operation="${o.labels.operation}",threshold_seconds="${o.labels.threshold_seconds}"}`;
     const lb = formatNumber(o.budget);
     panels.push({
       title: `${o.target} slower than ${o.labels.threshold_seconds}s: burn rate per window`,
@@ -98,7 +99,7 @@ export function sloDashboardSpec(r: ResolvedSloRuleOptions): DashboardSpec {
       w: 24,
       description: `Objective: ${formatNumber(o.objective * 100)} % within ${o.labels.threshold_seconds}s.`,
       thresholds: [[null, 'green'], [1, 'yellow'], [6, 'red']],
-      queries: r.windows.map((w) => q(`${RECORDING_RULES.latencyErrorRatioByTier(w)}${sel} / ${lb}`, `{{tier}} ${w}`)),
+      queries: r.windows.map((w) => q(`${RECORDING_RULES.latencyErrorRatioByTier(w)}${sel} / ${lb}`, `{{target}} {{tier}} ${w}`)),
     });
   }
   return {
@@ -106,11 +107,12 @@ export function sloDashboardSpec(r: ResolvedSloRuleOptions): DashboardSpec {
     title: 'flowgauge — SLOs and error budget',
     description: `Uptime objective ${pct} over ${r.period} from the probes (pages), and the load-run SLI (never pages), from the flowgauge recording rules.`,
     variables: [
-      { name: 'target', label: 'Target', metric: PROBE_METRICS.total.name },
+      // Probed targets and load-tested ones: staging may only be load-tested.
+      { name: 'target', label: 'Target', metric: `{__name__=~"${PROBE_METRICS.total.name}|${RUN_METRICS.sliEvents.name}"}` },
       { name: 'check', label: 'Check', metric: `${PROBE_METRICS.total.name}{target=~"$target"}` },
-      { name: 'tier', label: 'Tier', metric: RUN_METRICS.sliEvents.name },
+      { name: 'tier', label: 'Tier', metric: `${RUN_METRICS.sliEvents.name}{target=~"$target"}` },
     ],
-    annotations: [probeFailureAnnotation(), loadRunAnnotation('tier=~"$tier"')],
+    annotations: [probeFailureAnnotation(), loadRunAnnotation('target=~"$target",tier=~"$tier"')],
     panels,
   };
 }

@@ -343,17 +343,18 @@ export function latencyTargetMetric(target: LatencyTarget): LatencyTargetMetric 
 }
 
 /**
- * Names of the recording rules (`generatePrometheusRules`), by window (`5m`, `30d`).
- * `overall` sums every tier; `byTier` keeps the `tier` label.
+ * Names of the recording rules (`generatePrometheusRules`), by window (`5m`, `30d`). Every
+ * ratio keeps `target` (never summed across targets); the overall load ratios sum every tier of
+ * a target, the `byTier` ones keep the `tier` label too.
  */
 export const RECORDING_RULES = {
-  /** SLI error ratio bad / (good + bad), all tiers together. */
+  /** SLI error ratio bad / (good + bad) per target, all tiers together. */
   sliErrorRatio: (window: string): string => `flowgauge:sli_error_ratio:rate${window}`,
-  /** SLI error ratio per tier; the availability alerts read this one. */
+  /** SLI error ratio per target and tier; the availability alerts read this one. */
   sliErrorRatioByTier: (window: string): string => `flowgauge:sli_error_ratio_by_tier:rate${window}`,
-  /** Share of requests slower than a latency objective's threshold, all tiers together. */
+  /** Share of requests slower than a latency objective's threshold per target, all tiers together. */
   latencyErrorRatio: (window: string): string => `flowgauge:latency_error_ratio:rate${window}`,
-  /** Share slower than the threshold, per tier; the latency alerts read this one. */
+  /** Share slower than the threshold, per target and tier; the latency alerts read this one. */
   latencyErrorRatioByTier: (window: string): string => `flowgauge:latency_error_ratio_by_tier:rate${window}`,
   /** Probe error ratio per target: probes that did not succeed / all probes, every check together. */
   probeErrorRatio: (window: string): string => `flowgauge:probe_error_ratio:rate${window}`,

@@ -85,8 +85,11 @@ export interface ResolvedLatencyObjective {
   readonly thresholdS: number;
   readonly objective: number;
   readonly budget: number;
-  /** Label values the latency rules carry: `{ target, threshold_seconds }`. */
-  readonly labels: { readonly target: string; readonly threshold_seconds: string };
+  /**
+   * Label values the latency rules carry: `{ operation, threshold_seconds }`. Not `target`: the
+   * recorded series keep the run's `target` (`--target-name`), which names the service.
+   */
+  readonly labels: { readonly operation: string; readonly threshold_seconds: string };
 }
 
 /** A recording rule. */
@@ -202,12 +205,12 @@ export function resolveSloRuleOptions(options: SloRuleOptions): ResolvedSloRuleO
       thresholdS: o.thresholdS,
       objective: o.objective,
       budget: Number((1 - o.objective).toPrecision(12)),
-      labels: { target: o.operation, threshold_seconds: formatNumber(o.thresholdS) },
+      labels: { operation: o.operation, threshold_seconds: formatNumber(o.thresholdS) },
     };
   });
   const seen = new Set<string>();
   for (const o of latencyObjectives) {
-    const key = `${o.labels.target}@${o.labels.threshold_seconds}`;
+    const key = `${o.labels.operation}@${o.labels.threshold_seconds}`;
     if (seen.has(key)) throw new InvalidArgumentError(`latency objective ${key} is given twice`);
     seen.add(key);
   }

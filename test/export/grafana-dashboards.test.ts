@@ -30,7 +30,7 @@ interface Panel {
   title: string;
   gridPos: { x: number; y: number; w: number; h: number };
   datasource?: { type?: string; uid?: string };
-  targets?: { expr: string; refId: string; datasource: { uid: string } }[];
+  targets?: { expr: string; refId: string; legendFormat?: string; datasource: { uid: string } }[];
   fieldConfig?: { defaults: { unit?: string } };
 }
 
@@ -221,10 +221,23 @@ describe('generateDashboards', () => {
     expect(rows[0]).toMatch(/sli_source="probe".*page/);
     expect(rows[1]).toMatch(/sli_source="load".*never pages/);
     expect(slo).toContain('/ 0.001');
+    // The load-run panels read per-target series: each is filtered by the target variable, named
+    // by its target in the legend, and never summed across targets.
+    const loadPanels = panelsOf(d.slo).slice(panelsOf(d.slo).findIndex((p) => p.type === 'row' && /sli_source="load"/.test(p.title)) + 1);
+    expect(loadPanels.length).toBeGreaterThan(0);
+    for (const p of loadPanels) {
+      for (const t of p.targets ?? []) {
+        expect(t.expr, p.title).toContain('target=~"$target"');
+        expect(t.legendFormat, p.title).toContain('{{target}}');
+        for (const m of t.expr.matchAll(/\b(sum|min|max|avg)\s*(?:by\s*\(([^)]*)\)\s*)?\(/g)) expect(m[2] ?? '', t.expr).toContain('target');
+      }
+    }
+    // The target variable offers load-tested targets too, not only probed ones.
+    expect(variableExprs(d.slo).find((v) => v.name === 'target')?.expr).toContain(RUN_METRICS.sliEvents.name);
     expect(slo).not.toContain('latency_error_ratio');
     const withLatency = generateDashboards({ objective: 0.995, period: '28d', latencyObjectives: [{ operation: 'run', thresholdS: 2, objective: 0.99 }] });
     const text = exprsOf(withLatency.slo).join('\n');
-    expect(text).toContain(`${RECORDING_RULES.latencyErrorRatioByTier('28d')}{tier=~"$tier",target="run",threshold_seconds="2"} / 0.01`);
+    expect(text).toContain(`${RECORDING_RULES.latencyErrorRatioByTier('28d')}{target=~"$target",tier=~"$tier",operation="run",threshold_seconds="2"} / 0.01`);
     expect(text).toContain('/ 0.005');
   });
 

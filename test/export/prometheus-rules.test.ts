@@ -40,15 +40,20 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
     for (const r of probe) expect(r.expr, r.record).not.toMatch(/sum \(|sum by \(check\)/);
   });
 
-  it('records the load SLI per window, overall and per tier, labelled sli_source="load", from the load series only', () => {
+  it('records the load SLI per window, per target and per target and tier (never across targets), labelled sli_source="load", from the load series only', () => {
     const load = recordingRulesOf(f).filter((r) => r.record.startsWith('flowgauge:sli_'));
-    expect(load).toHaveLength(16);
+    expect(load.map((r) => r.record)).toEqual(WINDOWS.flatMap((w) => [RECORDING_RULES.sliErrorRatio(w), RECORDING_RULES.sliErrorRatioByTier(w)]));
     for (const r of load) {
       expect(r.labels).toEqual({ [SLI_SOURCE.label]: SLI_SOURCE.load });
       expect(r.expr).toContain(`${RUN_METRICS.sliEvents.name}{sli="bad"}`);
       expect(r.expr).toContain('sli=~"good|bad"');
       expect(r.expr).not.toContain('excluded');
       expect(r.expr).not.toContain(PROBE_METRICS.total.name);
+      // Every aggregation keeps the target: staging's errors are not production's.
+      expect(r.expr, r.record).not.toMatch(/sum \(|sum by \(tier\)/);
+      expect([...r.expr.matchAll(/sum by \(([^)]*)\)/g)].map((m) => m[1]), r.record).toEqual(
+        Array(3).fill(r.record.includes('_by_tier') ? 'target, tier' : 'target'),
+      );
     }
   });
 
@@ -104,7 +109,9 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
     expect(load.map((a) => a.alert)).toEqual([...Array(4).fill(ALERT_NAMES.availability), ...Array(4).fill(ALERT_NAMES.latency)]);
     for (const a of load) expect(a.labels).toMatchObject({ severity: 'info', [SLI_SOURCE.label]: SLI_SOURCE.load });
     expect(load[0]?.expr).toBe(`${RECORDING_RULES.sliErrorRatioByTier('1h')} > 0.0144 and ${RECORDING_RULES.sliErrorRatioByTier('5m')} > 0.0144`);
-    expect(load[4]?.expr).toContain('{target="run",threshold_seconds="2"} > 0.144');
+    expect(load[4]?.expr).toContain('{operation="run",threshold_seconds="2"} > 0.144');
+    // Alerts fire per target and tier, and say which target burns, as the probe alerts do.
+    for (const a of load) expect(a.annotations.summary, a.alert).toMatch(/on tier \{\{ \$labels\.tier \}\} of target \{\{ \$labels\.target \}\}$/);
   });
 
   it('adds latency ratios from the bucket whose le is the threshold', () => {
@@ -118,9 +125,14 @@ describe('generatePrometheusRules: probes and load runs kept apart', () => {
     });
     const lat = recordingRulesOf(g).filter((r) => r.record === RECORDING_RULES.latencyErrorRatioByTier('5m'));
     expect(lat.map((r) => r.labels)).toEqual([
-      { sli_source: 'load', target: 'run', threshold_seconds: '2' },
-      { sli_source: 'load', target: 'stream.ttft', threshold_seconds: '0.5' },
+      { sli_source: 'load', operation: 'run', threshold_seconds: '2' },
+      { sli_source: 'load', operation: 'stream.ttft', threshold_seconds: '0.5' },
     ]);
+    // The run's target survives the aggregation: no rule label may overwrite it.
+    for (const r of recordingRulesOf(g).filter((x) => x.record.startsWith('flowgauge:latency_'))) {
+      expect(r.labels, r.record).not.toHaveProperty('target');
+      expect(r.expr, r.record).toMatch(r.record.includes('_by_tier') ? /^1 - \(sum by \(target, tier\) .* \/ sum by \(target, tier\) / : /^1 - \(sum by \(target\) .* \/ sum by \(target\) /);
+    }
     expect(lat[0]?.expr).toContain('flowgauge_request_duration_seconds_bucket{operation="run",le=~"2|2.0"}[5m]');
     expect(lat[0]?.expr).toContain('flowgauge_request_duration_seconds_count{operation="run"}[5m]');
     expect(lat[1]?.expr).toContain('flowgauge_stream_ttft_seconds_bucket{le="0.5"}[5m]');
@@ -253,7 +265,7 @@ describe('deploy/ rule files', () => {
       const rules = parse(read(rulesPath)) as Parameters<typeof recordingRulesOf>[0];
       const test = read(testPath);
       const alerts = alertingRulesOf(rules).filter((a) => source === undefined || a.labels[SLI_SOURCE.label] === source);
-      const records = recordingRulesOf(rules).filter((r) => source === undefined || (r.labels?.[SLI_SOURCE.label] === source && 'target' in r.labels));
+      const records = recordingRulesOf(rules).filter((r) => source === undefined || (r.labels?.[SLI_SOURCE.label] === source && 'operation' in r.labels));
       expect(alerts.length).toBeGreaterThan(0);
       for (const a of alerts) expect(test, `${a.alert} in ${testPath}`).toContain(`alertname: ${a.alert}`);
       // Each recorded series is compared by promtool, window by window.

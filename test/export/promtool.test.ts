@@ -135,6 +135,28 @@ describe.skipIf(gate.skip)('promtool', () => {
     }
   }, 120_000);
 
+  it('test rules can fail: load rules summed across targets (as before they kept target) break the two-target case', () => {
+    // The load-alerts fixture with every load aggregation dropping `target` again, and the latency
+    // objective named `target` as it was: production's volume hides staging's burn.
+    const fixture = readFileSync(join(ROOT, 'deploy/prometheus/tests/flowgauge-slo-load-alerts.rules.yml'), 'utf8');
+    const summed = fixture
+      .replace(/sum by \(target, tier\) \(rate\((flowgauge_(?:sli_events_total|request_duration_seconds))/g, 'sum by (tier) (rate($1')
+      .replace(/sum by \(target\) \(rate\((flowgauge_(?:sli_events_total|request_duration_seconds))/g, 'sum (rate($1')
+      .replaceAll('operation: run', 'target: run')
+      .replaceAll('operation="run",threshold_seconds', 'target="run",threshold_seconds');
+    expect(summed).not.toBe(fixture);
+    const sub = join(dir, 'summed');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'flowgauge-slo-load-alerts.rules.yml'), summed);
+    writeFileSync(join(sub, 't.yml'), readFileSync(join(ROOT, 'deploy/prometheus/tests/flowgauge-load-alerts.test.yml'), 'utf8'));
+    expect(promtool(['check', 'rules', join(sub, 'flowgauge-slo-load-alerts.rules.yml')]).status).toBe(0);
+    const r = promtool(['test', 'rules', join(sub, 't.yml')]);
+    expect(r.status).not.toBe(0);
+    expect(r.output).toContain('name: two targets in one Prometheus');
+    // Summed, the burning staging run fires no availability alert at all.
+    expect(r.output).toMatch(/alertname: FlowgaugeAvailabilityBudgetBurn, time: 40m, \n\s+exp:\[[^\]]*target="staging"[^\]]*\],\s*got:\[\]/);
+  }, 120_000);
+
   it('test rules: a generated latency objective reads the threshold bucket in either le spelling (the probe alerts stay quiet)', () => {
     const rules = generatePrometheusRules({ objective: 0.999, period: '30d', loadAlerts: true, latencyObjectives: [{ operation: 'run', thresholdS: 2, objective: 0.99 }] });
     writeFileSync(join(dir, 'lat.rules.yml'), renderRulesYaml(rules));
@@ -144,16 +166,18 @@ describe.skipIf(gate.skip)('promtool', () => {
         const a = latencyAlerts.find((x) => x.labels.long_window === l);
         if (a === undefined) throw new Error(`no latency alert for ${l}`);
         return {
-          exp_labels: { tier: 'pro', ...a.labels },
-          exp_annotations: Object.fromEntries(Object.entries(a.annotations).map(([k, v]) => [k, v.replace('{{ $labels.tier }}', 'pro')])),
+          exp_labels: { target: 'staging', tier: 'pro', ...a.labels },
+          exp_annotations: Object.fromEntries(
+            Object.entries(a.annotations).map(([k, v]) => [k, v.replace('{{ $labels.tier }}', 'pro').replace('{{ $labels.target }}', 'staging')]),
+          ),
         };
       });
     // 1000 requests a minute, `slowPerMin` of them slower than 2 s; `le` spelled as `le2`.
     const input = (slowPerMin: number, le2: string) => [
-      { series: `flowgauge_request_duration_seconds_bucket{tier="pro",operation="run",le="1"}`, values: `0+${900 - slowPerMin}x120` },
-      { series: `flowgauge_request_duration_seconds_bucket{tier="pro",operation="run",le="${le2}"}`, values: `0+${1000 - slowPerMin}x120` },
-      { series: `flowgauge_request_duration_seconds_bucket{tier="pro",operation="run",le="+Inf"}`, values: '0+1000x120' },
-      { series: `flowgauge_request_duration_seconds_count{tier="pro",operation="run"}`, values: '0+1000x120' },
+      { series: `flowgauge_request_duration_seconds_bucket{target="staging",tier="pro",operation="run",le="1"}`, values: `0+${900 - slowPerMin}x120` },
+      { series: `flowgauge_request_duration_seconds_bucket{target="staging",tier="pro",operation="run",le="${le2}"}`, values: `0+${1000 - slowPerMin}x120` },
+      { series: `flowgauge_request_duration_seconds_bucket{target="staging",tier="pro",operation="run",le="+Inf"}`, values: '0+1000x120' },
+      { series: `flowgauge_request_duration_seconds_count{target="staging",tier="pro",operation="run"}`, values: '0+1000x120' },
     ];
     const quietProbes = { eval_time: '40m', alertname: 'FlowgaugeUptimeBudgetBurn', exp_alerts: [] };
     const test = {
