@@ -139,6 +139,30 @@ describe('a learned layout accepts only what zod accepts', () => {
     expect(check.accepts(other)).toBe(true);
   });
 
+  it('bounds a URL by its host (253 characters, a DNS name), not by its path', () => {
+    const check = new LayoutCheck(schemas.flowListSchema);
+    const page = flowListBody();
+    check.learn(JSON.parse(page));
+    const withHost = (host: string, path = '/v1'): string => page.replaceAll('https://api.example.com/v1', `https://${host}${path}`);
+    // Labels of 63 characters, as DNS has them: 3 of them and a 61-character one are 253 in all.
+    const label = (n: number): string => 'a'.repeat(n);
+    const host253 = [label(63), label(63), label(63), `b${label(60)}`].join('.');
+    const host254 = [label(63), label(63), label(63), `b${label(61)}`].join('.');
+    expect(host253).toHaveLength(253);
+    for (const [text, accepted] of [
+      [withHost(host253), true],
+      [withHost(host253, `/${'x'.repeat(10_000)}`), true],
+      [withHost('api.example.com', `/${'p/'.repeat(5_000)}`), true],
+      [withHost(host254), false],
+      [withHost(`${host253}:8080`), true],
+      [withHost(`${host254}:8080`), false],
+    ] as const) {
+      // Every one of these is a valid page: a longer host only takes it to the parsed path.
+      expect(zodAccepts(schemas.flowListSchema, text)).toBe(true);
+      expect(check.accepts(text), text.slice(0, 300)).toBe(accepted);
+    }
+  });
+
   it('leaves what it cannot say exactly to the parsed path', () => {
     const check = new LayoutCheck(schemas.flowListSchema);
     const page = flowListBody();
