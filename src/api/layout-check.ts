@@ -4,7 +4,8 @@
  * the schema accepted. A live service answers every request of an operation with the same layout
  * and new values, so after the first body each next one is judged by one native regular
  * expression over its text: no `JSON.parse`, no objects, no strings for the collector to sweep.
- * Its value is parsed only if something reads it (`response.ts`).
+ * Its value is parsed only if something reads it (`response.ts`). Compact JSON, what most
+ * services send, is tried first against the same expression without whitespace (`compactOf`).
  *
  * Soundness is the whole point: the expression matches only text that `JSON.parse` turns into a
  * JSON object the schema accepts; text it does not match says nothing and takes the parsed path
