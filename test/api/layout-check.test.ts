@@ -74,10 +74,15 @@ describe('a learned layout accepts only what zod accepts', () => {
             const re = compileLayout(schema, valid);
             if (re === undefined) return;
             learned++;
+            // The check as the client runs it: the compact expression first, then the whole one.
+            const check = new LayoutCheck(schema);
+            check.learn(valid);
             // The body it was learned from, compact or pretty-printed, is accepted unless a value
             // of it lies outside what a layout spells (a 16-digit integer, a 5-digit port…).
             const self = re.test(JSON.stringify(valid));
             expect(re.test(JSON.stringify(valid, null, 2))).toBe(self);
+            expect(check.accepts(JSON.stringify(valid))).toBe(self);
+            expect(check.accepts(JSON.stringify(valid, null, 2))).toBe(self);
             if (self) selfAccepted++;
             const zod = zodAccepts(schema, text);
             if (!zod) rejectedByZod++;
@@ -85,6 +90,7 @@ describe('a learned layout accepts only what zod accepts', () => {
               accepted++;
               expect(zod, text.slice(0, 400)).toBe(true);
             }
+            if (check.accepts(text)) expect(zod, text.slice(0, 400)).toBe(true);
           },
         ),
         { seed: SEED, numRuns: 400 },
@@ -108,6 +114,8 @@ describe('a learned layout accepts only what zod accepts', () => {
     const page = flowListBody();
     const re = compileLayout(schemas.flowListSchema, JSON.parse(page)) as RegExp;
     expect(re).toBeInstanceOf(RegExp);
+    const check = new LayoutCheck(schemas.flowListSchema);
+    check.learn(JSON.parse(page));
     const value = JSON.parse(page) as unknown;
     const fieldValue = fc.oneof(brokenValue, nearTimestamp, nearUrl, fc.string({ maxLength: 12 }), fc.integer({ min: -5, max: 5 }), fc.constant(DELETE));
     const valueEdit = fc.tuple(fc.constantFrom(...paths(value)), fieldValue).map(([p, r]) => JSON.stringify(asJson(mutate(value, p, r))) ?? '');
@@ -121,6 +129,7 @@ describe('a learned layout accepts only what zod accepts', () => {
           accepted++;
           expect(zod, text).toBe(true);
         }
+        if (check.accepts(text)) expect(zod, text).toBe(true);
       }),
       { seed: SEED, numRuns: 3000 },
     );
@@ -137,6 +146,33 @@ describe('a learned layout accepts only what zod accepts', () => {
     const other = page.replaceAll('flow_', 'flow_9f8e7d6c-').replaceAll('2026-01-', '2027-12-').replaceAll('T09:30:00Z', 'T23:59:59.123456+05:30');
     expect(zodAccepts(schemas.flowListSchema, other)).toBe(true);
     expect(check.accepts(other)).toBe(true);
+    // Whitespace between tokens, early or only near the end: past the compact expression, the whole one accepts.
+    expect(check.accepts(JSON.stringify(JSON.parse(other), null, 2))).toBe(true);
+    expect(check.accepts(other.replace('"total":', '"total" :\n '))).toBe(true);
+  });
+
+  it('bounds a URL by its host (253 characters, a DNS name), not by its path', () => {
+    const check = new LayoutCheck(schemas.flowListSchema);
+    const page = flowListBody();
+    check.learn(JSON.parse(page));
+    const withHost = (host: string, path = '/v1'): string => page.replaceAll('https://api.example.com/v1', `https://${host}${path}`);
+    // Labels of 63 characters, as DNS has them: 3 of them and a 61-character one are 253 in all.
+    const label = (n: number): string => 'a'.repeat(n);
+    const host253 = [label(63), label(63), label(63), `b${label(60)}`].join('.');
+    const host254 = [label(63), label(63), label(63), `b${label(61)}`].join('.');
+    expect(host253).toHaveLength(253);
+    for (const [text, accepted] of [
+      [withHost(host253), true],
+      [withHost(host253, `/${'x'.repeat(10_000)}`), true],
+      [withHost('api.example.com', `/${'p/'.repeat(5_000)}`), true],
+      [withHost(host254), false],
+      [withHost(`${host253}:8080`), true],
+      [withHost(`${host254}:8080`), false],
+    ] as const) {
+      // Every one of these is a valid page: a longer host only takes it to the parsed path.
+      expect(zodAccepts(schemas.flowListSchema, text)).toBe(true);
+      expect(check.accepts(text), text.slice(0, 300)).toBe(accepted);
+    }
   });
 
   it('leaves what it cannot say exactly to the parsed path', () => {
