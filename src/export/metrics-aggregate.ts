@@ -7,7 +7,8 @@
  * last snapshot; gauges combine by their spec's `aggregator` (in flight adds, the last
  * rate-limit Remaining takes the lowest).
  */
-import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import type { AggregatorRegistry, MetricObjectWithValues, MetricValue } from 'prom-client';
+import { promClient } from './prom-client-module.js';
 import { RUN_METRICS } from '../slo/metric-names.js';
 import type { MetricsSource } from './metrics-server.js';
 import type { SettledView } from './run-metrics.js';
@@ -86,11 +87,11 @@ export function createMetricsAggregate(): MetricsAggregate {
   const combined = (): ReturnType<typeof AggregatorRegistry.aggregate> => {
     // aggregate() only reads the snapshots; its parameter type is just not readonly.
     const all = [...latest.values()] as Values[][];
-    return AggregatorRegistry.aggregate(settled === undefined ? all : [...all, settlement(all, settled)]);
+    return promClient().AggregatorRegistry.aggregate(settled === undefined ? all : [...all, settlement(all, settled)]);
   };
   return {
     source: {
-      contentType: AggregatorRegistry.PROMETHEUS_CONTENT_TYPE,
+      contentType: promClient().AggregatorRegistry.PROMETHEUS_CONTENT_TYPE,
       metrics: () => combined().metrics(),
     },
     update(index, snapshot) {

@@ -4,7 +4,8 @@
  * in a registry of its own, so nothing of it lands in the cumulative counters or the history
  * (a scrape every 15 s would otherwise count as probes the schedule never made).
  */
-import { Gauge, Registry } from 'prom-client';
+import type { Gauge } from 'prom-client';
+import { promClient } from './prom-client-module.js';
 import { PROBE_ENDPOINT_METRICS } from '../slo/metric-names.js';
 import type { RouteAnswer } from './metrics-server.js';
 import type { ProbeResult } from './probe-metrics.js';
@@ -19,6 +20,7 @@ const TEXT = 'text/plain; charset=utf-8';
 
 /** The exposition of one check's result, labelled with the probe's target and the check. */
 export async function renderProbeAnswer(target: string, check: string, r: ProbeEndpointResult): Promise<RouteAnswer> {
+  const { Gauge, Registry } = promClient();
   const registry = new Registry();
   const m = PROBE_ENDPOINT_METRICS;
   const gauge = (s: { name: string; help: string; labelNames: readonly string[] }): Gauge =>

@@ -9,7 +9,8 @@
  * Pushgateway, or a restarted daemon, thus exports totals that only grow, and `increase()`
  * works across runs.
  */
-import { Counter, Gauge, Registry, type Metric } from 'prom-client';
+import type { Gauge, Metric, Registry } from 'prom-client';
+import { promClient } from './prom-client-module.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { PROBE_DURATION_BUCKETS_S, PROBE_METRICS } from '../slo/metric-names.js';
 
@@ -216,6 +217,7 @@ export interface ProbeMetricsOptions {
 export function createProbeMetrics(options: ProbeMetricsOptions): ProbeMetrics {
   const { target } = options;
   if (typeof target !== 'string' || target === '') throw new InvalidArgumentError('probe metrics need a non-empty target name');
+  const { Counter, Gauge, Registry } = promClient();
   const registry = options.registry ?? new Registry();
   const p = PROBE_METRICS;
   const gauge = (s: { name: string; help: string; labelNames: readonly string[] }): Gauge =>

@@ -9,7 +9,7 @@
  * most `finalTimeoutMs` (1 s), after which its connection is torn down, so a Pushgateway that
  * is down or accepts and never answers costs at most that.
  */
-import { Agent, request } from 'undici';
+import { undiciModule } from '../transport/undici-dispatcher.js';
 import { urlWithoutSecrets } from '../core/url-redact.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_MS, type Clock, type TimerHandle } from '../core/clock.js';
@@ -116,6 +116,8 @@ export function createPushgatewayPusher(options: PushgatewayOptions): Pushgatewa
   const finalTimeoutMs = options.finalTimeoutMs ?? DEFAULT_FINAL_PUSH_TIMEOUT_MS;
   if (!(Number.isFinite(finalTimeoutMs) && finalTimeoutMs > 0)) throw new InvalidArgumentError('pushgateway finalTimeoutMs must be a positive number');
   const { clock, registry } = options;
+  // undici loads here, when a pusher is made, not when a scenario imports the package.
+  const { Agent, request } = undiciModule();
   const agent = new Agent({ connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
 
   let pushes = 0;

@@ -9,7 +9,8 @@
  * and stream figures of the streams answered 2xx (as `stream`), ITL, TPOT and tokens per second
  * without the streams delivered in one read (the same `core/stream-timings.ts` functions).
  */
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { promClient } from './prom-client-module.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { NS_PER_S } from '../core/clock.js';
 import { isTargetName, TARGET_NAME_HELP } from '../core/target-name.js';
@@ -189,7 +190,7 @@ export function resolveRunMetricsOptions(options: RunMetricsOptions): ResolvedRu
 /** Creates and registers the run metrics. */
 export function createRunMetrics(options: RunMetricsOptions): RunMetrics {
   const o = resolveRunMetricsOptions(options);
-  const registry = options.registry ?? new Registry();
+  const registry = options.registry ?? new (promClient().Registry)();
   if (options.target !== undefined) {
     if (!isTargetName(options.target)) throw new InvalidArgumentError(`createRunMetrics: target must be ${TARGET_NAME_HELP}`);
     // A default label, on every series the registry serialises (and in the snapshots workers send).

@@ -17,7 +17,9 @@
  * upstream decision to the service's parent-based sampler: flag 00 would switch its tracing
  * off for every load-test request, flag 01 would force it on at load-test rates.
  */
-import { SpanKind, SpanStatusCode, isSpanContextValid, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, HrTime, Span, Tracer } from '@opentelemetry/api';
 import { urlWithoutSecrets } from '../api/index.js';
 import type { Clock } from '../core/clock.js';
 import type { OpName } from '../core/ops.js';
@@ -88,10 +90,17 @@ export interface RequestTracer {
 
 const NOOP_SPAN: RequestSpan = Object.freeze({ traceparent: undefined, end: () => undefined });
 
+// The API's values are loaded with the first tracer, not on import: its ~45 modules (~30 ms) are
+// start-up that a run tracing nothing, or a scenario importing `flowgauge`, never uses. Its state
+// is global (one registry for every copy), so the copy `require` finds sees the user's SDK.
+const require = createRequire(import.meta.url);
+let otel: typeof OtelApi | undefined;
+const otelApi = (): typeof OtelApi => (otel ??= require('@opentelemetry/api') as typeof OtelApi);
+
 /** W3C trace-context header value of a span, or undefined when its context is invalid. */
 export function traceparentOf(span: Span): string | undefined {
   const ctx = span.spanContext();
-  if (!isSpanContextValid(ctx)) return undefined;
+  if (!otelApi().isSpanContextValid(ctx)) return undefined;
   return `00-${ctx.traceId}-${ctx.spanId}-${(ctx.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
 }
 
@@ -186,7 +195,7 @@ class ActiveRequestSpan implements RequestSpan {
       span.setAttribute(SPAN_ATTRIBUTES.sli, verdict.sli);
       if (verdict.throttle !== 'none') span.setAttribute(SPAN_ATTRIBUTES.throttle, verdict.throttle);
       if (verdict.sli === 'bad') {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: sample.errorCode ?? `HTTP ${sample.status}` });
+        span.setStatus({ code: otelApi().SpanStatusCode.ERROR, message: sample.errorCode ?? `HTTP ${sample.status}` });
       }
     }
     // A span never ends before it started (clocks of different origins in tests).
@@ -204,6 +213,7 @@ const before = (a: HrTime, b: HrTime): boolean => a[0] < b[0] || (a[0] === b[0] 
 export function createRequestTracer(tracer?: Tracer): RequestTracer {
   if (tracer === undefined) return { enabled: false, startSpan: () => NOOP_SPAN };
   const bases = new Map<string, URL | undefined>();
+  const { SpanKind, isSpanContextValid } = otelApi();
   return {
     enabled: true,
     startSpan(op, flowId, start = {}) {

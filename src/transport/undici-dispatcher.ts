@@ -3,9 +3,11 @@
  * (`undici-transport.ts`) and the conformance battery build theirs here, so a private CA,
  * `--insecure` and an https proxy mean the same for both.
  *
- * undici itself is loaded when the first dispatcher is built: its entry (fetch, cookies, web
- * streams, every dispatcher) costs about 135 ms before a run's first request, and a run against an
- * `http:` target never uses it (`h1-pool.ts` carries those requests).
+ * undici itself is loaded when the first dispatcher is built (`undiciModule`, which the
+ * Pushgateway pusher uses too): its entry (fetch, cookies, web streams, every dispatcher) costs
+ * about 135 ms before a run's first request, and a run against an `http:` target never uses it
+ * (`h1-pool.ts` carries those requests). Loaded on import, it also taxed every scenario module
+ * that imports `flowgauge`.
  */
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
@@ -45,10 +47,14 @@ export function tlsOptionsOf(tls: DispatcherTls | undefined): { ca?: string; rej
   return { ...(tls?.ca !== undefined ? { ca: tls.ca } : {}), ...(tls?.insecure === true ? { rejectUnauthorized: false } : {}) };
 }
 
+/** undici, loaded on first use. */
+export function undiciModule(): typeof Undici {
+  return (undici ??= require('undici') as typeof Undici);
+}
+
 /** A dispatcher: direct (a pool or an agent), or through the proxy, which tunnels to `https:` origins. */
 export function createUndiciDispatcher(o: DispatcherOptions): Dispatcher {
-  undici ??= require('undici') as typeof Undici;
-  const { Agent, buildConnector, EnvHttpProxyAgent, Pool } = undici;
+  const { Agent, buildConnector, EnvHttpProxyAgent, Pool } = undiciModule();
   const tls = tlsOptionsOf(o.tls);
   const base = buildConnector({ timeout: o.connectMs, ...tls });
   const connect = o.wrapConnector?.(base) ?? base;

@@ -3,7 +3,8 @@
  * code and none of the heavy packages (the load generator's transports, zod, autocannon, the
  * OpenTelemetry SDK, prom-client), and a command loads its own module, not the others'; `run`
  * loads what its first request needs before it, and its exporters, report renderers and the
- * workers' code only when used. Checked
+ * workers' code only when used; a scenario importing the package entry loads no transport's or
+ * exporter's package. Checked
  * on the modules the process loads (a loader hook lists them), not on a time: start-up time is
  * measured in the benchmark (`npm run bench -- --only startup`).
  */
@@ -12,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packagesOf, traceModules } from '../helpers/module-trace.js';
 
@@ -107,6 +108,24 @@ describe('start-up: what each command loads', () => {
       expect(modules.some((u) => u.endsWith('/hdr-histogram-js/dist/Int32Histogram.js'))).toBe(true);
       const deferred = /^src\/(target|export\/(?!webhook-receiver)|run\/exporters\/(?!exporter-registry)|run\/workers\/|run\/outputs\/(dashboard|tracing)|report\/(html|markdown|read|report-schema|report-json-schema|compare|dashboard-page)\.ts|capacity|conformance|probe)/;
       expect(sources(modules).filter((f) => deferred.test(f))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("a scenario's `import 'flowgauge'` loads none of the transports' and exporters' packages: undici, prom-client and OpenTelemetry come with their first use", async () => {
+    // The compiled package, as a scenario of an installed one imports it (from the sources only tsx loads it).
+    const bin = process.env.FLOWGAUGE_TEST_BIN;
+    if (bin === undefined) throw new Error('FLOWGAUGE_TEST_BIN is not set: this test needs the compiled package (test/setup/compiled-cli.ts)');
+    const entry = resolve(dirname(bin), '../dist/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'fg-entry-'));
+    try {
+      const script = join(dir, 'scenario.mjs');
+      writeFileSync(script, `const fg = await import(${JSON.stringify(entry)});\nconsole.log(typeof fg.defineScenario, typeof fg.executeRun, typeof fg.createProbeRunner);\n`);
+      const run = await traceModules(script, [], { cwd: dir });
+      expect(run.stdout.trim()).toBe('function function function');
+      const loaded = packagesOf(run.modules);
+      for (const p of ['undici', 'prom-client', '@opentelemetry/api', ...HEAVY]) expect(loaded, p).not.toContain(p);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
