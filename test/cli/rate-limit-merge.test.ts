@@ -2,9 +2,9 @@
  * Issue 38, item 4: premature-429 analysis from merged evidence, not merged verdicts. A limiter
  * that throttles at 25 of an advertised 40 per 3 s (its books say which refusals came early),
  * the client at 25/s for 12 s, run as one process, as `--workers 2`, and as two shards merged by
- * `flowgauge merge`: each gives the books' premature and expected counts within ±3, and no more
- * than 3 uncertain, where each worker or shard judging its half alone once called most of them
- * uncertain. A report without evidence (an older flowgauge) merges with a warning saying so.
+ * `flowgauge merge`: each gives the books' premature and expected counts within ±3, and few
+ * uncertain (`expectTruth`), where each worker or shard judging its half alone once called most
+ * of them uncertain. A report without evidence (an older flowgauge) merges with a warning saying so.
  *
  * The three runs mostly wait on their 12 s schedules, so they start together in `beforeAll`, each
  * against its own limiter (its own books, its own output dir), and each test awaits its own: one
@@ -83,13 +83,18 @@ async function run(base: string, name: string, extra: readonly string[]): Promis
   return { code, err: io.err(), report: existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Report) : undefined, path };
 }
 
-/** The report's verdicts against the books, within ±3, and uncertain a small minority. */
+/**
+ * The report's verdicts against the books, within ±3, and uncertain a small minority: at most 3,
+ * or one in twenty refusals on a machine so starved that the client's clock honestly cannot
+ * place more of them (seen at a load average of 10 on 2 cores: 4 and 6 of ~200). The bug this
+ * guards, each half judged alone, called most of them uncertain.
+ */
 function expectTruth(r: Report, books: LimiterBooks): void {
   const rl = r.rateLimit;
   expect(rl.responses429).toBe(books.refused);
   expect(Math.abs(rl.premature429 - books.premature), `premature ${rl.premature429}, books ${books.premature}`).toBeLessThanOrEqual(3);
   expect(Math.abs(rl.expected429 - books.expected), `expected ${rl.expected429}, books ${books.expected}`).toBeLessThanOrEqual(3);
-  expect(rl.uncertain429 ?? 0).toBeLessThanOrEqual(3);
+  expect(rl.uncertain429 ?? 0, `uncertain of ${books.refused} refusals`).toBeLessThanOrEqual(Math.max(3, Math.floor(books.refused / 20)));
 }
 
 describe('premature 429s of a split run, from the merged evidence', () => {
