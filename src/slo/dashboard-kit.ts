@@ -233,15 +233,20 @@ export const q = (expr: string, legend?: string): Query => (legend === undefined
 /** `rate(selector[$__rate_interval])`. */
 export const rate = (selector: string): string => `rate(${selector}[$__rate_interval])`;
 
-/** p50, p90 and p99 of a histogram's buckets, optionally split by a label (`by` = `, operation`). */
-export function quantiles(bucket: string, matchers: string, by = ''): Query[] {
+/** `op by (labels) (expr)`: an aggregation that keeps `labels` apart (`sumBy(['target'], …)`). */
+export const aggregateBy = (op: 'sum' | 'max', labels: readonly string[], expr: string): string => `${op} by (${labels.join(', ')}) (${expr})`;
+
+/**
+ * p50, p90 and p99 of a histogram's buckets, optionally kept apart by labels (`by` = `['target']`):
+ * each series is named by its quantile and those labels' values.
+ */
+export function quantiles(bucket: string, matchers: string, by: readonly string[] = []): Query[] {
+  const legend = by.map((l) => ` {{${l}}}`).join('');
   return (
     [
       ['0.5', 'p50'],
       ['0.9', 'p90'],
       ['0.99', 'p99'],
     ] as const
-  ).map(([p, name]) =>
-    q(`histogram_quantile(${p}, sum by (le${by}) (${rate(`${bucket}{${matchers}}`)}))`, `${name}${by === '' ? '' : ` {{${by.slice(2)}}}`}`),
-  );
+  ).map(([p, name]) => q(`histogram_quantile(${p}, sum by (${['le', ...by].join(', ')}) (${rate(`${bucket}{${matchers}}`)}))`, `${name}${legend}`));
 }

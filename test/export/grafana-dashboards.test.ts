@@ -136,8 +136,8 @@ describe('generateDashboards', () => {
     expect(uids.size).toBe(3);
   });
 
-  it('offers scenario, tier and shard on the run dashboard, target and check on the uptime one, both sources on the SLO one', () => {
-    expect(varsOf(d.run)).toEqual(['datasource', 'scenario', 'tier', 'shard', 'operation']);
+  it('offers target, scenario, tier and shard on the run dashboard, target and check on the uptime one, both sources on the SLO one', () => {
+    expect(varsOf(d.run)).toEqual(['datasource', 'target', 'scenario', 'tier', 'shard', 'operation']);
     expect(varsOf(d.slo)).toEqual(['datasource', 'target', 'check', 'tier']);
     expect(varsOf(d.uptime)).toEqual(['datasource', 'target', 'check']);
     // Every probe query is filtered by the chosen targets, and none sums across them.
@@ -152,8 +152,28 @@ describe('generateDashboards', () => {
       for (const expr of exprsOf(db)) for (const m of expr.matchAll(/(\w+)(=~?|!=)"\$(\w+)"/g)) expect(m[2], expr).toBe('=~');
     }
     expect(variableExprs(d.run).map((v) => v.expr)).toContain(
-      `count by (shard) ({__name__=~"${RUN_METRICS.requests.name}|${RUN_METRICS.scheduled.name}",scenario=~"$scenario"})`,
+      `count by (shard) ({__name__=~"${RUN_METRICS.requests.name}|${RUN_METRICS.scheduled.name}",target=~"$target",scenario=~"$scenario"})`,
     );
+  });
+
+  it('keeps every run-dashboard figure per target: each selector filtered by $target, each aggregation and legend by target', () => {
+    const selectors = (expr: string) => [...expr.matchAll(/\bflowgauge_\w+\{([^}]*)\}/g)].map((m) => m[1] ?? '');
+    const queries = [...panelExprs(d.run), ...annotationExprs(d.run)];
+    expect(queries.length).toBeGreaterThan(40);
+    for (const { title, expr } of queries) {
+      // Every metric the query reads is selected with braces, and each selection is filtered.
+      expect(selectors(expr).length, `${title}: ${expr}`).toBe(namesIn(expr).length);
+      for (const sel of selectors(expr)) expect(sel.split(','), `${title}: ${expr}`).toContain('target=~"$target"');
+      // Summed or maxed across targets, staging's errors and latency would hide in production's volume.
+      const aggs = [...expr.matchAll(/\b(sum|min|max|avg|count)\s*(?:by\s*\(([^)]*)\)\s*)?\(/g)];
+      expect(aggs.length, `${title}: ${expr}`).toBeGreaterThan(0);
+      for (const m of aggs) expect((m[2] ?? '').split(/,\s*/), `${title}: ${expr}`).toContain('target');
+    }
+    for (const p of panelsOf(d.run)) for (const t of p.targets ?? []) expect(t.legendFormat, p.title).toContain('{{target}}');
+    expect(annotationExprs(d.run).length).toBe(1);
+    expect((d.run.annotations?.list ?? []).find((a) => a.name === 'Load runs')).toMatchObject({ titleFormat: expect.stringContaining('{{target}}') as unknown, tagKeys: 'target,scenario,tier' });
+    // The other variables offer only what the chosen targets have; target offers requests' and the scheduler's.
+    for (const v of variableExprs(d.run)) expect(v.expr, v.name).toContain(v.name === 'target' ? `{__name__=~"${RUN_METRICS.requests.name}|${RUN_METRICS.scheduled.name}"}` : 'target=~"$target"');
   });
 
   it('marks load runs and failing probes with annotations that return positive values (Grafana shows only those)', () => {
