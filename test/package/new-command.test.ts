@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
+import { strictUserOptions } from '../helpers/strict-user-ts.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { memoryIo } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
@@ -89,19 +90,8 @@ describe('flowgauge new', () => {
     const files = ['my-mix.ts', 'my-journey.ts'].map((f) => join(dir, f));
     for (const f of files) expect(existsSync(f), f).toBe(true);
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-    const program = ts.createProgram(files, {
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      noEmit: true,
-      skipLibCheck: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ['node'],
-      typeRoots: [join(process.cwd(), 'node_modules', '@types')],
-      // The installed package resolves 'flowgauge' through node_modules; here, to the sources.
-      paths: { flowgauge: [join(process.cwd(), 'src', 'index.ts')] },
-    });
+    // The installed package resolves 'flowgauge' through node_modules; here, to the sources.
+    const program = ts.createProgram(files, strictUserOptions(join(process.cwd(), 'src', 'index.ts')));
     // Checked file by file: the two written files and the program's global diagnostics, not every
     // file of src/ they import (whose own diagnostics were filtered out anyway; `npm test` runs tsc).
     const problems = files

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import ts from 'typescript';
+import { strictUserOptions } from '../helpers/strict-user-ts.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
 import { convertK6Script, loadScenarioFile, resolveRunPlan, type ResolvedRunPlan, type ResolvedScenario } from '../../src/scenario/index.js';
@@ -168,22 +169,14 @@ describe('the converted file', () => {
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     const file = join(dir, 'shims.ts');
     writeFileSync(file, `import type { Vu } from 'flowgauge';\n${imports.join('\n')}\n${code}\nexport const used = [${[...all].join(', ')}];\n`);
-    const program = ts.createProgram([file], {
-      strict: true,
-      // What Node's own type stripping runs: no parameter properties, enums or namespaces.
-      erasableSyntaxOnly: true,
-      noUncheckedIndexedAccess: true,
-      noEmit: true,
-      skipLibCheck: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ['node'],
-      typeRoots: [join(process.cwd(), 'node_modules', '@types')],
-      baseUrl: process.cwd(),
-      // Vu is all the shims take from flowgauge: its module alone keeps the program small.
-      paths: { flowgauge: ['./src/scenario/journey.ts'] },
-    });
+    // Vu is all the shims take from flowgauge: its module alone keeps the program small.
+    const program = ts.createProgram(
+      [file],
+      strictUserOptions(join(process.cwd(), 'src', 'scenario', 'journey.ts'), {
+        // What Node's own type stripping runs: no parameter properties, enums or namespaces.
+        erasableSyntaxOnly: true,
+      }),
+    );
     // The shims' own file: flowgauge's sources are checked by their own build, not under erasableSyntaxOnly.
     const problems = ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(problems).toEqual([]);
