@@ -25,7 +25,7 @@ import { flowListBody } from '../lib/flow-list-body.js';
 import { installedCli } from '../lib/installed.js';
 import { nginxRequests, startNginx } from '../lib/peers.js';
 import { bundled } from '../lib/bundle.js';
-import { GENERATOR_CORE, procCpuS, sleep, spawnChild, type Child } from '../lib/proc.js';
+import { GENERATOR_CORE, procCpuS, procMinorFaults, sleep, spawnChild, type Child } from '../lib/proc.js';
 import { medianOf, ratio, spreadOf, type Spread } from '../lib/stats.js';
 import type { BenchContext } from './context.js';
 
@@ -44,6 +44,8 @@ export interface WindowRun {
   readonly seconds: number;
   readonly requestsPerS: number;
   readonly cpuUsPerRequest: number | undefined;
+  /** Minor page faults per 1,000 requests in the window: tells a "slow" run of the same code from a fast one. */
+  readonly faultsPerKRequests?: number | undefined;
   readonly maxRssMb: number | undefined;
 }
 
@@ -155,10 +157,12 @@ async function measure(ctx: BenchContext, tool: Tool, port: number, bin: string,
     await sleep(warmupS * 1000);
     const c0 = await nginxRequests(port);
     const cpu0 = procCpuS(child.pid);
+    const faults0 = procMinorFaults(child.pid);
     const t0 = performance.now();
     await sleep(saturationS * 1000);
     const c1 = await nginxRequests(port);
     const cpu1 = procCpuS(child.pid);
+    const faults1 = procMinorFaults(child.pid);
     const seconds = (performance.now() - t0) / 1000;
     const maxRssMb = peakRssMb(child.pid);
     if (c0 === undefined || c1 === undefined) return undefined;
@@ -172,6 +176,7 @@ async function measure(ctx: BenchContext, tool: Tool, port: number, bin: string,
       seconds,
       requestsPerS: requests / seconds,
       cpuUsPerRequest: cpu0 === undefined || cpu1 === undefined || requests <= 0 ? undefined : ((cpu1 - cpu0) / requests) * 1e6,
+      faultsPerKRequests: faults0 === undefined || faults1 === undefined || requests <= 0 ? undefined : ((faults1 - faults0) / requests) * 1000,
       maxRssMb,
     };
   } finally {

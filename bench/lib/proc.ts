@@ -145,6 +145,21 @@ export function procCpuS(pid: number): number | undefined {
   }
 }
 
+/**
+ * The process's minor page faults so far (`/proc/<pid>/stat`, field 10): a window that takes
+ * many more per request than another is a different run of the same code (fresh memory zeroed
+ * by the kernel), which CPU per request alone does not tell apart.
+ */
+export function procMinorFaults(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const n = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+    return Number.isFinite(n) ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sleeps (the orchestrator only; drivers measure, they never sleep-and-hope). */
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -166,13 +166,13 @@ function cliRows(c: CliResult): string[] {
   if (!c.available) return [`Not measured: ${c.why ?? 'unavailable'}.`];
   const rows: string[] = [];
   const table = (tools: CliResult['tools'], label: string): void => {
-    rows.push(`| tool, ${label} | requests/s | CPU µs per request: median (range) | peak RSS MB | requests/s per round |`, '|---|---|---|---|---|');
+    rows.push(`| tool, ${label} | requests/s | CPU µs per request: median (range) | peak RSS MB | requests/s per round (minor page faults per 1,000 requests) |`, '|---|---|---|---|---|');
     for (const [tool, f] of Object.entries(tools)) {
       if (f === undefined || f.runs.length === 0) {
         rows.push(`| ${tool} | missing (not installed) | | | |`);
         continue;
       }
-      rows.push(`| ${tool} | ${fmt(f.requestsPerS, 0)} | ${f.cpu === undefined ? fmt(f.cpuUsPerRequest, 1) : spread(f.cpu, 1)} | ${fmt(f.maxRssMb, 0)} | ${f.runs.map((x) => fmt(x.requestsPerS, 0)).join(', ')} |`);
+      rows.push(`| ${tool} | ${fmt(f.requestsPerS, 0)} | ${f.cpu === undefined ? fmt(f.cpuUsPerRequest, 1) : spread(f.cpu, 1)} | ${fmt(f.maxRssMb, 0)} | ${f.runs.map((x) => `${fmt(x.requestsPerS, 0)}${x.faultsPerKRequests === undefined ? '' : ` (${fmt(x.faultsPerKRequests, 0)} faults/1k)`}`).join(', ')} |`);
     }
     rows.push('');
   };
