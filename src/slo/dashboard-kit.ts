@@ -233,7 +233,7 @@ export const q = (expr: string, legend?: string): Query => (legend === undefined
 /** `rate(selector[$__rate_interval])`. */
 export const rate = (selector: string): string => `rate(${selector}[$__rate_interval])`;
 
-/** `op by (labels) (expr)`: an aggregation that keeps `labels` apart (`sumBy(['target'], …)`). */
+/** `op by (labels) (expr)`: an aggregation that keeps `labels` apart (`aggregateBy('sum', ['target'], …)`). */
 export const aggregateBy = (op: 'sum' | 'max', labels: readonly string[], expr: string): string => `${op} by (${labels.join(', ')}) (${expr})`;
 
 /**
