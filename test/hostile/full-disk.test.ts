@@ -180,7 +180,7 @@ describe.skipIf(cannotMount !== undefined)('a read-only disk', () => {
   });
 
   it('run --out and probe --history on a read-only file system are refused at start (exit 2, the reason)', async () => {
-    ro.readOnly(true);
+    await ro.readOnly(true);
     try {
       const run = await cli(['run', 'disk.json', '--out', join(ro.dir, 'run'), '--quiet']);
       expect(run.code, run.err).toBe(2);
@@ -190,7 +190,7 @@ describe.skipIf(cannotMount !== undefined)('a read-only disk', () => {
       expect(probe.code, probe.err).toBe(2);
       expect(probe.err).toMatch(/cannot write the probe history to \S+\/h \(a read-only file system/);
     } finally {
-      ro.readOnly(false);
+      await ro.readOnly(false);
     }
   }, 60_000);
 
@@ -200,13 +200,13 @@ describe.skipIf(cannotMount !== undefined)('a read-only disk', () => {
     const running = main(['run', 'disk.json', '--out', out, '--quiet', '--no-audit'], io);
     // The lock is taken at start, before any request: the run is under way once it is there.
     await until(() => existsSync(join(out, LOCK_FILE)) && readFileSync(join(out, LOCK_FILE), 'utf8').endsWith('\n'), 'the run to take its --out', 60_000);
-    ro.readOnly(true);
+    await ro.readOnly(true);
     try {
       const code = await running;
       expectWriteFailed({ code, err: io.err() }, /cannot write reports to \S+\/mid \(a read-only file system\)/, /the report is not on disk/);
       expect(io.out()).toMatch(/flowgauge disk: PASS/);
     } finally {
-      ro.readOnly(false);
+      await ro.readOnly(false);
     }
   }, 120_000);
 });

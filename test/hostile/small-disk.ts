@@ -33,7 +33,7 @@ export interface SmallDisk {
   /** Fills it to all but `pagesLeft` pages of 4 KiB (default 1) with a file of its own. */
   fill(pagesLeft?: number): void;
   /** Remounts it read-only (or writable again). */
-  readOnly(on: boolean): void;
+  readOnly(on: boolean): Promise<void>;
   unmount(): void;
 }
 
@@ -55,15 +55,18 @@ export function mountSmallDisk(sizeKib = 256): SmallDisk {
       ftruncateSync(fd, Math.max(0, statSync(filler).size - pagesLeft * 4096));
       closeSync(fd);
     },
-    readOnly(on) {
-      // A file open for writing makes the kernel refuse ("busy"): the command closes its files soon.
+    async readOnly(on) {
+      // A file open for writing makes the kernel refuse ("busy"): the command closes its files
+      // soon. The wait between tries yields, never blocks: a command running in this very thread
+      // (main() in-process) can only close its file while this thread is free. Blocking here held
+      // its file open through every try, and the remount failed ("busy") once in a CI run.
       for (let attempt = 0; ; attempt++) {
         try {
           execFileSync('mount', ['-o', `remount,${on ? 'ro' : 'rw'}`, dir], { stdio: 'pipe' });
           return;
         } catch (err) {
           if (attempt >= 50 || !/busy/.test(String((err as { stderr?: unknown }).stderr))) throw err;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+          await new Promise((r) => setTimeout(r, 20));
         }
       }
     },
